@@ -1,0 +1,44 @@
+/**
+ * One Jest run for the whole repo, in ESM mode (Nest 12 is ESM-only).
+ * Tests import workspace libraries from source, so they need no build;
+ * the e2e project drives the built stack (npm test builds first).
+ */
+const tsJest = ['ts-jest', { useESM: true, tsconfig: '<rootDir>/tsconfig.jest.json' }];
+
+const common = {
+  extensionsToTreatAsEsm: ['.ts', '.tsx'],
+  transform: { '^.+\\.tsx?$': tsJest },
+  moduleNameMapper: {
+    '^@blog/contracts$': '<rootDir>/libs/contracts/src/index.ts',
+    '^@blog/server-kit$': '<rootDir>/libs/server-kit/src/index.ts',
+    '^@blog/server-kit/testing$': '<rootDir>/libs/server-kit/src/testing/index.ts',
+    '^@blog/(auth|posts|media|mail)$': '<rootDir>/services/$1/src/index.ts',
+    '^@blog/gateway$': '<rootDir>/gateway/src/index.ts',
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+  },
+  testEnvironment: 'node',
+  rootDir: '.',
+};
+
+export default {
+  globalSetup: '<rootDir>/libs/server-kit/test-setup/global-setup.mjs',
+  globalTeardown: '<rootDir>/libs/server-kit/test-setup/global-teardown.mjs',
+  testTimeout: 30000,
+  projects: [
+    {
+      ...common,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/{libs,gateway,services,web}/**/src/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/{libs,gateway,services}/**/test/**/*.spec.ts'],
+    },
+    {
+      ...common,
+      displayName: 'e2e',
+      testMatch: ['<rootDir>/e2e/tests/**/*.spec.ts'],
+    },
+  ],
+};

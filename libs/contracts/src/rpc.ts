@@ -1,0 +1,42 @@
+/** Message patterns between the gateway and the services: one name per call. */
+export const Patterns = {
+  health: 'health',
+  auth: {
+    login: 'auth.login',
+    register: 'auth.register',
+    listUsers: 'auth.users.list',
+  },
+} as const;
+
+export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Every RPC request carries the request id so logs can be followed across processes. */
+export interface RpcEnvelope<T> {
+  requestId: string;
+  data: T;
+}
+
+/** The one error shape services answer with; the gateway turns `status` into the HTTP status. */
+export interface RpcErrorBody {
+  status: number;
+  error: string;
+  field?: string;
+  /** Seconds, for 429 answers. */
+  retryAfter?: number;
+}
+
+export function isRpcErrorBody(value: unknown): value is RpcErrorBody {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as RpcErrorBody).status === 'number' &&
+    typeof (value as RpcErrorBody).error === 'string'
+  );
+}
+
+export interface HealthReport {
+  service: string;
+  status: 'up';
+  database: 'up' | 'down';
+}

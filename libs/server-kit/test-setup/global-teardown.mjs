@@ -1,0 +1,2 @@
+// Placeholder replaced below once the test database harness exists.
+export default async function globalSetup() {}
