@@ -1,0 +1,108 @@
+import type { SessionStore } from '../session/store';
+
+/** A failed call: an answer outside 200-299, or no answer at all (status 0). */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    /** The JSON body's `error` field, else its `message`; null when the server sent neither. */
+    readonly serverMessage: string | null,
+  ) {
+    super(serverMessage ?? (status === 0 ? 'Network error' : `Request failed with status ${status}`));
+    this.name = 'ApiError';
+  }
+}
+
+/** The text to show for a failed call: the server's own words, else the caller's fallback. */
+export function errorMessage(error: unknown, fallback: string): string {
+  return error instanceof ApiError && error.serverMessage ? error.serverMessage : fallback;
+}
+
+/** Reads `error` (else `message`) from a JSON error body. */
+export function serverMessageOf(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null) return null;
+  const { error, message } = body as { error?: unknown; message?: unknown };
+  if (typeof error === 'string' && error.trim()) return error;
+  if (typeof message === 'string' && message.trim()) return message;
+  return null;
+}
+
+/** Paths where a 401/403 must not navigate again (SPEC.md §4). */
+const SIGN_IN_PATHS = ['/login', '/admin/login'];
+
+export function isSignInPath(pathname: string): boolean {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  return SIGN_IN_PATHS.includes(path);
+}
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Sent as JSON. */
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface ApiClient {
+  request<T>(path: string, options?: RequestOptions): Promise<T>;
+}
+
+export interface ApiClientOptions {
+  session: SessionStore;
+  /** Called after a 401/403 has cleared the session; navigates to /login (the app decides how). */
+  onUnauthorized: () => void;
+  /** Prefix for API paths; '' means the page's own origin (the gateway serves the web). */
+  baseUrl?: string;
+  fetch?: typeof fetch;
+}
+
+/**
+ * The one way the web calls the API. Adds the Bearer token when signed in, treats 200-299
+ * as success, and on any 401 or 403 clears the session before reporting the error.
+ */
+export function createApiClient({
+  session,
+  onUnauthorized,
+  baseUrl = '',
+  fetch: fetchImpl = (...args) => globalThis.fetch(...args),
+}: ApiClientOptions): ApiClient {
+  return {
+    async request<T>(path: string, { method = 'GET', body, signal }: RequestOptions = {}): Promise<T> {
+      const headers: Record<string, string> = { Accept: 'application/json' };
+      const token = session.get()?.token;
+      if (token) headers.Authorization = `Bearer ${token}`;
+      if (body !== undefined) headers['Content-Type'] = 'application/json';
+
+      let response: Response;
+      try {
+        response = await fetchImpl(`${baseUrl}${path}`, {
+          method,
+          headers,
+          body: body === undefined ? undefined : JSON.stringify(body),
+          signal,
+        });
+      } catch (cause) {
+        if (signal?.aborted) throw cause;
+        throw new ApiError(0, null);
+      }
+
+      const data = await readBody(response);
+      if (response.status === 401 || response.status === 403) {
+        session.clear();
+        onUnauthorized();
+      }
+      if (response.status < 200 || response.status > 299) {
+        throw new ApiError(response.status, serverMessageOf(data));
+      }
+      return data as T;
+    },
+  };
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const type = response.headers.get('content-type') ?? '';
+  if (response.status === 204 || !type.includes('json')) return undefined;
+  try {
+    return await response.json();
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,83 @@
+import { ErrorText, describeValidationError, isAdmin, loginSchema } from '@blog/contracts';
+import { useState, type FormEvent } from 'react';
+import { Link, useNavigate } from 'react-router-dom';
+import { useApi } from '../api/ApiContext';
+import { login } from '../api/auth';
+import { errorMessage } from '../api/client';
+import { useSession } from '../session/SessionContext';
+
+/** Sign-in screen (SPEC.md §2): after success admins go to /admin, everyone else to /. */
+export function LoginPage() {
+  const api = useApi();
+  const session = useSession();
+  const navigate = useNavigate();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [pending, setPending] = useState(false);
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (pending) return;
+    const parsed = loginSchema.safeParse({ username, password });
+    if (!parsed.success) {
+      setError(describeValidationError(parsed.error).message);
+      return;
+    }
+    setError('');
+    setPending(true);
+    try {
+      const result = await login(api, parsed.data);
+      session.login(result);
+      navigate(isAdmin(result.role) ? '/admin' : '/', { replace: true });
+    } catch (caught) {
+      setError(errorMessage(caught, ErrorText.loginFailed));
+      setPending(false);
+    }
+  };
+
+  return (
+    <section className="card form-card" aria-labelledby="login-heading">
+      <h1 id="login-heading">Sign in to your account</h1>
+      <form className="form" onSubmit={onSubmit}>
+        <div className="field">
+          <label htmlFor="login-username">Username</label>
+          <input
+            id="login-username"
+            name="username"
+            type="text"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            aria-describedby={error ? 'login-error' : undefined}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="login-password">Password</label>
+          <input
+            id="login-password"
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            aria-describedby={error ? 'login-error' : undefined}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </div>
+        <p id="login-error" className="form-error" role="alert">
+          {error}
+        </p>
+        <button type="submit" className="button" disabled={pending}>
+          {pending ? 'Signing in...' : 'Sign in'}
+        </button>
+      </form>
+      <p className="form-aside">
+        No account yet? <Link to="/register">Create one</Link>
+      </p>
+    </section>
+  );
+}

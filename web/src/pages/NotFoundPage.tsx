@@ -1,0 +1,12 @@
+import { Link } from 'react-router-dom';
+
+export function NotFoundPage() {
+  return (
+    <section className="card" aria-labelledby="not-found-heading">
+      <h1 id="not-found-heading">Page not found</h1>
+      <p>
+        <Link to="/">Back to Home</Link>
+      </p>
+    </section>
+  );
+}

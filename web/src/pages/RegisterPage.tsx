@@ -1,0 +1,95 @@
+import { ErrorText, describeValidationError, registerSchema } from '@blog/contracts';
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router-dom';
+import { useApi } from '../api/ApiContext';
+import { register } from '../api/auth';
+import { errorMessage } from '../api/client';
+
+/** Registration form; the same rules as the server come from @blog/contracts. */
+export function RegisterPage() {
+  const api = useApi();
+  const [username, setUsername] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState('');
+  const [done, setDone] = useState<string | null>(null);
+  const [pending, setPending] = useState(false);
+
+  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    if (pending) return;
+    const parsed = registerSchema.safeParse({ username, password });
+    if (!parsed.success) {
+      setError(describeValidationError(parsed.error).message);
+      return;
+    }
+    setError('');
+    setPending(true);
+    try {
+      const result = await register(api, parsed.data);
+      setDone(result?.message || `Account ${parsed.data.username} created.`);
+    } catch (caught) {
+      setError(errorMessage(caught, ErrorText.registrationFailed));
+    } finally {
+      setPending(false);
+    }
+  };
+
+  if (done !== null) {
+    return (
+      <section className="card form-card" aria-labelledby="register-heading">
+        <h1 id="register-heading">Create an account</h1>
+        <p className="form-success" role="status">
+          {done}
+        </p>
+        <p>
+          <Link to="/login">Sign in</Link>
+        </p>
+      </section>
+    );
+  }
+
+  return (
+    <section className="card form-card" aria-labelledby="register-heading">
+      <h1 id="register-heading">Create an account</h1>
+      <form className="form" onSubmit={onSubmit}>
+        <div className="field">
+          <label htmlFor="register-username">Username</label>
+          <input
+            id="register-username"
+            name="username"
+            type="text"
+            autoComplete="username"
+            autoCapitalize="none"
+            spellCheck={false}
+            required
+            aria-describedby={error ? 'register-error' : undefined}
+            value={username}
+            onChange={(e) => setUsername(e.target.value)}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="register-password">Password</label>
+          <input
+            id="register-password"
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            required
+            aria-describedby={error ? 'register-error' : undefined}
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+          />
+        </div>
+        <p id="register-error" className="form-error" role="alert">
+          {error}
+        </p>
+        <button type="submit" className="button" disabled={pending}>
+          Register
+        </button>
+      </form>
+      <p className="form-aside">
+        Already have an account? <Link to="/login">Sign in</Link>
+      </p>
+    </section>
+  );
+}
