@@ -1,2 +1,5 @@
-// Placeholder replaced below once the test database harness exists.
-export default async function globalSetup() {}
+import { stopTestPostgres } from './global-setup.mjs';
+
+export default async function globalTeardown() {
+  await stopTestPostgres();
+}

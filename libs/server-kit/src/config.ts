@@ -1,0 +1,65 @@
+import { z } from 'zod';
+
+/**
+ * Reads and validates configuration from the environment once, at start.
+ * A bad value stops the process with a message naming the variable.
+ */
+export function loadConfig<S extends z.ZodObject>(
+  schema: S,
+  env: NodeJS.ProcessEnv = process.env,
+): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((issue) => `  ${issue.path.join('.') || '(env)'}: ${issue.message}`);
+  throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Exits non-zero with the config message instead of a stack trace. */
+export function exitOnConfigError(error: unknown): never {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+}
+
+export const envSchemas = {
+  port: (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback),
+  host: (fallback: string) => z.string().min(1).default(fallback),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  databaseUrl: z
+    .string({ error: 'DATABASE_URL is required (postgres://user:pass@host:port/db)' })
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL'),
+  /** Rejects short secrets; in production a secret is always required (no default exists). */
+  jwtSecret: z
+    .string({ error: 'JWT_SECRET is required (at least 32 characters)' })
+    .min(32, 'must be at least 32 characters'),
+  logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+};
+
+/** Parses durations such as "7d", "12h", "30m", "45s" or a number of seconds. */
+export function parseDurationSeconds(value: string): number | null {
+  const match = /^(\d+)\s*([smhd]?)$/.exec(value.trim());
+  if (!match) return null;
+  const amount = Number(match[1]);
+  const unit = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }[match[2] as '' | 's' | 'm' | 'h' | 'd'];
+  return amount > 0 ? amount * unit : null;
+}
+
+export const durationSeconds = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const seconds = parseDurationSeconds(value);
+      if (seconds === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration like 7d, 12h, 30m or seconds' });
+        return z.NEVER;
+      }
+      return seconds;
+    });

@@ -1,0 +1,46 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { JwtModule } from '@nestjs/jwt';
+import { TypeOrmModule } from '@nestjs/typeorm';
+import { DatabaseModule, HealthController, SERVICE_NAME } from '@blog/server-kit';
+import { AdminBootstrap } from './admin-bootstrap.service.js';
+import { AuthController } from './auth/auth.controller.js';
+import { AuthService } from './auth/auth.service.js';
+import { LoginAttempt } from './auth/login-attempt.entity.js';
+import { LoginThrottle } from './auth/login-throttle.service.js';
+import { AUTH_CONFIG, type AuthConfig } from './config.js';
+import { CreateUsers1763800000000 } from './migrations/1763800000000-CreateUsers.js';
+import { PasswordHasher } from './users/password-hasher.js';
+import { User } from './users/user.entity.js';
+import { UsersService } from './users/users.service.js';
+
+@Module({})
+export class AuthModule {
+  static forRoot(config: AuthConfig): DynamicModule {
+    return {
+      module: AuthModule,
+      imports: [
+        DatabaseModule.forService({
+          url: config.DATABASE_URL,
+          schema: 'auth',
+          entities: [User, LoginAttempt],
+          migrations: [CreateUsers1763800000000],
+        }),
+        TypeOrmModule.forFeature([User, LoginAttempt]),
+        JwtModule.register({
+          secret: config.JWT_SECRET,
+          signOptions: { algorithm: 'HS256', expiresIn: config.JWT_TTL },
+        }),
+      ],
+      controllers: [AuthController, HealthController],
+      providers: [
+        { provide: AUTH_CONFIG, useValue: config },
+        { provide: SERVICE_NAME, useValue: 'auth' },
+        AuthService,
+        UsersService,
+        PasswordHasher,
+        LoginThrottle,
+        AdminBootstrap,
+      ],
+    };
+  }
+}

@@ -1,0 +1,4 @@
+import { exitOnConfigError } from '@blog/server-kit';
+import { loadAuthConfig, startAuthService } from './index.js';
+
+startAuthService(loadAuthConfig()).catch(exitOnConfigError);

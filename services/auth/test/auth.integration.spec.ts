@@ -1,0 +1,169 @@
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import type { INestMicroservice } from '@nestjs/common';
+import { Patterns, type LoginResponse, type RegisterResponse, type PublicUser } from '@blog/contracts';
+import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
+import { mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { firstValueFrom } from 'rxjs';
+import { loadAuthConfig, startAuthService, CREDENTIALS_FILE, type AuthConfig } from '../src/index.js';
+
+const SECRET = 'integration-test-secret-0123456789abcdef';
+
+describe('auth service (real PostgreSQL, real TCP transport)', () => {
+  let db: TestDatabase;
+  let service: INestMicroservice;
+  let client: ClientProxy;
+  let config: AuthConfig;
+
+  const send = <T>(pattern: string, data: unknown) =>
+    firstValueFrom(client.send<T>(pattern, { requestId: 'test', data }));
+  const failure = async (pattern: string, data: unknown) => {
+    try {
+      await send(pattern, data);
+    } catch (error) {
+      return error as { status: number; error: string; retryAfter?: number };
+    }
+    throw new Error('expected the call to fail');
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase('auth');
+    const port = await freePort();
+    config = loadAuthConfig({
+      DATABASE_URL: db.url,
+      JWT_SECRET: SECRET,
+      AUTH_PORT: String(port),
+      DATA_DIR: await mkdtemp(join(tmpdir(), 'auth-data-')),
+      LOGIN_WINDOW: '2s',
+      LOG_LEVEL: 'warn',
+    });
+    service = await startAuthService(config);
+    client = ClientProxyFactory.create({ transport: Transport.TCP, options: { host: '127.0.0.1', port } });
+  });
+
+  afterAll(async () => {
+    client?.close();
+    await service?.close();
+    await db?.drop();
+  });
+
+  it('creates an admin on first start and writes its password to a 0600 file', async () => {
+    const file = join(config.DATA_DIR, CREDENTIALS_FILE);
+    const text = await readFile(file, 'utf8');
+    const password = /password: (\S+)/.exec(text)?.[1];
+    expect(password).toBeDefined();
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const login = await send<LoginResponse>(Patterns.auth.login, { username: 'admin', password, ip: '10.0.0.1' });
+    expect(login.role).toBe('admin');
+    expect(login.username).toBe('admin');
+  });
+
+  it('stores passwords as argon2id hashes in the auth schema', async () => {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    const { rows } = await client.query('SELECT password_hash FROM auth.users');
+    await client.end();
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row.password_hash).toMatch(/^\$argon2id\$/);
+  });
+
+  it('registers a user with role user even when the body asks for admin', async () => {
+    const result = await send<RegisterResponse>(Patterns.auth.register, {
+      username: 'jane',
+      password: 'correct horse',
+      role: 'admin',
+    });
+    expect(result.success).toBe(true);
+    expect(result.user).toMatchObject({ username: 'jane', role: 'user' });
+    expect(result.message).toEqual(expect.any(String));
+    const login = await send<LoginResponse>(Patterns.auth.login, {
+      username: 'JANE',
+      password: 'correct horse',
+      ip: '10.0.0.2',
+    });
+    expect(login.role).toBe('user');
+    expect(login.token.split('.')).toHaveLength(3);
+    const claims = JSON.parse(Buffer.from(login.token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ username: 'jane', role: 'user', sub: result.user.id });
+    expect(claims.exp - claims.iat).toBe(7 * 24 * 3600);
+  });
+
+  it('refuses a taken username (any case) with 409 and invalid input with 400', async () => {
+    expect(await failure(Patterns.auth.register, { username: 'Jane', password: 'another pass' })).toMatchObject({
+      status: 409,
+    });
+    expect(await failure(Patterns.auth.register, { username: 'x', password: 'another pass' })).toEqual({
+      status: 400,
+      error: 'username must be 3-32 characters',
+      field: 'username',
+    });
+    expect(await failure(Patterns.auth.register, { username: 'newname', password: 'short' })).toMatchObject({
+      status: 400,
+      field: 'password',
+    });
+  });
+
+  it('answers the same 401 for a wrong password and an unknown user', async () => {
+    const wrong = await failure(Patterns.auth.login, { username: 'jane', password: 'nope-nope', ip: '10.0.0.3' });
+    const unknown = await failure(Patterns.auth.login, { username: 'ghost', password: 'nope-nope', ip: '10.0.0.3' });
+    expect(wrong).toEqual({ status: 401, error: 'Invalid username or password' });
+    expect(unknown).toEqual(wrong);
+  });
+
+  it('blocks a sixth try within the window with 429 and Retry-After, then lets the window pass', async () => {
+    const attempt = { username: 'jane', password: 'wrong-password', ip: '10.9.9.9' };
+    for (let i = 0; i < 5; i++) {
+      expect((await failure(Patterns.auth.login, attempt)).status).toBe(401);
+    }
+    const blocked = await failure(Patterns.auth.login, { ...attempt, password: 'correct horse' });
+    expect(blocked.status).toBe(429);
+    expect(blocked.retryAfter).toBeGreaterThanOrEqual(1);
+    expect(blocked.retryAfter).toBeLessThanOrEqual(2);
+    // Another IP is not blocked for the same user.
+    await expect(
+      send(Patterns.auth.login, { ...attempt, password: 'correct horse', ip: '10.9.9.8' }),
+    ).resolves.toMatchObject({ username: 'jane' });
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    await expect(send(Patterns.auth.login, { ...attempt, password: 'correct horse' })).resolves.toMatchObject({
+      username: 'jane',
+    });
+  });
+
+  it('holds the limit under parallel guesses (counted atomically)', async () => {
+    const attempt = { username: 'jane', password: 'wrong-password', ip: '10.7.7.7' };
+    const results = await Promise.all(Array.from({ length: 12 }, () => failure(Patterns.auth.login, attempt)));
+    expect(results.filter((r) => r.status === 401)).toHaveLength(5);
+    expect(results.filter((r) => r.status === 429)).toHaveLength(7);
+  });
+
+  it('a success resets the failure count', async () => {
+    const attempt = { username: 'jane', password: 'wrong-password', ip: '10.6.6.6' };
+    for (let i = 0; i < 4; i++) await failure(Patterns.auth.login, attempt);
+    await send(Patterns.auth.login, { ...attempt, password: 'correct horse' });
+    for (let i = 0; i < 5; i++) expect((await failure(Patterns.auth.login, attempt)).status).toBe(401);
+  });
+
+  it('lists users without password hashes', async () => {
+    const users = await send<PublicUser[]>(Patterns.auth.listUsers, {});
+    expect(users.map((u) => u.username)).toEqual(['admin', 'jane']);
+    for (const user of users) {
+      expect(Object.keys(user).sort()).toEqual(['created_at', 'id', 'role', 'username']);
+    }
+  });
+
+  it('answers health with its database state', async () => {
+    await expect(send(Patterns.health, {})).resolves.toEqual({ service: 'auth', status: 'up', database: 'up' });
+  });
+});
+
+describe('auth config', () => {
+  it('names the bad variable', () => {
+    expect(() => loadAuthConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
+    expect(() => loadAuthConfig({ JWT_SECRET: SECRET })).toThrow(/DATABASE_URL/);
+    expect(() =>
+      loadAuthConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: SECRET, JWT_TTL: 'forever' }),
+    ).toThrow(/JWT_TTL/);
+  });
+});
