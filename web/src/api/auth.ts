@@ -1,4 +1,10 @@
-import type { LoginRequest, LoginResponse, PublicUser, RegisterRequest, RegisterResponse } from '@blog/contracts';
+import type {
+  LoginRequest,
+  LoginResponse,
+  PublicUser,
+  RegisterRequest,
+  RegisterResponse,
+} from '@blog/contracts';
 import { ApiError, type ApiClient } from './client';
 
 export async function login(api: ApiClient, credentials: LoginRequest): Promise<LoginResponse> {
@@ -6,11 +12,7 @@ export async function login(api: ApiClient, credentials: LoginRequest): Promise<
     method: 'POST',
     body: credentials,
   });
-  if (
-    typeof body?.token !== 'string' ||
-    typeof body.username !== 'string' ||
-    typeof body.role !== 'string'
-  ) {
+  if (typeof body?.token !== 'string' || typeof body.username !== 'string' || typeof body.role !== 'string') {
     // A 2xx without the three fields cannot start a session; the caller shows 'Login failed'.
     throw new ApiError(200, null);
   }

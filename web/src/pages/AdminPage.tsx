@@ -20,9 +20,7 @@ export function AdminPage() {
 }
 
 type UsersState =
-  | { status: 'loading' }
-  | { status: 'error'; message: string }
-  | { status: 'ready'; users: PublicUser[] };
+  { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; users: PublicUser[] };
 
 function UsersPanel() {
   const api = useApi();
