@@ -23,7 +23,9 @@ export function exitOnConfigError(error: unknown): never {
   if (error instanceof ConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else {
-    process.stderr.write(`Fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.stderr.write(
+      `Fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
   }
   process.exit(1);
 }
@@ -63,3 +65,10 @@ export const durationSeconds = (fallback: string) =>
       }
       return seconds;
     });
+
+/** Variables every service reads: its database and where it listens. */
+export const serviceEnv = {
+  DATABASE_URL: envSchemas.databaseUrl,
+  BIND_HOST: envSchemas.host('127.0.0.1'),
+  LOG_LEVEL: envSchemas.logLevel,
+};

@@ -4,3 +4,4 @@ export * from './rpc-error.js';
 export * from './service.js';
 export * from './database.js';
 export * from './health.controller.js';
+export * from './service-core.module.js';

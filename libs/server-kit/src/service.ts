@@ -36,7 +36,8 @@ export interface ServiceOptions {
 /** Starts a Nest microservice over TCP with the shared logger, error filter and request context. */
 export async function startService(
   module: Type<unknown> | DynamicModule,
-  options: ServiceOptions): Promise<INestMicroservice> {
+  options: ServiceOptions,
+): Promise<INestMicroservice> {
   const logger = new JsonLogger(options.name, options.logLevel);
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
     transport: Transport.TCP,

@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { DatabaseModule, HealthController, SERVICE_NAME } from '@blog/server-kit';
+import { ServiceCoreModule } from '@blog/server-kit';
 import { AdminBootstrap } from './admin-bootstrap.service.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
@@ -19,9 +19,9 @@ export class AuthModule {
     return {
       module: AuthModule,
       imports: [
-        DatabaseModule.forService({
+        ServiceCoreModule.forRoot({
+          name: 'auth',
           url: config.DATABASE_URL,
-          schema: 'auth',
           entities: [User, LoginAttempt],
           migrations: [CreateUsers1763800000000],
         }),
@@ -31,10 +31,9 @@ export class AuthModule {
           signOptions: { algorithm: 'HS256', expiresIn: config.JWT_TTL },
         }),
       ],
-      controllers: [AuthController, HealthController],
+      controllers: [AuthController],
       providers: [
         { provide: AUTH_CONFIG, useValue: config },
-        { provide: SERVICE_NAME, useValue: 'auth' },
         AuthService,
         UsersService,
         PasswordHasher,

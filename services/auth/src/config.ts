@@ -1,20 +1,18 @@
 import { passwordSchema, usernameSchema } from '@blog/contracts';
-import { durationSeconds, envSchemas, loadConfig } from '@blog/server-kit';
+import { durationSeconds, envSchemas, loadConfig, serviceEnv } from '@blog/server-kit';
 import { z } from 'zod';
 
 export const authConfigSchema = z.object({
-  DATABASE_URL: envSchemas.databaseUrl,
+  ...serviceEnv,
   JWT_SECRET: envSchemas.jwtSecret,
   JWT_TTL: durationSeconds('7d'),
   AUTH_PORT: envSchemas.port(4001),
-  BIND_HOST: envSchemas.host('127.0.0.1'),
   DATA_DIR: z.string().default('./data'),
   ADMIN_USERNAME: usernameSchema.optional(),
   ADMIN_PASSWORD: passwordSchema.optional(),
   /** Brute-force protection: failures allowed per IP and username within the window. */
   LOGIN_MAX_FAILURES: envSchemas.positiveInt(5),
   LOGIN_WINDOW: durationSeconds('15m'),
-  LOG_LEVEL: envSchemas.logLevel,
 });
 
 export type AuthConfig = z.infer<typeof authConfigSchema>;

@@ -55,7 +55,11 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
     const password = /password: (\S+)/.exec(text)?.[1];
     expect(password).toBeDefined();
     expect((await stat(file)).mode & 0o777).toBe(0o600);
-    const login = await send<LoginResponse>(Patterns.auth.login, { username: 'admin', password, ip: '10.0.0.1' });
+    const login = await send<LoginResponse>(Patterns.auth.login, {
+      username: 'admin',
+      password,
+      ip: '10.0.0.1',
+    });
     expect(login.role).toBe('admin');
     expect(login.username).toBe('admin');
   });
@@ -91,7 +95,9 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
   });
 
   it('refuses a taken username (any case) with 409 and invalid input with 400', async () => {
-    expect(await failure(Patterns.auth.register, { username: 'Jane', password: 'another pass' })).toMatchObject({
+    expect(
+      await failure(Patterns.auth.register, { username: 'Jane', password: 'another pass' }),
+    ).toMatchObject({
       status: 409,
     });
     expect(await failure(Patterns.auth.register, { username: 'x', password: 'another pass' })).toEqual({
@@ -106,8 +112,16 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
   });
 
   it('answers the same 401 for a wrong password and an unknown user', async () => {
-    const wrong = await failure(Patterns.auth.login, { username: 'jane', password: 'nope-nope', ip: '10.0.0.3' });
-    const unknown = await failure(Patterns.auth.login, { username: 'ghost', password: 'nope-nope', ip: '10.0.0.3' });
+    const wrong = await failure(Patterns.auth.login, {
+      username: 'jane',
+      password: 'nope-nope',
+      ip: '10.0.0.3',
+    });
+    const unknown = await failure(Patterns.auth.login, {
+      username: 'ghost',
+      password: 'nope-nope',
+      ip: '10.0.0.3',
+    });
     expect(wrong).toEqual({ status: 401, error: 'Invalid username or password' });
     expect(unknown).toEqual(wrong);
   });
@@ -126,14 +140,18 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
       send(Patterns.auth.login, { ...attempt, password: 'correct horse', ip: '10.9.9.8' }),
     ).resolves.toMatchObject({ username: 'jane' });
     await new Promise((resolve) => setTimeout(resolve, 2100));
-    await expect(send(Patterns.auth.login, { ...attempt, password: 'correct horse' })).resolves.toMatchObject({
-      username: 'jane',
-    });
+    await expect(send(Patterns.auth.login, { ...attempt, password: 'correct horse' })).resolves.toMatchObject(
+      {
+        username: 'jane',
+      },
+    );
   });
 
   it('holds the limit under parallel guesses (counted atomically)', async () => {
     const attempt = { username: 'jane', password: 'wrong-password', ip: '10.7.7.7' };
-    const results = await Promise.all(Array.from({ length: 12 }, () => failure(Patterns.auth.login, attempt)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => failure(Patterns.auth.login, attempt)),
+    );
     expect(results.filter((r) => r.status === 401)).toHaveLength(5);
     expect(results.filter((r) => r.status === 429)).toHaveLength(7);
   });
@@ -154,13 +172,19 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
   });
 
   it('answers health with its database state', async () => {
-    await expect(send(Patterns.health, {})).resolves.toEqual({ service: 'auth', status: 'up', database: 'up' });
+    await expect(send(Patterns.health, {})).resolves.toEqual({
+      service: 'auth',
+      status: 'up',
+      database: 'up',
+    });
   });
 });
 
 describe('auth config', () => {
   it('names the bad variable', () => {
-    expect(() => loadAuthConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 'short' })).toThrow(/JWT_SECRET/);
+    expect(() => loadAuthConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: 'short' })).toThrow(
+      /JWT_SECRET/,
+    );
     expect(() => loadAuthConfig({ JWT_SECRET: SECRET })).toThrow(/DATABASE_URL/);
     expect(() =>
       loadAuthConfig({ DATABASE_URL: 'postgres://x/y', JWT_SECRET: SECRET, JWT_TTL: 'forever' }),

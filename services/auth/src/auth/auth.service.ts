@@ -32,12 +32,20 @@ export class AuthService {
       : await this.hasher.verifyAgainstNothing(password);
     if (!user || !valid) throw RpcError.unauthorized(ErrorText.invalidCredentials);
     await this.throttle.reset(key);
-    const claims: Omit<TokenClaims, 'exp' | 'iat'> = { sub: user.id, username: user.username, role: user.role };
+    const claims: Omit<TokenClaims, 'exp' | 'iat'> = {
+      sub: user.id,
+      username: user.username,
+      role: user.role,
+    };
     return { token: await this.jwt.signAsync(claims), username: user.username, role: user.role };
   }
 
   async register({ username, password }: RegisterRequest): Promise<RegisterResponse> {
     const user = await this.users.create(username, password);
-    return { success: true, user: toPublicUser(user), message: 'Registration successful. You can now sign in.' };
+    return {
+      success: true,
+      user: toPublicUser(user),
+      message: 'Registration successful. You can now sign in.',
+    };
   }
 }

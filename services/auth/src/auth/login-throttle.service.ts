@@ -45,8 +45,9 @@ export class LoginThrottle {
 
   /** Old windows are useless; keeps the table small. */
   async purgeExpired(): Promise<void> {
-    await this.db.query(`DELETE FROM login_attempts WHERE window_started_at <= now() - make_interval(secs => $1)`, [
-      this.config.LOGIN_WINDOW,
-    ]);
+    await this.db.query(
+      `DELETE FROM login_attempts WHERE window_started_at <= now() - make_interval(secs => $1)`,
+      [this.config.LOGIN_WINDOW],
+    );
   }
 }

@@ -32,7 +32,10 @@ export class UsersService {
     try {
       return await this.users.save(this.users.create({ username, role, passwordHash }));
     } catch (error) {
-      if (error instanceof QueryFailedError && (error.driverError as { code?: string }).code === UNIQUE_VIOLATION) {
+      if (
+        error instanceof QueryFailedError &&
+        (error.driverError as { code?: string }).code === UNIQUE_VIOLATION
+      ) {
         throw RpcError.conflict(ErrorText.usernameTaken);
       }
       throw error;

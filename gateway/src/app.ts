@@ -1,0 +1,42 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { JsonLogger } from '@blog/server-kit';
+import helmet from 'helmet';
+import type { GatewayConfig } from './config.js';
+import { GatewayModule } from './gateway.module.js';
+import { HttpExceptionFilter } from './common/http-exception.filter.js';
+import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middleware.js';
+import { webAppMiddleware } from './common/web-app.js';
+
+function trustProxy(value: string): boolean | number | string {
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** Builds and starts the HTTP gateway: the only public API of the blog. */
+export async function createGateway(config: GatewayConfig): Promise<NestExpressApplication> {
+  const logger = new JsonLogger('gateway', config.LOG_LEVEL);
+  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(config), {
+    bodyParser: false,
+    logger,
+  });
+  app.set('trust proxy', trustProxy(config.TRUST_PROXY));
+  app.disable('x-powered-by');
+  app.use(requestIdMiddleware(logger));
+  app.use(helmet());
+  if (config.CORS_ORIGINS.length > 0) {
+    app.enableCors({
+      origin: config.CORS_ORIGINS,
+      exposedHeaders: ['X-Total-Count', 'X-Request-Id', 'Retry-After'],
+    });
+  }
+  app.use(jsonBodyMiddleware());
+  if (config.WEB_DIST) app.use(webAppMiddleware(config.WEB_DIST));
+  app.useGlobalFilters(new HttpExceptionFilter(logger));
+  app.enableShutdownHooks();
+  await app.listen(config.PORT, config.HOST);
+  logger.event('info', 'gateway listening', { host: config.HOST, port: config.PORT });
+  return app;
+}

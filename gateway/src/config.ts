@@ -1,0 +1,43 @@
+import { envSchemas, loadConfig } from '@blog/server-kit';
+import { z } from 'zod';
+
+const optionalList = z
+  .string()
+  .optional()
+  .transform((value) =>
+    (value ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter(Boolean),
+  );
+
+export const gatewayConfigSchema = z.object({
+  PORT: envSchemas.port(3000),
+  HOST: envSchemas.host('0.0.0.0'),
+  JWT_SECRET: envSchemas.jwtSecret,
+  AUTH_HOST: envSchemas.host('127.0.0.1'),
+  AUTH_PORT: envSchemas.port(4001),
+  POSTS_HOST: envSchemas.host('127.0.0.1'),
+  POSTS_PORT: envSchemas.port(4002),
+  MEDIA_HOST: envSchemas.host('127.0.0.1'),
+  MEDIA_PORT: envSchemas.port(4003),
+  MAIL_HOST: envSchemas.host('127.0.0.1'),
+  MAIL_PORT: envSchemas.port(4004),
+  /** How long a service may take to answer before the gateway says 503. */
+  RPC_TIMEOUT_MS: envSchemas.positiveInt(5000),
+  HEALTH_TIMEOUT_MS: envSchemas.positiveInt(1500),
+  /** Origins allowed to call the API from another site; none by default. */
+  CORS_ORIGINS: optionalList,
+  /** Express "trust proxy": which hops may set X-Forwarded-For (the nginx in front). */
+  TRUST_PROXY: z.string().default('loopback'),
+  /** The built web app to serve (embedded mode); unset when nginx serves it. */
+  WEB_DIST: z.string().optional(),
+  LOG_LEVEL: envSchemas.logLevel,
+});
+
+export type GatewayConfig = z.infer<typeof gatewayConfigSchema>;
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  return loadConfig(gatewayConfigSchema, env);
+}

@@ -1,0 +1,29 @@
+import { Controller, Get, Header, Res } from '@nestjs/common';
+import { SERVICE_NAMES } from '@blog/contracts';
+import type { Response } from 'express';
+import { ServiceClients, type ServiceState } from '../rpc/service-clients.js';
+
+export interface HealthResponse {
+  status: 'ok' | 'unavailable';
+  services: Record<string, ServiceState>;
+  down?: string[];
+}
+
+@Controller('api/health')
+export class HealthController {
+  constructor(private readonly services: ServiceClients) {}
+
+  /** 200 when every process is up; 503 naming the ones that are not. */
+  @Get()
+  @Header('Cache-Control', 'no-store')
+  async health(@Res({ passthrough: true }) response: Response): Promise<HealthResponse> {
+    const states = await Promise.all(
+      SERVICE_NAMES.map(async (name) => [name, await this.services.state(name)] as const),
+    );
+    const services: Record<string, ServiceState> = { gateway: 'up', ...Object.fromEntries(states) };
+    const down = states.filter(([, state]) => state !== 'up').map(([name]) => name);
+    if (down.length === 0) return { status: 'ok', services };
+    response.status(503);
+    return { status: 'unavailable', services, down };
+  }
+}

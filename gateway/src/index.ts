@@ -1,0 +1,2 @@
+export { createGateway } from './app.js';
+export { loadGatewayConfig, type GatewayConfig } from './config.js';

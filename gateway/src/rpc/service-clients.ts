@@ -1,0 +1,89 @@
+import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import {
+  ErrorText,
+  isRpcErrorBody,
+  Patterns,
+  SERVICE_NAMES,
+  type HealthReport,
+  type RpcEnvelope,
+  type ServiceName,
+} from '@blog/contracts';
+import { currentRequestId, JsonLogger } from '@blog/server-kit';
+import { randomUUID } from 'node:crypto';
+import { firstValueFrom, timeout } from 'rxjs';
+import { ApiError } from '../common/api-error.js';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+
+export type ServiceState = 'up' | 'down';
+
+/**
+ * The gateway's only way to reach a service. A service's own error keeps its status;
+ * a service that is down, drops the connection or does not answer in time is a quick 503.
+ * Clients reconnect by themselves on the next call once the service is back.
+ */
+@Injectable()
+export class ServiceClients implements OnModuleDestroy {
+  private readonly clients: Record<ServiceName, ClientProxy>;
+  private readonly logger: JsonLogger;
+
+  constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
+    this.logger = new JsonLogger('gateway', config.LOG_LEVEL);
+    const address: Record<ServiceName, { host: string; port: number }> = {
+      auth: { host: config.AUTH_HOST, port: config.AUTH_PORT },
+      posts: { host: config.POSTS_HOST, port: config.POSTS_PORT },
+      media: { host: config.MEDIA_HOST, port: config.MEDIA_PORT },
+      mail: { host: config.MAIL_HOST, port: config.MAIL_PORT },
+    };
+    this.clients = Object.fromEntries(
+      SERVICE_NAMES.map((name) => [
+        name,
+        ClientProxyFactory.create({ transport: Transport.TCP, options: address[name] }),
+      ]),
+    ) as Record<ServiceName, ClientProxy>;
+  }
+
+  async call<T>(
+    service: ServiceName,
+    pattern: string,
+    data: unknown,
+    timeoutMs = this.config.RPC_TIMEOUT_MS,
+  ): Promise<T> {
+    const envelope: RpcEnvelope<unknown> = { requestId: currentRequestId() ?? randomUUID(), data };
+    try {
+      return await firstValueFrom(this.clients[service].send<T>(pattern, envelope).pipe(timeout(timeoutMs)));
+    } catch (error) {
+      if (isRpcErrorBody(error)) {
+        const headers: Record<string, string> = error.retryAfter
+          ? { 'Retry-After': String(error.retryAfter) }
+          : {};
+        throw new ApiError(error.status, error.error, headers);
+      }
+      this.logger.event('warn', 'service unavailable', {
+        service,
+        pattern,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      throw new ApiError(503, ErrorText.serviceUnavailable);
+    }
+  }
+
+  /** Up only when the service answers in time and reaches its database. */
+  async state(service: ServiceName): Promise<ServiceState> {
+    try {
+      const report = await this.call<HealthReport>(
+        service,
+        Patterns.health,
+        {},
+        this.config.HEALTH_TIMEOUT_MS,
+      );
+      return report.status === 'up' && report.database === 'up' ? 'up' : 'down';
+    } catch {
+      return 'down';
+    }
+  }
+
+  onModuleDestroy() {
+    for (const client of Object.values(this.clients)) client.close();
+  }
+}

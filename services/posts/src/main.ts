@@ -1,0 +1,4 @@
+import { exitOnConfigError } from '@blog/server-kit';
+import { loadPostsConfig, startPostsService } from './index.js';
+
+startPostsService(loadPostsConfig()).catch(exitOnConfigError);
