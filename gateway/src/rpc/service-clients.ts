@@ -60,7 +60,7 @@ export class ServiceClients implements OnModuleDestroy {
         throw new ApiError(error.status, error.error, headers);
       }
       this.logger.event('warn', 'service unavailable', {
-        service,
+        target: service,
         pattern,
         reason: error instanceof Error ? error.message : String(error),
       });

