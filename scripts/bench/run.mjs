@@ -1,0 +1,13 @@
+// `npm run bench`: runs every benchmark against the built stack and prints the figures.
+// Build first (`npm run build`); the launcher builds what is missing otherwise.
+import { benchAuth } from './auth.mjs';
+
+const benches = { auth: benchAuth };
+const only = process.argv.slice(2);
+const results = {};
+for (const [name, run] of Object.entries(benches)) {
+  if (only.length && !only.includes(name)) continue;
+  process.stderr.write(`[bench] ${name}...\n`);
+  results[name] = await run();
+  process.stdout.write(`${name}: ${JSON.stringify(results[name], null, 2)}\n`);
+}
