@@ -1,13 +1,14 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { JsonLogger } from '@blog/server-kit';
+import { createStorage, JsonLogger } from '@blog/server-kit';
 import helmet from 'helmet';
 import type { GatewayConfig } from './config.js';
 import { GatewayModule } from './gateway.module.js';
 import { HttpExceptionFilter } from './common/http-exception.filter.js';
 import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middleware.js';
 import { webAppMiddleware } from './common/web-app.js';
+import { PublicCache } from './common/public-cache.js';
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;
@@ -16,12 +17,21 @@ function trustProxy(value: string): boolean | number | string {
 }
 
 /** Builds and starts the HTTP gateway: the only public API of the blog. */
-export async function createGateway(config: GatewayConfig): Promise<NestExpressApplication> {
+export async function createGateway(
+  config: GatewayConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<NestExpressApplication> {
   const logger = new JsonLogger('gateway', config.LOG_LEVEL);
-  const app = await NestFactory.create<NestExpressApplication>(GatewayModule.forRoot(config), {
-    bodyParser: false,
-    logger,
-  });
+  const storage = createStorage(env);
+  await storage.ensureReady();
+  const cache = new PublicCache(config.PUBLIC_CACHE_TTL_MS);
+  const app = await NestFactory.create<NestExpressApplication>(
+    GatewayModule.forRoot(config, storage, cache),
+    {
+      bodyParser: false,
+      logger,
+    },
+  );
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   app.disable('x-powered-by');
   app.use(requestIdMiddleware(logger));
@@ -33,6 +43,7 @@ export async function createGateway(config: GatewayConfig): Promise<NestExpressA
     });
   }
   app.use(jsonBodyMiddleware());
+  app.use(cache.middleware());
   if (config.WEB_DIST) app.use(webAppMiddleware(config.WEB_DIST));
   app.useGlobalFilters(new HttpExceptionFilter(logger));
   app.enableShutdownHooks();

@@ -26,6 +26,8 @@ export const gatewayConfigSchema = z.object({
   /** How long a service may take to answer before the gateway says 503. */
   RPC_TIMEOUT_MS: envSchemas.positiveInt(5000),
   HEALTH_TIMEOUT_MS: envSchemas.positiveInt(1500),
+  /** How long a public GET answer may be served from the gateway's memory (0 turns the cache off). */
+  PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
   /** Origins allowed to call the API from another site; none by default. */
   CORS_ORIGINS: optionalList,
   /** Express "trust proxy": which hops may set X-Forwarded-For (the nginx in front). */

@@ -5,15 +5,30 @@ import { AdminGuard, AuthGuard } from './common/auth.guard.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { ServiceClients } from './rpc/service-clients.js';
+import { OptionalAuth } from './common/optional-auth.js';
+import { PostsController } from './posts/posts.controller.js';
+import { PostWriter } from './posts/post-writer.service.js';
+import { PUBLIC_CACHE, STORAGE } from './tokens.js';
+import { PublicCache } from './common/public-cache.js';
+import type { ObjectStorage } from '@blog/server-kit';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(config: GatewayConfig): DynamicModule {
+  static forRoot(config: GatewayConfig, storage?: ObjectStorage, cache = new PublicCache(0)): DynamicModule {
     return {
       module: GatewayModule,
       imports: [JwtModule.register({ secret: config.JWT_SECRET, verifyOptions: { algorithms: ['HS256'] } })],
-      controllers: [AuthController, HealthController],
-      providers: [{ provide: GATEWAY_CONFIG, useValue: config }, ServiceClients, AuthGuard, AdminGuard],
+      controllers: [AuthController, HealthController, PostsController],
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: STORAGE, useValue: storage },
+        { provide: PUBLIC_CACHE, useValue: cache },
+        ServiceClients,
+        AuthGuard,
+        AdminGuard,
+        OptionalAuth,
+        PostWriter,
+      ],
     };
   }
 }

@@ -12,7 +12,7 @@ import {
 } from '@blog/contracts';
 import type { Request } from 'express';
 import { AdminOnly } from '../common/auth.guard.js';
-import { ZodBody } from '../common/zod-body.pipe.js';
+import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 
 @Controller('api/auth')
@@ -21,14 +21,14 @@ export class AuthController {
 
   @Post('login')
   @HttpCode(200)
-  login(@Body(new ZodBody(loginSchema)) body: LoginRequest, @Req() request: Request): Promise<LoginResponse> {
+  login(@Body(new ZodPipe(loginSchema)) body: LoginRequest, @Req() request: Request): Promise<LoginResponse> {
     const command: LoginCommand = { ...body, ip: request.ip ?? 'unknown' };
     return this.services.call('auth', Patterns.auth.login, command);
   }
 
   @Post('register')
   @HttpCode(201)
-  register(@Body(new ZodBody(registerSchema)) body: RegisterRequest): Promise<RegisterResponse> {
+  register(@Body(new ZodPipe(registerSchema)) body: RegisterRequest): Promise<RegisterResponse> {
     return this.services.call('auth', Patterns.auth.register, body);
   }
 

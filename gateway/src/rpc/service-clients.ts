@@ -18,6 +18,16 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 export type ServiceState = 'up' | 'down';
 
 /**
+ * 503 from a service call. `delivered` says whether the service may have received it:
+ * false only when the connection was refused, so nothing can have happened there.
+ */
+export class ServiceUnavailableError extends ApiError {
+  constructor(readonly delivered: boolean) {
+    super(503, ErrorText.serviceUnavailable);
+  }
+}
+
+/**
  * The gateway's only way to reach a service. A service's own error keeps its status;
  * a service that is down, drops the connection or does not answer in time is a quick 503.
  * Clients reconnect by themselves on the next call once the service is back.
@@ -64,7 +74,8 @@ export class ServiceClients implements OnModuleDestroy {
         pattern,
         reason: error instanceof Error ? error.message : String(error),
       });
-      throw new ApiError(503, ErrorText.serviceUnavailable);
+      const refused = (error as { code?: string }).code === 'ECONNREFUSED';
+      throw new ServiceUnavailableError(!refused);
     }
   }
 

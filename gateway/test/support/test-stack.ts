@@ -19,6 +19,7 @@ export interface TestStack {
   gateway: INestApplication;
   services: Record<'auth' | 'posts' | 'media', INestMicroservice> & { mail?: INestMicroservice };
   restartAuth(): Promise<void>;
+  restartPosts(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -48,11 +49,11 @@ export async function startTestStack(
   };
   const services = {
     auth: await startAuthService(loadAuthConfig(env)),
-    posts: await startPostsService(loadPostsConfig(env)),
+    posts: await startPostsService(loadPostsConfig(env), env),
     media: await startMediaService(loadMediaConfig(env)),
     mail: without.includes('mail') ? undefined : await startMailService(loadMailConfig(env)),
   };
-  const gateway = await createGateway(loadGatewayConfig(env));
+  const gateway = await createGateway(loadGatewayConfig(env), env);
   return {
     baseUrl: `http://127.0.0.1:${gatewayPort}`,
     env,
@@ -60,6 +61,9 @@ export async function startTestStack(
     services,
     async restartAuth() {
       services.auth = await startAuthService(loadAuthConfig(env));
+    },
+    async restartPosts() {
+      services.posts = await startPostsService(loadPostsConfig(env), env);
     },
     async stop() {
       await gateway.close();

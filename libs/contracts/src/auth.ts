@@ -86,7 +86,7 @@ export function describeValidationError(error: z.ZodError): { field?: string; me
   let message = issue.message;
   if (issue.code === 'invalid_type' && field && message.startsWith('Invalid input')) {
     message = `${field} must be a ${issue.expected}`;
-  } else if (field && !message.startsWith(field.split('.').pop() ?? '')) {
+  } else if (field && !message.toLowerCase().startsWith((field.split('.').pop() ?? '').toLowerCase())) {
     message = `${field}: ${message}`;
   }
   return { field, message };

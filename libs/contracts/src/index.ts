@@ -6,3 +6,5 @@ export * from './rpc.js';
 export * from './session.js';
 export * from './site.js';
 export * from './urls.js';
+export * from './media.js';
+export * from './posts.js';

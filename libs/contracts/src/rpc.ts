@@ -6,6 +6,17 @@ export const Patterns = {
     register: 'auth.register',
     listUsers: 'auth.users.list',
   },
+  posts: {
+    list: 'posts.list',
+    get: 'posts.get',
+    getBySlug: 'posts.getBySlug',
+    create: 'posts.create',
+    update: 'posts.update',
+    delete: 'posts.delete',
+    /** Which of these storage keys a post references (cleanup after an unclear failure). */
+    referencedKeys: 'posts.referencedKeys',
+    site: 'posts.site',
+  },
 } as const;
 
 export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;

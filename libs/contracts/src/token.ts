@@ -22,5 +22,3 @@ export function isTokenValid(token: string | null | undefined, nowSeconds = Date
   const exp = readTokenExpiry(token);
   return exp !== null && exp > nowSeconds;
 }
-
-declare function atob(data: string): string;

@@ -20,7 +20,7 @@ export class ConfigError extends Error {
 
 /** Exits non-zero with the config message instead of a stack trace. */
 export function exitOnConfigError(error: unknown): never {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || (error instanceof Error && error.name === 'SiteConfigError')) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(

@@ -5,3 +5,5 @@ export * from './service.js';
 export * from './database.js';
 export * from './health.controller.js';
 export * from './service-core.module.js';
+export * from './site-config.js';
+export * from './storage/index.js';

@@ -1,15 +1,34 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ServiceCoreModule } from '@blog/server-kit';
+import type { SiteConfig } from '@blog/contracts';
+import { ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
 import type { PostsConfig } from './config.js';
+import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
+import { MediaItem } from './posts/media-item.entity.js';
+import { Post } from './posts/post.entity.js';
+import { PostsController } from './posts/posts.controller.js';
+import { PostsService } from './posts/posts.service.js';
+import { SiteController } from './site/site.controller.js';
+import { SITE_CONFIG, STORAGE } from './tokens.js';
 
-/** The posts service: its schema and health for now; its features arrive with their issues. */
+/** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
 @Module({})
 export class PostsModule {
-  static forRoot(config: PostsConfig): DynamicModule {
+  static forRoot(config: PostsConfig, deps: { site: SiteConfig; storage: ObjectStorage }): DynamicModule {
     return {
       module: PostsModule,
       imports: [
-        ServiceCoreModule.forRoot({ name: 'posts', url: config.DATABASE_URL, entities: [], migrations: [] }),
+        ServiceCoreModule.forRoot({
+          name: 'posts',
+          url: config.DATABASE_URL,
+          entities: [Post, MediaItem],
+          migrations: [CreatePosts1763810000000],
+        }),
+      ],
+      controllers: [PostsController, SiteController],
+      providers: [
+        { provide: SITE_CONFIG, useValue: deps.site },
+        { provide: STORAGE, useValue: deps.storage },
+        PostsService,
       ],
     };
   }

@@ -1,12 +1,15 @@
 import 'reflect-metadata';
-import { startService } from '@blog/server-kit';
+import { createStorage, loadSiteConfig, startService } from '@blog/server-kit';
 import { PostsModule } from './app.module.js';
 import type { PostsConfig } from './config.js';
 
 export { loadPostsConfig, type PostsConfig } from './config.js';
 
-export function startPostsService(config: PostsConfig) {
-  return startService(PostsModule.forRoot(config), {
+export async function startPostsService(config: PostsConfig, env: NodeJS.ProcessEnv = process.env) {
+  const site = loadSiteConfig(config.SITE_CONFIG);
+  const storage = createStorage(env);
+  await storage.ensureReady();
+  return startService(PostsModule.forRoot(config, { site, storage }), {
     name: 'posts',
     host: config.BIND_HOST,
     port: config.POSTS_PORT,

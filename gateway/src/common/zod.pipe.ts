@@ -3,8 +3,8 @@ import { describeValidationError } from '@blog/contracts';
 import type { z } from 'zod';
 import { ApiError } from './api-error.js';
 
-/** Validates a body with a contracts schema: unknown fields stripped, a failure is a 400 naming the field. */
-export class ZodBody<S extends z.ZodType> implements PipeTransform<unknown, z.infer<S>> {
+/** Validates a body or query with a contracts schema: unknown fields stripped, a failure is a 400 naming the field. */
+export class ZodPipe<S extends z.ZodType> implements PipeTransform<unknown, z.infer<S>> {
   constructor(private readonly schema: S) {}
 
   transform(value: unknown): z.infer<S> {

@@ -1,0 +1,152 @@
+import {
+  ErrorText,
+  FileErrors,
+  isHeic,
+  isImageOrVideo,
+  MAX_FILE_BYTES,
+  type PostWriteCommand,
+  type UploadedFile,
+} from '@blog/contracts';
+import { newObjectKey, ObjectTooLargeError, type ObjectStorage } from '@blog/server-kit';
+import busboy from 'busboy';
+import type { Request, Response } from 'express';
+import { fileTypeFromBuffer } from 'file-type';
+import { Readable } from 'node:stream';
+import { ApiError } from '../common/api-error.js';
+
+/** Enough bytes for file-type to recognise every image and video container. */
+const SNIFF_BYTES = 4100;
+const MAX_FILES = 50;
+const MAX_FIELDS = 50;
+const MAX_FIELD_BYTES = 1024 * 1024;
+/** Where uploads go until the media pipeline processes them. */
+export const UPLOAD_PREFIX = 'media';
+
+class ClientGoneError extends Error {}
+
+/** Reads the first bytes of a stream and gives back a stream of all of it. */
+function peek(source: Readable, size: number): Promise<{ head: Buffer; body: Readable }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const finish = () => {
+      source.off('readable', onReadable);
+      source.off('end', finish);
+      source.off('error', reject);
+      const head = Buffer.concat(chunks);
+      async function* all() {
+        yield head;
+        for await (const chunk of source) yield chunk as Buffer;
+      }
+      resolve({ head, body: Readable.from(all(), { objectMode: false }) });
+    };
+    const onReadable = () => {
+      let chunk: Buffer | null;
+      while (length < size && (chunk = source.read() as Buffer | null) !== null) {
+        chunks.push(chunk);
+        length += chunk.length;
+      }
+      if (length >= size) finish();
+    };
+    source.on('readable', onReadable);
+    source.once('end', finish);
+    source.once('error', reject);
+  });
+}
+
+/**
+ * Receives the post form (SPEC.md §7) and streams each file straight to storage as it
+ * arrives: the type comes from the content (magic bytes), HEIC/HEIF is refused by type or
+ * name, each file is capped at 100 MB. If anything fails (a bad file after good ones, the
+ * client going away) every file already stored is deleted and nothing is returned.
+ */
+export async function receivePostForm(
+  req: Request,
+  res: Response,
+  storage: ObjectStorage,
+): Promise<PostWriteCommand> {
+  const fields: Record<string, string> = {};
+  const files: UploadedFile[] = [];
+  const abort = new AbortController();
+  let failure: unknown;
+  let chain: Promise<void> = Promise.resolve();
+
+  const storeFile = async (stream: Readable, name: string, declaredType: string) => {
+    if (isHeic(name, declaredType)) throw new ApiError(400, FileErrors.heic(name));
+    const { head, body } = await peek(stream, SNIFF_BYTES);
+    const detected = await fileTypeFromBuffer(head);
+    if (detected && isHeic(`x.${detected.ext}`, detected.mime))
+      throw new ApiError(400, FileErrors.heic(name));
+    if (!detected || !isImageOrVideo(detected.mime)) throw new ApiError(400, FileErrors.unsupported(name));
+    const key = newObjectKey(UPLOAD_PREFIX, detected.ext);
+    try {
+      const { size } = await storage.put(key, body, {
+        contentType: detected.mime,
+        maxBytes: MAX_FILE_BYTES,
+        signal: abort.signal,
+      });
+      files.push({
+        key,
+        type: detected.mime.startsWith('video/') ? 'video' : 'image',
+        mimeType: detected.mime,
+        name,
+        size,
+      });
+    } catch (error) {
+      if (error instanceof ObjectTooLargeError) throw new ApiError(413, FileErrors.tooLarge(name));
+      throw error;
+    }
+  };
+
+  await new Promise<void>((resolve, reject) => {
+    let parser: busboy.Busboy;
+    try {
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
+      });
+    } catch {
+      reject(new ApiError(400, 'Expected a multipart/form-data body'));
+      return;
+    }
+    const fail = (error: unknown) => {
+      if (failure) return;
+      failure = error;
+      abort.abort();
+      req.unpipe(parser);
+      // Stop reading a body we no longer want: the socket closes after the error answer.
+      res.setHeader('Connection', 'close');
+      chain.finally(() => reject(failure));
+    };
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated) return fail(new ApiError(413, `Field "${name}" is too large`));
+      fields[name] = value;
+    });
+    parser.on('file', (_field, stream, info) => {
+      if (failure) return stream.resume();
+      const name = (info.filename ?? 'file').slice(0, 255);
+      chain = chain.then(() =>
+        storeFile(stream, name, info.mimeType).catch((error: unknown) => {
+          stream.resume();
+          fail(error);
+        }),
+      );
+    });
+    parser.on('filesLimit', () => fail(new ApiError(413, `At most ${MAX_FILES} files per post`)));
+    parser.on('fieldsLimit', () => fail(new ApiError(413, `At most ${MAX_FIELDS} fields per post`)));
+    parser.on('error', () => fail(new ApiError(400, 'Malformed multipart body')));
+    parser.on('close', () => {
+      void chain.then(() => (failure ? undefined : resolve()));
+    });
+    req.on('close', () => {
+      if (!req.complete) fail(new ClientGoneError('client disconnected'));
+    });
+    req.pipe(parser);
+  }).catch(async (error: unknown) => {
+    await storage.deleteMany(files.map((f) => f.key)).catch(() => undefined);
+    if (error instanceof ClientGoneError) throw new ApiError(400, 'Upload interrupted');
+    if (error instanceof ApiError) throw error;
+    throw new ApiError(500, ErrorText.internal);
+  });
+  return { fields, files };
+}

@@ -1,0 +1,91 @@
+import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import {
+  Patterns,
+  postListQuerySchema,
+  type PostListQuery,
+  type PostListResult,
+  type PostView,
+  type SiteConfig,
+} from '@blog/contracts';
+import type { Request, Response } from 'express';
+import { AdminOnly } from '../common/auth.guard.js';
+import { ApiError } from '../common/api-error.js';
+import { OptionalAuth } from '../common/optional-auth.js';
+import { ZodPipe } from '../common/zod.pipe.js';
+import { ServiceClients } from '../rpc/service-clients.js';
+import { PostWriter } from './post-writer.service.js';
+
+function postId(raw: string): number {
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(404, 'Post not found');
+  return Number(raw);
+}
+
+@Controller('api')
+export class PostsController {
+  constructor(
+    private readonly services: ServiceClients,
+    private readonly writer: PostWriter,
+    private readonly auth: OptionalAuth,
+  ) {}
+
+  @Get('site')
+  site(): Promise<SiteConfig> {
+    return this.services.call('posts', Patterns.posts.site, {});
+  }
+
+  /** Newest first, filtered and paged in the database; the total is in X-Total-Count. */
+  @Get('posts')
+  async list(
+    @Query(new ZodPipe(postListQuerySchema)) query: PostListQuery,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PostView[]> {
+    const result = await this.services.call<PostListResult>('posts', Patterns.posts.list, {
+      query,
+      options: { includeAllMedia: await this.auth.isAdmin(req) },
+    });
+    res.setHeader('X-Total-Count', String(result.total));
+    return result.items;
+  }
+
+  @Get('posts/by-slug/:slug')
+  async bySlug(@Param('slug') slug: string, @Req() req: Request): Promise<PostView> {
+    return this.services.call('posts', Patterns.posts.getBySlug, {
+      slug,
+      options: { includeAllMedia: await this.auth.isAdmin(req) },
+    });
+  }
+
+  @Get('posts/:id')
+  async byId(@Param('id') id: string, @Req() req: Request): Promise<PostView> {
+    return this.services.call('posts', Patterns.posts.get, {
+      id: postId(id),
+      options: { includeAllMedia: await this.auth.isAdmin(req) },
+    });
+  }
+
+  @Post('posts')
+  @AdminOnly()
+  @HttpCode(201)
+  create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<PostView> {
+    return this.writer.create(req, res);
+  }
+
+  @Put('posts/:id')
+  @AdminOnly()
+  update(
+    @Param('id') id: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PostView> {
+    return this.writer.update(postId(id), req, res);
+  }
+
+  @Delete('posts/:id')
+  @AdminOnly()
+  @HttpCode(200)
+  async remove(@Param('id') id: string): Promise<{ success: true }> {
+    await this.writer.delete(postId(id));
+    return { success: true };
+  }
+}

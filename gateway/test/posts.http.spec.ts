@@ -1,0 +1,414 @@
+import { createStorage, type ObjectStorage } from '@blog/server-kit';
+import { request as httpRequest } from 'node:http';
+import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+import { fields, makeHeic, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('posts through the gateway (real services, real files in storage)', () => {
+  let stack: TestStack;
+  let storage: ObjectStorage;
+  let admin: string;
+  let user: string;
+
+  const send = async (method: 'POST' | 'PUT', path: string, parts: Part[], token = admin) => {
+    const { body, contentType } = multipart(parts);
+    const response = await fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': contentType, authorization: `Bearer ${token}` },
+      body,
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      json: (text ? JSON.parse(text) : undefined) as Json,
+      headers: response.headers,
+    };
+  };
+  const stored = () => storage.list('media/');
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    storage = createStorage(stack.env);
+    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+    await api(stack, '/api/auth/register', { body: { username: 'reader', password: 'reader-password' } });
+    user = await loginAs(stack, 'reader', 'reader-password');
+  });
+  afterAll(() => stack?.stop());
+
+  let created: Json;
+
+  it('creates a post with real JPEG, PNG, WebP, GIF and MP4 files and a YouTube link', async () => {
+    const parts: Part[] = [
+      ...fields({
+        title: 'New tyres for the roadster',
+        content: 'Fitted four new tyres today.',
+        date: '2025-03-04T14:30:00Z',
+        category: 'Garage',
+        submenu1: 'Automobiles',
+        submenu2: 'Car One',
+        tags: 'tyres, wheels,  tyres ',
+        youtubeUrls: JSON.stringify(['https://www.youtube.com/watch?v=dQw4w9WgXcQ']),
+        cropSettings: JSON.stringify({ x: 10, y: -5, scale: 1.5 }),
+      }),
+      { name: 'files', file: { filename: 'front.jpg', type: 'image/jpeg', data: await makeImage('jpeg') } },
+      { name: 'files', file: { filename: 'side.png', type: 'image/png', data: await makeImage('png') } },
+      { name: 'files', file: { filename: 'rear.webp', type: 'image/webp', data: await makeImage('webp') } },
+      { name: 'files', file: { filename: 'spin.gif', type: 'image/gif', data: await makeImage('gif') } },
+      { name: 'files', file: { filename: 'drive.mp4', type: 'video/mp4', data: makeMp4() } },
+    ];
+    const response = await send('POST', '/api/posts', parts);
+    expect(response.status).toBe(201);
+    created = response.json;
+    expect(created).toMatchObject({
+      title: 'New tyres for the roadster',
+      slug: 'new-tyres-for-the-roadster',
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      submenu2: 'Car One',
+      submenu: 'Automobiles/Car One',
+      tags: ['tyres', 'wheels'],
+      created_at: '2025-03-04T14:30:00.000Z',
+      url: '/garage/automobiles/car-one/new-tyres-for-the-roadster',
+    });
+    expect(created.images.map((i: Json) => i.name)).toEqual([
+      'front.jpg',
+      'side.png',
+      'rear.webp',
+      'spin.gif',
+    ]);
+    expect(created.images.map((i: Json) => i.order)).toEqual([0, 1, 2, 3]);
+    expect(created.images[0]).toMatchObject({ cropX: 10, cropY: -5, cropScale: 1.5 });
+    expect(created.videos).toEqual([expect.objectContaining({ name: 'drive.mp4', order: 4 })]);
+    expect(created.youtubeVideos).toEqual([
+      expect.objectContaining({
+        url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        embedUrl: 'https://www.youtube.com/embed/dQw4w9WgXcQ',
+        thumbnailUrl: 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+        isShorts: false,
+        order: 5,
+        title: 'YouTube Video 6',
+      }),
+    ]);
+    expect(created.mainMedia).toEqual({ type: 'image', path: created.images[0].path });
+    expect(await stored()).toHaveLength(5);
+    const types = await Promise.all(
+      created.media
+        .filter((m: Json) => m.path)
+        .map((m: Json) => storage.stat(m.path.slice('/uploads/'.length))),
+    );
+    expect(types.map((t) => t?.contentType)).toEqual([
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+      'image/gif',
+      'video/mp4',
+    ]);
+    for (const image of created.images)
+      expect(image.path).toMatch(/^\/uploads\/media\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.\w+$/);
+  });
+
+  it('reads it by id and by slug, with ETag and 304', async () => {
+    const byId = await fetch(`${stack.baseUrl}/api/posts/${created.id}`);
+    expect(byId.status).toBe(200);
+    const etag = byId.headers.get('etag');
+    expect(etag).toBeTruthy();
+    expect(await byId.json()).toEqual(created);
+    const bySlug = await api(stack, `/api/posts/by-slug/${created.slug}`);
+    expect(bySlug.json).toEqual(created);
+    const again = await fetch(`${stack.baseUrl}/api/posts/${created.id}`, {
+      headers: { 'if-none-match': etag! },
+    });
+    expect(again.status).toBe(304);
+  });
+
+  it('answers 404 for unknown posts', async () => {
+    for (const path of ['/api/posts/999999', '/api/posts/by-slug/no-such-post', '/api/posts/abc']) {
+      const response = await api(stack, path);
+      expect(response.status).toBe(404);
+      expect(response.json).toEqual({ error: 'Post not found' });
+    }
+  });
+
+  it.each([
+    ['a blank title', fields({ title: '   ', category: 'Projects' }), 400, 'Title is required'],
+    ['an unknown category', fields({ title: 'X', category: 'Boats' }), 400, 'Unknown category "Boats"'],
+    [
+      'an unknown submenu1',
+      fields({ title: 'X', category: 'Garage', submenu1: 'Boats' }),
+      400,
+      'Unknown submenu1 "Boats" in Garage',
+    ],
+    [
+      'an unknown submenu2',
+      fields({ title: 'X', category: 'Garage', submenu1: 'Automobiles', submenu2: 'Bike One' }),
+      400,
+      'Unknown submenu2 "Bike One" in Garage / Automobiles',
+    ],
+    [
+      'a bad YouTube URL',
+      fields({ title: 'X', category: 'Projects', youtubeUrls: JSON.stringify(['https://vimeo.com/1']) }),
+      400,
+      'Please enter a valid YouTube URL (youtubeUrls[0])',
+    ],
+    [
+      'bad JSON in a field',
+      fields({ title: 'X', category: 'Projects', unifiedMedia: '{oops' }),
+      400,
+      'unifiedMedia must be valid JSON',
+    ],
+  ])('refuses %s with a clear message and stores nothing', async (_label, parts, status, error) => {
+    const before = await stored();
+    const response = await send('POST', '/api/posts', [
+      ...parts,
+      { name: 'files', file: { filename: 'ok.png', type: 'image/png', data: await makeImage('png') } },
+    ]);
+    expect(response.status).toBe(status);
+    expect(response.json).toEqual({ error });
+    expect(await stored()).toEqual(before);
+  });
+
+  it.each([
+    [
+      'a text file named .jpg',
+      { filename: 'notes.jpg', type: 'image/jpeg', data: Buffer.from('just some text, not an image') },
+      'File "notes.jpg" is not a supported image or video format.',
+    ],
+    [
+      'a PDF',
+      { filename: 'doc.pdf', type: 'application/pdf', data: Buffer.from('%PDF-1.7\n' + 'x'.repeat(200)) },
+      'File "doc.pdf" is not a supported image or video format.',
+    ],
+    [
+      'a HEIC by name',
+      { filename: 'IMG_0001.HEIC', type: 'image/jpeg', data: Buffer.from('whatever') },
+      'HEIC file "IMG_0001.HEIC" was rejected. Please convert it to JPEG or PNG format before uploading.',
+    ],
+    [
+      'a HEIC by content',
+      { filename: 'photo.jpg', type: 'image/jpeg', data: makeHeic() },
+      'HEIC file "photo.jpg" was rejected. Please convert it to JPEG or PNG format before uploading.',
+    ],
+  ])('rejects %s after good files, leaving no file and no post', async (_label, file, error) => {
+    const before = await stored();
+    const total = (await api(stack, '/api/posts')).headers.get('x-total-count');
+    const response = await send('POST', '/api/posts', [
+      ...fields({ title: 'Should not exist', category: 'Projects' }),
+      { name: 'files', file: { filename: 'good.jpg', type: 'image/jpeg', data: await makeImage('jpeg') } },
+      { name: 'files', file },
+    ]);
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error });
+    expect(await stored()).toEqual(before);
+    expect((await api(stack, '/api/posts')).headers.get('x-total-count')).toBe(total);
+  });
+
+  it('rejects a 101 MB file with 413 while memory stays flat, storing nothing', async () => {
+    const before = await stored();
+    const boundary = '----big';
+    const head = Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="title"\r\n\r\nBig\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="category"\r\n\r\nProjects\r\n` +
+        `--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="huge.mp4"\r\nContent-Type: video/mp4\r\n\r\n`,
+    );
+    const total = 101 * 1024 * 1024;
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    let peak = rssBefore;
+    const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+    const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(`${stack.baseUrl}/api/posts`, {
+        method: 'POST',
+        headers: {
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          authorization: `Bearer ${admin}`,
+        },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.write(head);
+      const mp4 = makeMp4();
+      const chunk = Buffer.alloc(256 * 1024, 1);
+      let sent = 0;
+      const pump = () => {
+        while (sent < total) {
+          const piece = sent === 0 ? Buffer.concat([mp4, chunk.subarray(mp4.length)]) : chunk;
+          sent += piece.length;
+          if (!req.write(piece)) return void req.once('drain', pump);
+        }
+        req.end(`\r\n--${boundary}--\r\n`);
+      };
+      req.on('close', () => (sent = total)); // the server may close the connection early
+      pump();
+    });
+    clearInterval(sampler);
+    expect(result.status).toBe(413);
+    expect(JSON.parse(result.body)).toEqual({
+      error: 'File "huge.mp4" is too large. Maximum size is 100MB.',
+    });
+    expect((peak - rssBefore) / 1024 / 1024).toBeLessThan(64);
+    expect(await stored()).toEqual(before);
+  }, 60_000);
+
+  it('keeps writes for admins: 401 without a token, 403 for other roles', async () => {
+    const parts = fields({ title: 'Nope', category: 'Projects' });
+    const { body, contentType } = multipart(parts);
+    const anonymous = await fetch(`${stack.baseUrl}/api/posts`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
+    expect(anonymous.status).toBe(401);
+    expect((await send('POST', '/api/posts', parts, user)).status).toBe(403);
+    expect((await api(stack, `/api/posts/${created.id}`, { method: 'DELETE', token: user })).status).toBe(
+      403,
+    );
+  });
+
+  it('numbers slugs on collision and never uses a tree segment as a slug', async () => {
+    const first = await send(
+      'POST',
+      '/api/posts',
+      fields({ title: 'New tyres for the roadster', category: 'Projects' }),
+    );
+    expect(first.json.slug).toBe('new-tyres-for-the-roadster-2');
+    const reserved = await send('POST', '/api/posts', fields({ title: 'Automobiles', category: 'Garage' }));
+    expect(reserved.json.slug).toBe('automobiles-2');
+    expect(reserved.json.url).toBe('/garage/automobiles/automobiles-2');
+    for (const id of [first.json.id, reserved.json.id])
+      await api(stack, `/api/posts/${id}`, { method: 'DELETE', token: admin });
+  });
+
+  it('updates: reorders, drops media (deleting their files), adds new ones, keeps the slug', async () => {
+    const [front, side, rear, gif] = created.images;
+    const unifiedMedia = [
+      { type: 'image', path: rear.path, order: 0 },
+      { type: 'youtube', url: 'https://youtu.be/dQw4w9WgXcQ', order: 1, title: 'The classic' },
+      { type: 'image', isNew: true, name: 'extra.png', order: 2 },
+      { type: 'image', path: front.path, order: 3 },
+      { type: 'youtube', url: 'https://www.youtube.com/shorts/abcdefghijk', order: 4 },
+    ];
+    const response = await send('PUT', `/api/posts/${created.id}`, [
+      ...fields({
+        title: 'New tyres, updated',
+        content: 'Updated text.',
+        category: 'Garage',
+        submenu1: 'Automobiles',
+        submenu2: 'Car One',
+        tags: JSON.stringify(['tyres']),
+        unifiedMedia: JSON.stringify(unifiedMedia),
+      }),
+      { name: 'files', file: { filename: 'extra.png', type: 'image/png', data: await makeImage('png') } },
+    ]);
+    expect(response.status).toBe(200);
+    const post = response.json;
+    expect(post.slug).toBe(created.slug);
+    expect(post.title).toBe('New tyres, updated');
+    expect(post.media.map((m: Json) => m.type)).toEqual(['image', 'youtube', 'image', 'image', 'youtube']);
+    expect(post.media.map((m: Json) => m.order)).toEqual([0, 1, 2, 3, 4]);
+    expect(post.media[0].path).toBe(rear.path);
+    expect(post.media[1]).toMatchObject({ title: 'The classic', id: created.youtubeVideos[0].id });
+    expect(post.media[4]).toMatchObject({
+      isShorts: true,
+      embedUrl: 'https://www.youtube.com/embed/abcdefghijk',
+    });
+    expect(post.videos).toEqual([]);
+    const keys = await stored();
+    for (const gone of [side, gif, created.videos[0]])
+      expect(keys).not.toContain(gone.path.slice('/uploads/'.length));
+    for (const kept of [front, rear]) expect(keys).toContain(kept.path.slice('/uploads/'.length));
+    expect(keys).toHaveLength(3);
+    created = post;
+  });
+
+  it('moves the image named by mainImageIndex to the front', async () => {
+    const response = await send('PUT', `/api/posts/${created.id}`, [
+      ...fields({
+        title: created.title,
+        category: 'Garage',
+        submenu1: 'Automobiles',
+        submenu2: 'Car One',
+        existingFiles: JSON.stringify(
+          created.media.map((m: Json) => ({ path: m.path, url: m.url, type: m.type, order: m.order })),
+        ),
+        mainImageIndex: '2',
+      }),
+    ]);
+    expect(response.status).toBe(200);
+    expect(response.json.mainMedia.path).toBe(created.images[2].path);
+    expect(response.json.media).toHaveLength(5);
+  });
+
+  it('refuses an update that names a file of another post', async () => {
+    const response = await send('PUT', `/api/posts/${created.id}`, [
+      ...fields({
+        title: 'x',
+        category: 'Projects',
+        existingFiles: JSON.stringify([{ path: '/uploads/media/2020/01/not-mine.jpg', type: 'image' }]),
+      }),
+    ]);
+    expect(response.status).toBe(400);
+    expect(response.json.error).toMatch(/existingFiles\[0\]: unknown file/);
+  });
+
+  it('deletes a post with its files', async () => {
+    const response = await api(stack, `/api/posts/${created.id}`, { method: 'DELETE', token: admin });
+    expect(response.status).toBe(200);
+    expect(await stored()).toEqual([]);
+    expect((await api(stack, `/api/posts/${created.id}`)).status).toBe(404);
+    expect((await api(stack, `/api/posts/${created.id}`, { method: 'DELETE', token: admin })).status).toBe(
+      404,
+    );
+  });
+
+  it('leaves no file behind when the client disconnects half-way', async () => {
+    const { body, contentType } = multipart([
+      ...fields({ title: 'Interrupted', category: 'Projects' }),
+      { name: 'files', file: { filename: 'a.jpg', type: 'image/jpeg', data: await makeImage('jpeg') } },
+      {
+        name: 'files',
+        file: {
+          filename: 'b.jpg',
+          type: 'image/jpeg',
+          data: Buffer.concat([await makeImage('jpeg'), Buffer.alloc(2_000_000)]),
+        },
+      },
+    ]);
+    await new Promise<void>((resolve) => {
+      const req = httpRequest(`${stack.baseUrl}/api/posts`, {
+        method: 'POST',
+        headers: {
+          'content-type': contentType,
+          'content-length': String(body.length),
+          authorization: `Bearer ${admin}`,
+        },
+      });
+      req.on('error', () => resolve());
+      req.write(body.subarray(0, body.length - 500_000), () =>
+        setTimeout(() => (req.destroy(), resolve()), 300),
+      );
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await stored()).toEqual([]);
+    const list = await api(stack, '/api/posts?search=Interrupted');
+    expect(list.json).toEqual([]);
+  });
+
+  it('deletes the stored files when the posts service is down', async () => {
+    await stack.services.posts.close();
+    try {
+      const response = await send('POST', '/api/posts', [
+        ...fields({ title: 'While down', category: 'Projects' }),
+        { name: 'files', file: { filename: 'a.jpg', type: 'image/jpeg', data: await makeImage('jpeg') } },
+      ]);
+      expect(response.status).toBe(503);
+      expect(await stored()).toEqual([]);
+    } finally {
+      await stack.restartPosts();
+    }
+  });
+});

@@ -1,0 +1,296 @@
+import { z } from 'zod';
+import type { MediaStatus, MediaType } from './media.js';
+
+export const POST_TITLE_MAX = 200;
+export const POST_CONTENT_MAX = 200_000;
+export const TAGS_MAX = 30;
+export const TAG_MAX = 50;
+export const SLUG_MAX = 80;
+export const POSTS_PAGE_MAX = 100;
+export const POSTS_PAGE_DEFAULT = 30;
+export const SEARCH_QUERY_MAX = 200;
+
+export const PostErrors = {
+  titleRequired: 'Title is required',
+  notFound: 'Post not found',
+} as const;
+
+/** Lowercase ASCII words joined by hyphens; accents dropped ("Crème brûlée!" → "creme-brulee"). */
+export function slugify(text: string): string {
+  const slug = text
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[()'’]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, SLUG_MAX)
+    .replace(/-+$/g, '');
+  return slug || 'post';
+}
+
+/** Tags arrive as an array, a comma-separated string or a JSON string (SPEC.md §3); stored as an array. */
+export function parseTags(input: unknown): string[] {
+  let items: unknown[] = [];
+  if (Array.isArray(input)) items = input;
+  else if (typeof input === 'string') {
+    const text = input.trim();
+    if (text.startsWith('[')) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        items = Array.isArray(parsed) ? parsed : [text];
+      } catch {
+        items = text.split(',');
+      }
+    } else items = text.split(',');
+  }
+  const seen = new Set<string>();
+  const tags: string[] = [];
+  for (const item of items) {
+    if (typeof item !== 'string' && typeof item !== 'number') continue;
+    const tag = String(item).trim().replace(/^#/, '').slice(0, TAG_MAX);
+    if (!tag || seen.has(tag.toLowerCase())) continue;
+    seen.add(tag.toLowerCase());
+    tags.push(tag);
+  }
+  return tags.slice(0, TAGS_MAX);
+}
+
+export interface ImageItem {
+  id: string;
+  path: string;
+  order: number;
+  name: string | null;
+  cropX: number | null;
+  cropY: number | null;
+  cropScale: number | null;
+  croppedPreviewPath: string | null;
+  width: number | null;
+  height: number | null;
+  status: MediaStatus;
+}
+
+export interface VideoItem {
+  id: string;
+  path: string;
+  name: string | null;
+  order: number;
+  thumbnailPath: string | null;
+  status: MediaStatus;
+}
+
+export interface YoutubeItem {
+  id: string;
+  url: string;
+  title: string;
+  embedUrl: string;
+  thumbnailUrl: string;
+  isShorts: boolean;
+  order: number;
+}
+
+export interface MainMedia {
+  type: MediaType;
+  path?: string;
+  thumbnailPath?: string | null;
+  url?: string;
+  thumbnailUrl?: string;
+  embedUrl?: string;
+}
+
+/** One item of the post's ordered media list (the unified form the admin edits). */
+export interface MediaItemView {
+  id: string;
+  type: MediaType;
+  order: number;
+  status: MediaStatus;
+  path?: string;
+  name?: string | null;
+  url?: string;
+  title?: string;
+  embedUrl?: string;
+  thumbnailUrl?: string;
+  isShorts?: boolean;
+  thumbnailPath?: string | null;
+  cropX?: number | null;
+  cropY?: number | null;
+  cropScale?: number | null;
+  croppedPreviewPath?: string | null;
+  error?: string | null;
+}
+
+export interface PostView {
+  id: number;
+  title: string;
+  content: string;
+  slug: string;
+  category: string;
+  submenu: string;
+  submenu1: string;
+  submenu2: string | null;
+  tags: string[];
+  created_at: string;
+  updated_at: string;
+  /** The post's page path, built by the shared URL builder. */
+  url: string | null;
+  images: ImageItem[];
+  videos: VideoItem[];
+  youtubeVideos: YoutubeItem[];
+  mainMedia: MainMedia | null;
+  media: MediaItemView[];
+  /** True when every uploaded item finished processing. */
+  mediaReady: boolean;
+}
+
+const optionalText = z
+  .string()
+  .trim()
+  .max(100)
+  .optional()
+  .transform((v) => (v ? v : undefined));
+const isoDate = z
+  .string()
+  .trim()
+  .optional()
+  .refine((v) => !v || !Number.isNaN(Date.parse(v)), 'must be a date')
+  .transform((v) => (v ? new Date(v).toISOString() : undefined));
+const positiveInt = (fallback: number, max: number, field: string) =>
+  z.coerce
+    .number({ error: `${field} must be a number` })
+    .int(`${field} must be a whole number`)
+    .min(1, `${field} must be at least 1`)
+    .max(max, `${field} must be at most ${max}`)
+    .default(fallback);
+
+/** GET /api/posts query: every filter runs in the database. */
+export const postListQuerySchema = z.object({
+  category: optionalText,
+  submenu1: optionalText,
+  submenu2: optionalText,
+  tag: optionalText,
+  from: isoDate,
+  to: isoDate,
+  search: z
+    .string()
+    .max(SEARCH_QUERY_MAX, `search must be at most ${SEARCH_QUERY_MAX} characters`)
+    .optional(),
+  page: positiveInt(1, 100_000, 'page'),
+  limit: positiveInt(POSTS_PAGE_DEFAULT, POSTS_PAGE_MAX, 'limit'),
+});
+export type PostListQuery = z.infer<typeof postListQuerySchema>;
+
+export interface PostListResult {
+  items: PostView[];
+  total: number;
+}
+
+/** A file the gateway already streamed to storage, handed to the posts service with the form. */
+export interface UploadedFile {
+  key: string;
+  type: 'image' | 'video';
+  mimeType: string;
+  name: string;
+  size: number;
+}
+
+/** The multipart form of SPEC.md §7: text fields as sent, plus the stored files in upload order. */
+export interface PostWriteCommand {
+  fields: Record<string, string>;
+  files: UploadedFile[];
+}
+
+export interface PostUpdateCommand extends PostWriteCommand {
+  id: number;
+}
+
+export interface PostReadOptions {
+  /** Admins see every media item with its status; visitors only ready ones. */
+  includeAllMedia?: boolean;
+}
+
+const jsonField = <S extends z.ZodType>(field: string, schema: S) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx): z.infer<S> | undefined => {
+      if (text === undefined || text.trim() === '') return undefined;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${field} must be valid JSON` });
+        return z.NEVER;
+      }
+      const result = schema.safeParse(value);
+      if (!result.success) {
+        const issue = result.error.issues[0]!;
+        const where = issue.path.length ? `${field}[${issue.path.join('].[')}]` : field;
+        ctx.addIssue({ code: 'custom', message: `${where}: ${issue.message}` });
+        return z.NEVER;
+      }
+      return result.data;
+    });
+
+const finite = z.number().finite();
+const order = z.coerce.number().finite().optional();
+const mediaType = z.enum(['image', 'video', 'youtube']);
+
+export const existingFileSchema = z.object({
+  path: z.string().optional(),
+  type: mediaType.optional(),
+  name: z.string().optional(),
+  url: z.string().optional(),
+  title: z.string().optional(),
+  order,
+});
+
+export const unifiedMediaSchema = z.object({
+  type: mediaType,
+  order,
+  path: z.string().optional(),
+  url: z.string().optional(),
+  name: z.string().optional(),
+  title: z.string().optional(),
+  /** Which uploaded file (index in upload order) a new item is. */
+  fileIndex: z.number().int().min(0).optional(),
+  isNew: z.boolean().optional(),
+});
+export type UnifiedMediaInput = z.infer<typeof unifiedMediaSchema>;
+
+const youtubeUrlEntry = z.union([z.string(), z.object({ url: z.string(), title: z.string().optional() })]);
+
+/** The post form's text fields (all strings in multipart) parsed into values; rules from SPEC.md §5. */
+export const postFormSchema = z.object({
+  title: z
+    .string({ error: PostErrors.titleRequired })
+    .trim()
+    .min(1, PostErrors.titleRequired)
+    .max(POST_TITLE_MAX, `title must be at most ${POST_TITLE_MAX} characters`),
+  content: z
+    .string()
+    .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`)
+    .default(''),
+  date: z
+    .string()
+    .trim()
+    .optional()
+    .refine((v) => !v || !Number.isNaN(Date.parse(v)), 'date must be a date and time'),
+  category: z.string().optional(),
+  submenu1: z.string().optional(),
+  submenu2: z.string().optional(),
+  tags: z.string().optional(),
+  imageSettings: jsonField('imageSettings', z.record(z.string(), z.unknown())),
+  cropSettings: jsonField(
+    'cropSettings',
+    z.object({ x: finite.default(0), y: finite.default(0), scale: finite.positive().max(10).default(1) }),
+  ),
+  existingFiles: jsonField('existingFiles', z.array(existingFileSchema).max(200)),
+  mainImageIndex: z
+    .string()
+    .optional()
+    .refine((v) => !v || /^\d+$/.test(v.trim()), 'mainImageIndex must be a whole number')
+    .transform((v) => (v && v.trim() ? Number(v) : undefined)),
+  youtubeUrls: jsonField('youtubeUrls', z.array(youtubeUrlEntry).max(100)),
+  unifiedMedia: jsonField('unifiedMedia', z.array(unifiedMediaSchema).max(200)),
+});
+export type PostForm = z.infer<typeof postFormSchema>;

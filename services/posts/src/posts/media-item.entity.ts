@@ -1,0 +1,75 @@
+import type { MediaStatus, MediaType } from '@blog/contracts';
+import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Post } from './post.entity.js';
+
+/** One entry of a post's ordered media list: an uploaded image or video, or a YouTube link. */
+@Entity({ name: 'media_items' })
+export class MediaItem {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column({ name: 'post_id', type: 'int' })
+  postId!: number;
+
+  @ManyToOne(() => Post, (post) => post.media, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'post_id' })
+  post?: Post;
+
+  @Column({ type: 'int' })
+  position!: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  type!: MediaType;
+
+  @Column({ type: 'varchar', length: 16, default: 'ready' })
+  status!: MediaStatus;
+
+  /** Storage key of the uploaded file (images and videos). */
+  @Column({ name: 'storage_key', type: 'text', nullable: true })
+  storageKey!: string | null;
+
+  @Column({ type: 'text', nullable: true })
+  name!: string | null;
+
+  @Column({ name: 'mime_type', type: 'varchar', length: 100, nullable: true })
+  mimeType!: string | null;
+
+  @Column({ name: 'size_bytes', type: 'bigint', nullable: true })
+  sizeBytes!: string | null;
+
+  @Column({ name: 'youtube_url', type: 'text', nullable: true })
+  youtubeUrl!: string | null;
+
+  @Column({ name: 'youtube_id', type: 'varchar', length: 32, nullable: true })
+  youtubeId!: string | null;
+
+  @Column({ name: 'is_shorts', type: 'boolean', default: false })
+  isShorts!: boolean;
+
+  @Column({ type: 'text', nullable: true })
+  title!: string | null;
+
+  @Column({ name: 'crop_x', type: 'double precision', nullable: true })
+  cropX!: number | null;
+
+  @Column({ name: 'crop_y', type: 'double precision', nullable: true })
+  cropY!: number | null;
+
+  @Column({ name: 'crop_scale', type: 'double precision', nullable: true })
+  cropScale!: number | null;
+
+  @Column({ name: 'cropped_preview_key', type: 'text', nullable: true })
+  croppedPreviewKey!: string | null;
+
+  @Column({ name: 'thumbnail_key', type: 'text', nullable: true })
+  thumbnailKey!: string | null;
+
+  @Column({ type: 'int', nullable: true })
+  width!: number | null;
+
+  @Column({ type: 'int', nullable: true })
+  height!: number | null;
+
+  @Column({ type: 'text', nullable: true })
+  error!: string | null;
+}

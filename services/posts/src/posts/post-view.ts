@@ -1,0 +1,121 @@
+import {
+  buildPostPath,
+  uploadsPath,
+  type MainMedia,
+  type MediaItemView,
+  type PostView,
+  type SiteConfig,
+} from '@blog/contracts';
+import type { MediaItem } from './media-item.entity.js';
+import type { Post } from './post.entity.js';
+
+const path = (key: string | null) => (key ? uploadsPath(key) : null);
+
+function youtubeFields(item: MediaItem) {
+  const id = item.youtubeId ?? '';
+  return {
+    url: item.youtubeUrl ?? '',
+    embedUrl: `https://www.youtube.com/embed/${id}`,
+    thumbnailUrl: `https://img.youtube.com/vi/${id}/hqdefault.jpg`,
+    isShorts: item.isShorts,
+  };
+}
+
+export function toMediaView(item: MediaItem, index: number): MediaItemView {
+  const base = { id: item.id, type: item.type, order: index, status: item.status };
+  if (item.type === 'youtube') {
+    return { ...base, ...youtubeFields(item), title: item.title ?? `YouTube Video ${index + 1}` };
+  }
+  return {
+    ...base,
+    path: path(item.storageKey)!,
+    name: item.name,
+    thumbnailPath: path(item.thumbnailKey),
+    cropX: item.cropX,
+    cropY: item.cropY,
+    cropScale: item.cropScale,
+    croppedPreviewPath: path(item.croppedPreviewKey),
+    error: item.error,
+  };
+}
+
+function mainMediaOf(first: MediaItemView | undefined): MainMedia | null {
+  if (!first) return null;
+  if (first.type === 'youtube') {
+    return { type: 'youtube', url: first.url, thumbnailUrl: first.thumbnailUrl, embedUrl: first.embedUrl };
+  }
+  if (first.type === 'video')
+    return { type: 'video', path: first.path, thumbnailPath: first.thumbnailPath ?? null };
+  return { type: 'image', path: first.croppedPreviewPath ?? first.path };
+}
+
+/**
+ * The API shape of a post (SPEC.md §3): the unified ordered media list plus the legacy
+ * images / videos / youtubeVideos arrays and mainMedia (the first item by order).
+ * Visitors get only ready items; admins every item with its status.
+ */
+export function toPostView(
+  post: Post,
+  media: MediaItem[],
+  site: SiteConfig,
+  includeAllMedia = false,
+): PostView {
+  const visible = [...media]
+    .sort((a, b) => a.position - b.position)
+    .filter((m) => includeAllMedia || m.status === 'ready');
+  const views = visible.map(toMediaView);
+  const submenu = post.submenu2 ? `${post.submenu1}/${post.submenu2}` : post.submenu1;
+  return {
+    id: post.id,
+    title: post.title,
+    content: post.content,
+    slug: post.slug,
+    category: post.category,
+    submenu,
+    submenu1: post.submenu1,
+    submenu2: post.submenu2,
+    tags: post.tags,
+    created_at: post.createdAt.toISOString(),
+    updated_at: post.updatedAt.toISOString(),
+    url: buildPostPath(site, post),
+    images: views
+      .filter((v) => v.type === 'image')
+      .map((v, i) => ({
+        id: v.id,
+        path: v.path!,
+        order: v.order,
+        name: v.name ?? null,
+        cropX: v.cropX ?? null,
+        cropY: v.cropY ?? null,
+        cropScale: v.cropScale ?? null,
+        croppedPreviewPath: v.croppedPreviewPath ?? null,
+        width: visible.filter((m) => m.type === 'image')[i]!.width,
+        height: visible.filter((m) => m.type === 'image')[i]!.height,
+        status: v.status,
+      })),
+    videos: views
+      .filter((v) => v.type === 'video')
+      .map((v) => ({
+        id: v.id,
+        path: v.path!,
+        name: v.name ?? null,
+        order: v.order,
+        thumbnailPath: v.thumbnailPath ?? null,
+        status: v.status,
+      })),
+    youtubeVideos: views
+      .filter((v) => v.type === 'youtube')
+      .map((v) => ({
+        id: v.id,
+        url: v.url!,
+        title: v.title!,
+        embedUrl: v.embedUrl!,
+        thumbnailUrl: v.thumbnailUrl!,
+        isShorts: v.isShorts ?? false,
+        order: v.order,
+      })),
+    mainMedia: mainMediaOf(views[0]),
+    media: views,
+    mediaReady: media.every((m) => m.status === 'ready'),
+  };
+}

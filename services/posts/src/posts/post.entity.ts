@@ -1,0 +1,40 @@
+import { Column, Entity, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import { MediaItem } from './media-item.entity.js';
+
+@Entity({ name: 'posts' })
+export class Post {
+  @PrimaryGeneratedColumn('identity', { generatedIdentity: 'ALWAYS' })
+  id!: number;
+
+  @Column({ type: 'varchar', length: 200 })
+  title!: string;
+
+  @Column({ type: 'text', default: '' })
+  content!: string;
+
+  @Column({ type: 'varchar', length: 120 })
+  slug!: string;
+
+  /** Canonical labels from the site config's category tree. */
+  @Column({ type: 'varchar', length: 80 })
+  category!: string;
+
+  @Column({ type: 'varchar', length: 80 })
+  submenu1!: string;
+
+  @Column({ type: 'varchar', length: 80, nullable: true })
+  submenu2!: string | null;
+
+  @Column({ type: 'text', array: true, default: () => "'{}'" })
+  tags!: string[];
+
+  /** Chosen by the author (the post's date), not the insert time. */
+  @Column({ name: 'created_at', type: 'timestamptz' })
+  createdAt!: Date;
+
+  @Column({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt!: Date;
+
+  @OneToMany(() => MediaItem, (item) => item.post)
+  media?: MediaItem[];
+}

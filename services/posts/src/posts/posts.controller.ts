@@ -1,0 +1,78 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  Patterns,
+  postListQuerySchema,
+  type PostReadOptions,
+  type PostUpdateCommand,
+  type PostWriteCommand,
+  type RpcEnvelope,
+} from '@blog/contracts';
+import { parseOrThrow } from '@blog/server-kit';
+import { z } from 'zod';
+import { PostsService } from './posts.service.js';
+
+const readOptions = z.object({ includeAllMedia: z.boolean().optional() }).default({});
+const idSchema = z.coerce
+  .number({ error: 'id must be a number' })
+  .int()
+  .positive('id must be a positive number');
+const uploadedFile = z.object({
+  key: z.string().min(1),
+  type: z.enum(['image', 'video']),
+  mimeType: z.string(),
+  name: z.string(),
+  size: z.number().int().nonnegative(),
+});
+const writeSchema = z.object({
+  fields: z.record(z.string(), z.string()),
+  files: z.array(uploadedFile).default([]),
+});
+
+/** Message handlers: validate the envelope, hand over to the service. */
+@Controller()
+export class PostsController {
+  constructor(private readonly posts: PostsService) {}
+
+  @MessagePattern(Patterns.posts.list)
+  list(@Payload() { data }: RpcEnvelope<{ query: unknown; options?: PostReadOptions }>) {
+    return this.posts.list(
+      parseOrThrow(postListQuerySchema, data?.query ?? {}),
+      parseOrThrow(readOptions, data?.options),
+    );
+  }
+
+  @MessagePattern(Patterns.posts.get)
+  get(@Payload() { data }: RpcEnvelope<{ id: unknown; options?: PostReadOptions }>) {
+    return this.posts.get(parseOrThrow(idSchema, data?.id), parseOrThrow(readOptions, data?.options));
+  }
+
+  @MessagePattern(Patterns.posts.getBySlug)
+  getBySlug(@Payload() { data }: RpcEnvelope<{ slug: unknown; options?: PostReadOptions }>) {
+    return this.posts.getBySlug(
+      parseOrThrow(z.string().min(1).max(200), data?.slug),
+      parseOrThrow(readOptions, data?.options),
+    );
+  }
+
+  @MessagePattern(Patterns.posts.create)
+  create(@Payload() { data }: RpcEnvelope<PostWriteCommand>) {
+    return this.posts.create(parseOrThrow(writeSchema, data));
+  }
+
+  @MessagePattern(Patterns.posts.update)
+  update(@Payload() { data }: RpcEnvelope<PostUpdateCommand>) {
+    const command = parseOrThrow(writeSchema.extend({ id: idSchema }), data);
+    return this.posts.update(command);
+  }
+
+  @MessagePattern(Patterns.posts.delete)
+  delete(@Payload() { data }: RpcEnvelope<{ id: unknown }>) {
+    return this.posts.delete(parseOrThrow(idSchema, data?.id));
+  }
+
+  @MessagePattern(Patterns.posts.referencedKeys)
+  referencedKeys(@Payload() { data }: RpcEnvelope<{ keys: unknown }>) {
+    return this.posts.referencedKeys(parseOrThrow(z.array(z.string()).max(1000), data?.keys));
+  }
+}

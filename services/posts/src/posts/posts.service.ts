@@ -1,0 +1,321 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  findCategory,
+  findEntry,
+  findSubcategory,
+  PostErrors,
+  reservedSegments,
+  slugify,
+  type PostListQuery,
+  type PostListResult,
+  type PostReadOptions,
+  type PostUpdateCommand,
+  type PostView,
+  type PostWriteCommand,
+  type SiteConfig,
+} from '@blog/contracts';
+import { RpcError, type ObjectStorage } from '@blog/server-kit';
+import { randomUUID } from 'node:crypto';
+import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { SITE_CONFIG, STORAGE } from '../tokens.js';
+import { MediaItem } from './media-item.entity.js';
+import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
+import { Post } from './post.entity.js';
+import { parsePostForm, type ParsedPostForm } from './post-form.js';
+import { toPostView } from './post-view.js';
+import { toPrefixTsquery, toTypoText } from './search-query.js';
+
+const UNIQUE_VIOLATION = '23505';
+const TYPO_SIMILARITY = 0.45;
+
+/** Every storage key an item owns: the upload and what processing derived from it. */
+export function keysOf(item: MediaItem): string[] {
+  return [item.storageKey, item.thumbnailKey, item.croppedPreviewKey].filter((k): k is string => !!k);
+}
+
+@Injectable()
+export class PostsService {
+  private readonly logger = new Logger(PostsService.name);
+  private readonly reserved: Set<string>;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(SITE_CONFIG) private readonly site: SiteConfig,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+  ) {
+    this.reserved = reservedSegments(site);
+  }
+
+  async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
+    const filtered = this.filteredQuery(query);
+    if (!filtered) return { items: [], total: 0 };
+    const search = query.search?.trim();
+    if (search) return this.search(filtered, search, query, options);
+    const total = await filtered.clone().getCount();
+    const posts = await filtered
+      .orderBy('p.created_at', 'DESC')
+      .addOrderBy('p.id', 'DESC')
+      .offset((query.page - 1) * query.limit)
+      .limit(query.limit)
+      .getMany();
+    return { items: await this.views(posts, options), total };
+  }
+
+  async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
+    const post = await this.db.getRepository(Post).findOneBy({ id });
+    if (!post) throw RpcError.notFound(PostErrors.notFound);
+    return (await this.views([post], options))[0]!;
+  }
+
+  async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
+    const post = await this.db.getRepository(Post).findOneBy({ slug: slug.toLowerCase() });
+    if (!post) throw RpcError.notFound(PostErrors.notFound);
+    return (await this.views([post], options))[0]!;
+  }
+
+  async create(command: PostWriteCommand): Promise<PostView> {
+    const parsed = parsePostForm(command.fields, this.site);
+    const plan = this.plan(parsed, command, []);
+    const id = await this.withSlugRetry(() =>
+      this.db.transaction(async (manager) => {
+        const now = new Date();
+        const post = await manager.save(
+          manager.create(Post, {
+            ...this.postFields(parsed),
+            slug: await this.uniqueSlug(manager, parsed.form.title),
+            updatedAt: now,
+          }),
+        );
+        await manager.save(this.mediaRows(post.id, plan, parsed));
+        return post.id;
+      }),
+    );
+    return this.get(id, { includeAllMedia: true });
+  }
+
+  /** Keeps the slug (links stay valid); media the form no longer lists are deleted with their files. */
+  async update(command: PostUpdateCommand): Promise<PostView> {
+    const parsed = parsePostForm(command.fields, this.site);
+    const removed = await this.db.transaction(async (manager) => {
+      const post = await manager.findOne(Post, {
+        where: { id: command.id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!post) throw RpcError.notFound(PostErrors.notFound);
+      const existing = await manager.findBy(MediaItem, { postId: post.id });
+      const plan = this.plan(parsed, command, existing);
+      manager.merge(Post, post, { ...this.postFields(parsed), updatedAt: new Date() });
+      await manager.save(post);
+      if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
+      await manager.save(this.mediaRows(post.id, plan, parsed));
+      return plan.removed;
+    });
+    await this.deleteFiles(removed.flatMap(keysOf));
+    return this.get(command.id, { includeAllMedia: true });
+  }
+
+  async delete(id: number): Promise<{ deleted: true }> {
+    const media = await this.db.transaction(async (manager) => {
+      const items = await manager.findBy(MediaItem, { postId: id });
+      const result = await manager.delete(Post, { id });
+      if (!result.affected) throw RpcError.notFound(PostErrors.notFound);
+      return items;
+    });
+    await this.deleteFiles(media.flatMap(keysOf));
+    return { deleted: true };
+  }
+
+  /** Which of `keys` some post still references (the gateway asks before cleaning up after a timeout). */
+  async referencedKeys(keys: string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.getRepository(MediaItem).find({
+      where: [{ storageKey: In(keys) }, { thumbnailKey: In(keys) }, { croppedPreviewKey: In(keys) }],
+    });
+    const referenced = new Set(rows.flatMap(keysOf));
+    return keys.filter((key) => referenced.has(key));
+  }
+
+  private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
+    try {
+      return planMedia(parsed.form, command.files, existing);
+    } catch (error) {
+      if (error instanceof MediaPlanError) throw RpcError.badRequest(error.message);
+      throw error;
+    }
+  }
+
+  private postFields({ form, placement, tags, createdAt }: ParsedPostForm) {
+    return {
+      title: form.title,
+      content: form.content,
+      category: placement.category,
+      submenu1: placement.submenu1,
+      submenu2: placement.submenu2,
+      tags,
+      createdAt,
+    };
+  }
+
+  /** Rows for the planned list: positions from 0, crop settings on the main image. */
+  private mediaRows(postId: number, plan: MediaPlan, { form }: ParsedPostForm): MediaItem[] {
+    return plan.items.map((planned, position) => {
+      const row = new MediaItem();
+      if (planned.kind === 'existing') {
+        Object.assign(row, planned.item);
+        if (planned.title) row.title = planned.title;
+      } else if (planned.kind === 'file') {
+        Object.assign(row, {
+          id: randomUUID(),
+          type: planned.file.type,
+          status: 'ready',
+          storageKey: planned.file.key,
+          name: planned.file.name,
+          mimeType: planned.file.mimeType,
+          sizeBytes: String(planned.file.size),
+        });
+      } else {
+        Object.assign(row, {
+          id: randomUUID(),
+          type: 'youtube',
+          status: 'ready',
+          youtubeUrl: planned.video.url,
+          youtubeId: planned.video.videoId,
+          isShorts: planned.video.isShorts,
+          title: planned.title?.trim() || null,
+        });
+      }
+      row.postId = postId;
+      row.position = position;
+      if (position === plan.mainImageAt && form.cropSettings) {
+        row.cropX = form.cropSettings.x;
+        row.cropY = form.cropSettings.y;
+        row.cropScale = form.cropSettings.scale;
+      }
+      return row;
+    });
+  }
+
+  /** From the title; never a tree segment (the URL would read as a listing); numbered on collision. */
+  private async uniqueSlug(manager: EntityManager, title: string): Promise<string> {
+    const base = slugify(title);
+    const rows: { slug: string }[] = await manager.query(
+      `SELECT slug FROM posts.posts WHERE slug = $1 OR slug ~ ('^' || $1 || '-[0-9]+$')`,
+      [base],
+    );
+    const taken = new Set(rows.map((r) => r.slug));
+    if (!taken.has(base) && !this.reserved.has(base)) return base;
+    for (let n = 2; ; n++) {
+      const candidate = `${base}-${n}`;
+      if (!taken.has(candidate) && !this.reserved.has(candidate)) return candidate;
+    }
+  }
+
+  /** Two posts with the same title at the same moment: the loser of the unique index tries again. */
+  private async withSlugRetry<T>(work: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await work();
+      } catch (error) {
+        const code =
+          error instanceof QueryFailedError ? (error.driverError as { code?: string }).code : undefined;
+        if (code !== UNIQUE_VIOLATION || attempt >= 5) throw error;
+      }
+    }
+  }
+
+  private filteredQuery(query: PostListQuery): SelectQueryBuilder<Post> | null {
+    const qb = this.db.getRepository(Post).createQueryBuilder('p');
+    if (query.category) {
+      const category = findCategory(this.site, query.category);
+      if (!category) return null;
+      qb.andWhere('p.category = :category', { category: category.label });
+      if (query.submenu1) {
+        const sub = findSubcategory(category, query.submenu1);
+        if (!sub) return null;
+        qb.andWhere('p.submenu1 = :submenu1', { submenu1: sub.label });
+        if (query.submenu2) {
+          const entry = findEntry(sub, query.submenu2);
+          if (!entry) return null;
+          qb.andWhere('p.submenu2 = :submenu2', { submenu2: entry.label });
+        }
+      }
+    }
+    if (query.tag) qb.andWhere('p.tags_lower @> ARRAY[:tag]::text[]', { tag: query.tag.toLowerCase() });
+    if (query.from) qb.andWhere('p.created_at >= :from', { from: query.from });
+    if (query.to) qb.andWhere('p.created_at < :to', { to: endOfDay(query.to) });
+    return qb;
+  }
+
+  /** Full text (weighted, stemmed, accents ignored, last word as prefix); trigram similarity when that finds nothing. */
+  private async search(
+    filtered: SelectQueryBuilder<Post>,
+    text: string,
+    query: PostListQuery,
+    options: PostReadOptions,
+  ): Promise<PostListResult> {
+    const tsquery = toPrefixTsquery(text);
+    if (tsquery) {
+      const matches = filtered
+        .clone()
+        .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery });
+      const total = await matches.clone().getCount();
+      if (total > 0) {
+        const posts = await matches
+          .addSelect(`ts_rank_cd(p.search, to_tsquery('english', posts.f_unaccent(:tsquery)))`, 'rank')
+          .orderBy('rank', 'DESC')
+          .addOrderBy('p.created_at', 'DESC')
+          .addOrderBy('p.id', 'DESC')
+          .offset((query.page - 1) * query.limit)
+          .limit(query.limit)
+          .getMany();
+        return { items: await this.views(posts, options), total };
+      }
+    }
+    const typo = toTypoText(text);
+    if (!typo) return { items: [], total: 0 };
+    const similar = filtered
+      .clone()
+      .andWhere(`posts.word_similarity(posts.f_unaccent(:typo), p.typo_text) >= :threshold`, {
+        typo,
+        threshold: TYPO_SIMILARITY,
+      });
+    const total = await similar.clone().getCount();
+    const posts = await similar
+      .addSelect('posts.word_similarity(posts.f_unaccent(:typo), p.typo_text)', 'similarity')
+      .orderBy('similarity', 'DESC')
+      .addOrderBy('p.created_at', 'DESC')
+      .offset((query.page - 1) * query.limit)
+      .limit(query.limit)
+      .getMany();
+    return { items: await this.views(posts, options), total };
+  }
+
+  private async views(posts: Post[], options: PostReadOptions): Promise<PostView[]> {
+    if (posts.length === 0) return [];
+    const media = await this.db
+      .getRepository(MediaItem)
+      .find({ where: { postId: In(posts.map((p) => p.id)) }, order: { postId: 'ASC', position: 'ASC' } });
+    const byPost = new Map<number, MediaItem[]>();
+    for (const item of media) byPost.set(item.postId, [...(byPost.get(item.postId) ?? []), item]);
+    return posts.map((post) =>
+      toPostView(post, byPost.get(post.id) ?? [], this.site, options.includeAllMedia),
+    );
+  }
+
+  /** After the database changed: a file that fails to go is logged, never fatal (the post is already right). */
+  private async deleteFiles(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    try {
+      await this.storage.deleteMany(keys);
+    } catch (error) {
+      this.logger.warn(`could not delete ${keys.length} files: ${(error as Error).message}`);
+    }
+  }
+}
+
+/** An end date without a time includes that whole day. */
+function endOfDay(iso: string): Date {
+  const date = new Date(iso);
+  return /T00:00:00(\.000)?Z$/.test(iso) ? new Date(date.getTime() + 86_400_000) : date;
+}
