@@ -66,7 +66,7 @@ export function parseYoutubeUrl(input: string): YoutubeVideo | null {
     return null;
   }
   const host = parsed.hostname.replace(/^(www|m)\./, '');
-  let videoId: string | null = null;
+  let videoId: string | null;
   let isShorts = false;
   if (host === 'youtu.be') {
     videoId = parsed.pathname.split('/')[1] ?? null;
