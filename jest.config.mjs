@@ -40,5 +40,10 @@ export default {
       displayName: 'e2e',
       testMatch: ['<rootDir>/e2e/tests/**/*.spec.ts'],
     },
+    {
+      ...common,
+      displayName: 'infra',
+      testMatch: ['<rootDir>/infra/test/**/*.spec.ts'],
+    },
   ],
 };
