@@ -8,19 +8,17 @@ import { S3Storage } from './s3-storage.js';
 /** Unset and empty are the same thing for an environment variable. */
 const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).optional());
 
+const TRUE = ['true', '1', 'yes'];
+const FALSE = ['false', '0', 'no'];
+
+/** true/false (also 1/0, yes/no); unset or empty means `fallback`. */
 const flag = (fallback: boolean) =>
-  z.preprocess(
-    (value) => (value === '' || value === undefined ? fallback : value),
-    z.union([
-      z.boolean(),
-      z
-        .string()
-        .trim()
-        .toLowerCase()
-        .refine((text) => ['true', 'false', '1', '0', 'yes', 'no'].includes(text), 'must be true or false')
-        .transform((text) => ['true', '1', 'yes'].includes(text)),
-    ]),
-  );
+  z.preprocess((value) => {
+    if (value === undefined || value === '') return fallback;
+    if (typeof value !== 'string') return value;
+    const text = value.trim().toLowerCase();
+    return TRUE.includes(text) ? true : FALSE.includes(text) ? false : value;
+  }, z.boolean({ error: 'must be true or false' }));
 
 /**
  * Where media lives: S3 when S3_ENDPOINT is set, else the folder `${DATA_DIR}/uploads`.
