@@ -36,14 +36,19 @@ describe('/uploads serving', () => {
   const imageKey = 'media/2026/01/photo.jpg';
   const image = Buffer.from('\xff\xd8\xff\xe0 not really a jpeg', 'latin1');
 
-  function send(path: string, options: { method?: string; headers?: Record<string, string> } = {}): Promise<Reply> {
+  function send(
+    path: string,
+    options: { method?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
     return new Promise((resolve, reject) => {
       const req = httpRequest(
         { host: '127.0.0.1', port, path, method: options.method ?? 'GET', headers: options.headers },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
-          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('end', () =>
+            resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }),
+          );
           res.on('error', reject);
         },
       );
@@ -65,7 +70,9 @@ describe('/uploads serving', () => {
       contentType: 'video/mp4',
     });
     await storage.put(imageKey, image, { contentType: 'image/jpeg' });
-    await storage.put('private/originals/2026/01/original.jpg', Buffer.from(SECRET), { contentType: 'image/jpeg' });
+    await storage.put('private/originals/2026/01/original.jpg', Buffer.from(SECRET), {
+      contentType: 'image/jpeg',
+    });
     await storage.put('a/secret', Buffer.from('inside a/, fine to serve'), { contentType: 'text/plain' });
     await storage.put('media/2026/01/page.html', Buffer.from('<script>alert(1)</script>'), {
       contentType: 'text/html',
@@ -147,7 +154,9 @@ describe('/uploads serving', () => {
   );
 
   it('sends the whole file for a Range with an If-Range of another version', async () => {
-    const reply = await send(`/uploads/${videoKey}`, { headers: { Range: 'bytes=0-9', 'If-Range': '"old"' } });
+    const reply = await send(`/uploads/${videoKey}`, {
+      headers: { Range: 'bytes=0-9', 'If-Range': '"old"' },
+    });
     expect(reply.status).toBe(200);
     expect(reply.body.length).toBe(video.length);
     const same = await send(`/uploads/${videoKey}`, {
@@ -254,11 +263,17 @@ describe('/uploads serving', () => {
 
   it('destroys the storage stream when the client goes away mid-body', async () => {
     const big = 'media/2026/01/big.bin';
-    await storage.put(big, Readable.from((function* () {
-      for (let i = 0; i < 256; i++) yield randomBytes(256 * 1024);
-    })()), { contentType: 'video/mp4' }); // 64 MB: far more than the socket buffers hold
+    await storage.put(
+      big,
+      Readable.from(
+        (function* () {
+          for (let i = 0; i < 256; i++) yield randomBytes(256 * 1024);
+        })(),
+      ),
+      { contentType: 'video/mp4' },
+    ); // 64 MB: far more than the socket buffers hold
     gets.length = 0;
-    await new Promise<void>((resolve, reject) => {
+    await new Promise<void>((resolve) => {
       const req = httpRequest({ host: '127.0.0.1', port, path: `/uploads/${big}` }, (res) => {
         expect(res.statusCode).toBe(200);
         res.once('data', () => {

@@ -6,19 +6,25 @@ import type { ObjectStorage } from './object-storage.js';
 import { S3Storage } from './s3-storage.js';
 
 /** Unset and empty are the same thing for an environment variable. */
-const optionalText = z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).optional());
+const optionalText = z.preprocess(
+  (value) => (value === '' ? undefined : value),
+  z.string().min(1).optional(),
+);
 
 const TRUE = ['true', '1', 'yes'];
 const FALSE = ['false', '0', 'no'];
 
 /** true/false (also 1/0, yes/no); unset or empty means `fallback`. */
 const flag = (fallback: boolean) =>
-  z.preprocess((value) => {
-    if (value === undefined || value === '') return fallback;
-    if (typeof value !== 'string') return value;
-    const text = value.trim().toLowerCase();
-    return TRUE.includes(text) ? true : FALSE.includes(text) ? false : value;
-  }, z.boolean({ error: 'must be true or false' }));
+  z.preprocess(
+    (value) => {
+      if (value === undefined || value === '') return fallback;
+      if (typeof value !== 'string') return value;
+      const text = value.trim().toLowerCase();
+      return TRUE.includes(text) ? true : FALSE.includes(text) ? false : value;
+    },
+    z.boolean({ error: 'must be true or false' }),
+  );
 
 /**
  * Where media lives: S3 when S3_ENDPOINT is set, else the folder `${DATA_DIR}/uploads`.
@@ -27,13 +33,19 @@ const flag = (fallback: boolean) =>
  */
 export const storageEnv = z
   .object({
-    DATA_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).default('./data')),
+    DATA_DIR: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.string().min(1).default('./data'),
+    ),
     S3_ENDPOINT: z.preprocess(
       (value) => (value === '' ? undefined : value),
       z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' }).optional(),
     ),
     S3_BUCKET: optionalText,
-    S3_REGION: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(1).default('us-east-1')),
+    S3_REGION: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z.string().min(1).default('us-east-1'),
+    ),
     S3_ACCESS_KEY_ID: optionalText,
     S3_SECRET_ACCESS_KEY: optionalText,
     S3_FORCE_PATH_STYLE: flag(true),
@@ -41,9 +53,17 @@ export const storageEnv = z
   .superRefine((env, ctx) => {
     if (!env.S3_ENDPOINT) return;
     if (!env.S3_BUCKET) {
-      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'S3_BUCKET is required when S3_ENDPOINT is set' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_BUCKET'],
+        message: 'S3_BUCKET is required when S3_ENDPOINT is set',
+      });
     } else if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(env.S3_BUCKET)) {
-      ctx.addIssue({ code: 'custom', path: ['S3_BUCKET'], message: 'must be a valid bucket name (3-63 of a-z 0-9 . -)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['S3_BUCKET'],
+        message: 'must be a valid bucket name (3-63 of a-z 0-9 . -)',
+      });
     }
     if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
       ctx.addIssue({

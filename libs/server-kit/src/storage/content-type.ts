@@ -27,7 +27,8 @@ export function contentTypeForKey(key: string): string {
   return BY_EXTENSION[extname(key).slice(1).toLowerCase()] ?? DEFAULT_CONTENT_TYPE;
 }
 
-const CONTENT_TYPE = /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;\s*[a-z0-9!#$&^_.+-]+=("[^"\r\n]*"|[a-z0-9!#$&^_.+-]+))*$/i;
+const CONTENT_TYPE =
+  /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+(\s*;\s*[a-z0-9!#$&^_.+-]+=("[^"\r\n]*"|[a-z0-9!#$&^_.+-]+))*$/i;
 
 /** A syntactically valid media type (no CR/LF or other header-breaking characters). */
 export function assertValidContentType(contentType: string): void {

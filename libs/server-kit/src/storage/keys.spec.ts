@@ -9,13 +9,16 @@ import {
 } from './keys.js';
 
 describe('object keys', () => {
-  it.each(['a', 'media/2026/01/x.jpg', 'private/originals/a-b_c.d.png', 'a.b/c..d/e', `a/${'b'.repeat(200)}`])(
-    'accepts %j',
-    (key) => {
-      expect(() => assertValidKey(key)).not.toThrow();
-      expect(isValidKey(key)).toBe(true);
-    },
-  );
+  it.each([
+    'a',
+    'media/2026/01/x.jpg',
+    'private/originals/a-b_c.d.png',
+    'a.b/c..d/e',
+    `a/${'b'.repeat(200)}`,
+  ])('accepts %j', (key) => {
+    expect(() => assertValidKey(key)).not.toThrow();
+    expect(isValidKey(key)).toBe(true);
+  });
 
   it.each([
     '',
@@ -50,7 +53,9 @@ describe('object keys', () => {
   it('makes fresh keys under a prefix, by UTC year and month, with a lower-case extension', () => {
     const now = new Date('2026-03-31T23:30:00-05:00'); // already April in UTC
     const key = newObjectKey('media/originals', '.JPG', now);
-    expect(key).toMatch(/^media\/originals\/2026\/04\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jpg$/);
+    expect(key).toMatch(
+      /^media\/originals\/2026\/04\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jpg$/,
+    );
     expect(newObjectKey('media/', 'png')).not.toBe(newObjectKey('media/', 'png'));
     expect(() => newObjectKey('../up', 'jpg')).toThrow(InvalidKeyError);
     expect(() => newObjectKey('media', 'j/pg')).toThrow(InvalidKeyError);

@@ -17,7 +17,9 @@ export class InvalidKeyError extends Error {
     readonly key: unknown,
     reason: string,
   ) {
-    super(`Invalid object key ${JSON.stringify(typeof key === 'string' ? key.slice(0, 80) : key)}: ${reason}`);
+    super(
+      `Invalid object key ${JSON.stringify(typeof key === 'string' ? key.slice(0, 80) : key)}: ${reason}`,
+    );
   }
 }
 
@@ -28,7 +30,8 @@ function keyProblem(key: unknown): string | null {
   if (key.startsWith('/')) return 'absolute';
   for (const segment of key.split('/')) {
     if (segment === '') return 'empty segment';
-    if (segment.length > MAX_SEGMENT_LENGTH) return `a segment is longer than ${MAX_SEGMENT_LENGTH} characters`;
+    if (segment.length > MAX_SEGMENT_LENGTH)
+      return `a segment is longer than ${MAX_SEGMENT_LENGTH} characters`;
     if (segment === '.' || segment === '..') return 'dot segment';
     // A leading dot is refused too: the local store keeps its temp and metadata files under dot-names.
     if (!SEGMENT.test(segment)) return 'segments are [A-Za-z0-9._-] and do not start with "."';

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { constants, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, realpath, rename, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import {
+  mkdir,
+  open,
+  readFile,
+  readdir,
+  realpath,
+  rename,
+  rm,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -93,10 +103,10 @@ export class LocalFolderStorage implements ObjectStorage {
       const contentType = await this.contentTypeOf(file, key);
       const body = handle.createReadStream({
         start: resolved?.start ?? 0,
+        // end is inclusive and may not be -1: for an empty file "0..0" reads nothing
         end: resolved ? resolved.end : Math.max(0, size - 1),
         autoClose: true,
       });
-      // An empty file: end = -1 is not allowed, so read "0..0" of an empty file, which yields nothing.
       return { body, size, contentType, ...(resolved ? { range: resolved } : {}) };
     } catch (error) {
       await handle.close().catch(() => {});
@@ -157,7 +167,18 @@ export class LocalFolderStorage implements ObjectStorage {
         // symlinks and other entries are never listed or followed
       }
     };
-    await walk(start ? join(root, ...start.split('/')) : root);
+    let from = root;
+    if (start) {
+      // the folder the prefix names must itself resolve inside the root (no symlink out)
+      try {
+        from = await realpath(join(root, ...start.split('/')));
+      } catch (error) {
+        if (isMissing(error)) return [];
+        throw error;
+      }
+      if (!(await this.inside(from))) return [];
+    }
+    await walk(from);
     return keys.sort();
   }
 
@@ -216,7 +237,9 @@ export class LocalFolderStorage implements ObjectStorage {
   }
 
   /** Opens the key's regular file when it exists and resolves inside the root. */
-  private async openExisting(key: string): Promise<{ handle: FileHandle; file: string; size: number } | null> {
+  private async openExisting(
+    key: string,
+  ): Promise<{ handle: FileHandle; file: string; size: number } | null> {
     const path = this.pathOf(key);
     let file: string;
     try {

@@ -130,7 +130,11 @@ export class S3Storage implements ObjectStorage {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));
       return;
     } catch (error) {
-      if (!(errorName(error) === 'NotFound' || errorName(error) === 'NoSuchBucket' || httpStatus(error) === 404)) {
+      if (!(
+        errorName(error) === 'NotFound' ||
+        errorName(error) === 'NoSuchBucket' ||
+        httpStatus(error) === 404
+      )) {
         throw error;
       }
     }
@@ -145,7 +149,8 @@ export class S3Storage implements ObjectStorage {
       );
     } catch (error) {
       // another replica made it first
-      if (errorName(error) !== 'BucketAlreadyOwnedByYou' && errorName(error) !== 'BucketAlreadyExists') throw error;
+      if (errorName(error) !== 'BucketAlreadyOwnedByYou' && errorName(error) !== 'BucketAlreadyExists')
+        throw error;
     }
   }
 
