@@ -9,6 +9,7 @@ import { HttpExceptionFilter } from './common/http-exception.filter.js';
 import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middleware.js';
 import { webAppMiddleware } from './common/web-app.js';
 import { PublicCache } from './common/public-cache.js';
+import { uploadsMiddleware } from './uploads/index.js';
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;
@@ -36,6 +37,14 @@ export async function createGateway(
   app.disable('x-powered-by');
   app.use(requestIdMiddleware(logger));
   app.use(helmet());
+  app.use(
+    uploadsMiddleware(storage, {
+      onError: (error) =>
+        logger.event('error', 'serving an upload failed', {
+          reason: error instanceof Error ? error.message : String(error),
+        }),
+    }),
+  );
   if (config.CORS_ORIGINS.length > 0) {
     app.enableCors({
       origin: config.CORS_ORIGINS,
