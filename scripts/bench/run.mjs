@@ -1,8 +1,9 @@
 // `npm run bench`: runs every benchmark against the built stack and prints the figures.
 // Build first (`npm run build`); the launcher builds what is missing otherwise.
 import { benchAuth } from './auth.mjs';
+import { benchPosts } from './posts.mjs';
 
-const benches = { auth: benchAuth };
+const benches = { auth: benchAuth, posts: benchPosts };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {

@@ -8,45 +8,82 @@ interface Entry {
   storedAt: number;
 }
 
+type Waiter = (entry: Entry | null) => void;
+
 /** Headers a cached answer keeps besides its body. */
 const KEPT_HEADERS = ['x-total-count'];
 
 /**
  * A short-lived cache of public GET answers (post lists, posts, the site config) with
- * ETags: repeated reads skip the services entirely and If-None-Match gets a 304. Requests
- * with an Authorization header (the admin sees unprocessed media) bypass it. A write
- * through this gateway clears it; other replicas and background processing are seen
+ * ETags: repeated reads skip the services and If-None-Match gets a 304. One request at a
+ * time refreshes an expired answer while the others get the previous one (for at most
+ * `staleMs`) or wait for it, so a burst never turns into a burst of identical service calls.
+ * Requests with an Authorization header (the admin sees unprocessed media) bypass it. A
+ * write through this gateway clears it; other replicas and background processing show
  * within `ttlMs`.
  */
 export class PublicCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly refreshing = new Map<string, Waiter[]>();
+  private generation = 0;
 
   constructor(
     private readonly ttlMs: number,
+    private readonly staleMs = ttlMs * 5,
     private readonly maxEntries = 2000,
     private readonly paths = /^\/api\/(posts|site)(\/|$)/,
   ) {}
 
   clear(): void {
     this.entries.clear();
+    this.generation++;
   }
 
   middleware() {
     return (req: Request, res: Response, next: NextFunction) => {
-      if (req.method !== 'GET' || req.headers.authorization || !this.paths.test(req.path)) return next();
+      if (req.method !== 'GET' || req.headers.authorization || !this.paths.test(req.path)) {
+        return next();
+      }
       const key = req.originalUrl;
-      const hit = this.entries.get(key);
-      if (hit && Date.now() - hit.storedAt < this.ttlMs) return this.reply(req, res, hit);
-      const json = res.json.bind(res);
-      res.json = (body: unknown) => {
-        if (res.statusCode !== 200) return json(body);
-        const entry = this.entry(body, res);
-        if (this.ttlMs > 0) this.store(key, entry);
-        this.reply(req, res, entry);
-        return res;
-      };
+      const entry = this.entries.get(key);
+      const age = entry ? Date.now() - entry.storedAt : Infinity;
+      if (entry && age < this.ttlMs) return this.reply(req, res, entry);
+      const waiters = this.refreshing.get(key);
+      if (waiters) {
+        if (entry && age < this.staleMs) return this.reply(req, res, entry);
+        waiters.push((fresh) => (fresh ? this.reply(req, res, fresh) : next()));
+        return;
+      }
+      this.lead(key, res);
       next();
     };
+  }
+
+  /** This request refreshes `key`; whoever waits gets its answer (or runs on its own if it fails). */
+  private lead(key: string, res: Response) {
+    const waiters: Waiter[] = [];
+    this.refreshing.set(key, waiters);
+    const generation = this.generation;
+    let settled = false;
+    const settle = (entry: Entry | null) => {
+      if (settled) return;
+      settled = true;
+      this.refreshing.delete(key);
+      if (entry && this.ttlMs > 0 && generation === this.generation) this.store(key, entry);
+      for (const waiter of waiters) waiter(entry);
+    };
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      if (res.statusCode !== 200) {
+        settle(null);
+        return json(body);
+      }
+      const entry = this.entry(body, res);
+      settle(entry);
+      this.reply(res.req, res, entry);
+      return res;
+    };
+    res.on('close', () => settle(null));
   }
 
   private entry(body: unknown, res: Response): Entry {
@@ -61,11 +98,11 @@ export class PublicCache {
   }
 
   private store(key: string, entry: Entry) {
+    this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.delete(key);
     this.entries.set(key, entry);
   }
 

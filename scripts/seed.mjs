@@ -1,0 +1,73 @@
+#!/usr/bin/env node
+// Seeds posts straight into the posts schema (for benchmarks and demos): N posts spread over
+// the category tree, with titles, tags and a few sentences of text, dated over the past years.
+// Usage: DATABASE_URL=postgres://... node scripts/seed.mjs 10000
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WORDS = (
+  'engine wheel tyre chain brake garage road trip coffee espresso bread sourdough recipe kitchen reef coral ' +
+  'aquarium fish tank filter pump light project wood shed solar panel laptop keyboard circuit sensor battery ' +
+  'lake river dawn boat race track lap helmet friend partner dinner garden summer winter rain snow mountain ' +
+  'camera lens photo weekend holiday repair paint oil clutch gearbox exhaust saddle pedal frame spoke sprocket'
+).split(' ');
+
+export function placements(site) {
+  const list = [];
+  for (const category of site.categories) {
+    for (const sub of category.subcategories) {
+      const entries = sub.entries?.length ? sub.entries : [null];
+      for (const entry of entries) list.push([category.label, sub.label, entry ? entry.label : null]);
+    }
+  }
+  return list;
+}
+
+/** Inserts `count` posts in batches inside the database; returns the seconds it took. */
+export async function seedPosts(databaseUrl, count, { batch = 5000 } = {}) {
+  const site = JSON.parse(readFileSync(join(root, 'config/site.json'), 'utf8'));
+  const where = placements(site);
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const started = Date.now();
+  try {
+    const { rows } = await client.query('SELECT coalesce(max(id), 0) AS max FROM posts.posts');
+    const offset = Number(rows[0].max);
+    for (let from = 1; from <= count; from += batch) {
+      const to = Math.min(count, from + batch - 1);
+      await client.query(
+        `INSERT INTO posts.posts (title, content, slug, category, submenu1, submenu2, tags, created_at, updated_at)
+         SELECT
+           initcap(($1::text[])[1 + (g * 7) % cardinality($1::text[])]) || ' ' || ($1::text[])[1 + (g * 13) % cardinality($1::text[])] || ' notes ' || g,
+           array_to_string(ARRAY(SELECT ($1::text[])[1 + floor(random() * cardinality($1::text[]))::int]
+                                  FROM generate_series(1, 70) WHERE g > 0), ' ') || '.',
+           'seed-' || ($4::int + g),
+           ($2::text[])[1 + g % cardinality($2::text[])],
+           ($3::text[])[1 + g % cardinality($3::text[])],
+           nullif(($5::text[])[1 + g % cardinality($5::text[])], ''),
+           ARRAY[($1::text[])[1 + (g * 3) % cardinality($1::text[])], ($1::text[])[1 + (g * 11) % cardinality($1::text[])]],
+           now() - (g * interval '37 minutes'),
+           now()
+         FROM generate_series($6::int, $7::int) AS g`,
+        [WORDS, where.map((w) => w[0]), where.map((w) => w[1]), offset, where.map((w) => w[2] ?? ''), from, to],
+      );
+    }
+    await client.query('ANALYZE posts.posts');
+  } finally {
+    await client.end();
+  }
+  return (Date.now() - started) / 1000;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const count = Number(process.argv[2] ?? 1000);
+  if (!process.env.DATABASE_URL) {
+    console.error('Set DATABASE_URL to the database the posts service uses.');
+    process.exit(1);
+  }
+  const seconds = await seedPosts(process.env.DATABASE_URL, count);
+  console.log(`seeded ${count} posts in ${seconds.toFixed(1)} s`);
+}
