@@ -8,12 +8,25 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const WORDS = (
+const TOPICAL = (
   'engine wheel tyre chain brake garage road trip coffee espresso bread sourdough recipe kitchen reef coral ' +
   'aquarium fish tank filter pump light project wood shed solar panel laptop keyboard circuit sensor battery ' +
   'lake river dawn boat race track lap helmet friend partner dinner garden summer winter rain snow mountain ' +
   'camera lens photo weekend holiday repair paint oil clutch gearbox exhaust saddle pedal frame spoke sprocket'
 ).split(' ');
+
+/**
+ * A vocabulary like real prose: the topical words plus a few thousand made-up ones, drawn
+ * log-uniformly (close to Zipf's law), so a search term matches a realistic share of posts.
+ */
+const SYLLABLES =
+  'ba be bi bo bu da de di do du ka ke ki ko ku la le li lo lu ma me mi mo mu na ne ni no nu ra re ri ro ru sa se si so su ta te ti to tu va ve vi vo vu'.split(
+    ' ',
+  );
+const MADE_UP = [];
+for (const a of SYLLABLES)
+  for (const b of SYLLABLES) for (const c of ['n', 'r', 'l', 's']) MADE_UP.push(a + b + c);
+export const WORDS = [...TOPICAL, ...MADE_UP.filter((_, i) => i % 3 === 0)];
 
 export function placements(site) {
   const list = [];
@@ -41,18 +54,26 @@ export async function seedPosts(databaseUrl, count, { batch = 5000 } = {}) {
       await client.query(
         `INSERT INTO posts.posts (title, content, slug, category, submenu1, submenu2, tags, created_at, updated_at)
          SELECT
-           initcap(($1::text[])[1 + (g * 7) % cardinality($1::text[])]) || ' ' || ($1::text[])[1 + (g * 13) % cardinality($1::text[])] || ' notes ' || g,
-           array_to_string(ARRAY(SELECT ($1::text[])[1 + floor(random() * cardinality($1::text[]))::int]
+           initcap(($1::text[])[1 + (g * 7) % 80]) || ' ' || ($1::text[])[1 + (g * 13) % 80] || ' notes ' || g,
+           array_to_string(ARRAY(SELECT ($1::text[])[floor(exp(random() * ln(cardinality($1::text[]))))::int]
                                   FROM generate_series(1, 70) WHERE g > 0), ' ') || '.',
            'seed-' || ($4::int + g),
            ($2::text[])[1 + g % cardinality($2::text[])],
            ($3::text[])[1 + g % cardinality($3::text[])],
            nullif(($5::text[])[1 + g % cardinality($5::text[])], ''),
-           ARRAY[($1::text[])[1 + (g * 3) % cardinality($1::text[])], ($1::text[])[1 + (g * 11) % cardinality($1::text[])]],
+           ARRAY[($1::text[])[1 + (g * 3) % 80], ($1::text[])[1 + (g * 11) % 80]],
            now() - (g * interval '37 minutes'),
            now()
          FROM generate_series($6::int, $7::int) AS g`,
-        [WORDS, where.map((w) => w[0]), where.map((w) => w[1]), offset, where.map((w) => w[2] ?? ''), from, to],
+        [
+          WORDS,
+          where.map((w) => w[0]),
+          where.map((w) => w[1]),
+          offset,
+          where.map((w) => w[2] ?? ''),
+          from,
+          to,
+        ],
       );
     }
     await client.query('ANALYZE posts.posts');

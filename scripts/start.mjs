@@ -148,6 +148,8 @@ async function main() {
     DATABASE_URL: database.url,
     JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
+    // A small young generation keeps each idle process near 100 MB instead of 130+.
+    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2',
   };
 
   const shutdown = async (signal) => {

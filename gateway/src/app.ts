@@ -23,7 +23,7 @@ export async function createGateway(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<NestExpressApplication> {
   const logger = new JsonLogger('gateway', config.LOG_LEVEL);
-  const storage = createStorage(env);
+  const storage = await createStorage(env);
   await storage.ensureReady();
   const cache = new PublicCache(config.PUBLIC_CACHE_TTL_MS);
   const app = await NestFactory.create<NestExpressApplication>(

@@ -29,7 +29,7 @@ describe('posts through the gateway (real services, real files in storage)', () 
 
   beforeAll(async () => {
     stack = await startTestStack();
-    storage = createStorage(stack.env);
+    storage = await createStorage(stack.env);
     admin = await loginAs(stack, ADMIN.username, ADMIN.password);
     await api(stack, '/api/auth/register', { body: { username: 'reader', password: 'reader-password' } });
     user = await loginAs(stack, 'reader', 'reader-password');

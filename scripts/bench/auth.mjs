@@ -26,7 +26,9 @@ export async function benchAuth() {
     const { token } = await login();
     const logins = await sequential(200, login);
     const users = await sequential(200, async () => {
-      const response = await fetch(`${warm.baseUrl}/api/auth/users`, { headers: { authorization: `Bearer ${token}` } });
+      const response = await fetch(`${warm.baseUrl}/api/auth/users`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       if (response.status !== 200) throw new Error(`users answered ${response.status}`);
       await response.arrayBuffer();
     });

@@ -52,8 +52,11 @@ async function childrenOf(pid) {
 async function memoryReport(dataDir) {
   const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8'));
   const report = {};
-  for (const [name, pid] of Object.entries(state.children)) report[name] = Math.round((await kib(pid, 'VmRSS')) / 1024);
-  const postmaster = Number((await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+  for (const [name, pid] of Object.entries(state.children))
+    report[name] = Math.round((await kib(pid, 'VmRSS')) / 1024);
+  const postmaster = Number(
+    (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+  );
   const pgPids = [postmaster, ...(await childrenOf(postmaster))];
   let rss = 0;
   let pss = 0;
@@ -79,7 +82,10 @@ async function uploadMemory(baseUrl, token, gatewayPid) {
   const status = await new Promise((resolve, reject) => {
     const req = request(`${baseUrl}/api/posts`, {
       method: 'POST',
-      headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, authorization: `Bearer ${token}` },
+      headers: {
+        'content-type': `multipart/form-data; boundary=${boundary}`,
+        authorization: `Bearer ${token}`,
+      },
     });
     req.on('response', (res) => {
       res.resume();
@@ -96,7 +102,10 @@ async function uploadMemory(baseUrl, token, gatewayPid) {
     let sent = 0;
     const pump = () => {
       while (sent < size) {
-        const piece = sent === 0 ? Buffer.concat([ftyp, chunk.subarray(ftyp.length)]) : chunk.subarray(0, Math.min(chunk.length, size - sent));
+        const piece =
+          sent === 0
+            ? Buffer.concat([ftyp, chunk.subarray(ftyp.length)])
+            : chunk.subarray(0, Math.min(chunk.length, size - sent));
         sent += piece.length;
         if (!req.write(piece)) return void req.once('drain', pump);
       }
@@ -124,7 +133,11 @@ async function writesPerSecond(baseUrl, token, seconds = 5, concurrency = 8) {
       form.set('content', 'Written by the benchmark.');
       form.set('category', 'More');
       form.set('tags', 'bench');
-      const response = await fetch(`${baseUrl}/api/posts`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const response = await fetch(`${baseUrl}/api/posts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       await response.arrayBuffer();
       if (response.status === 201) ok++;
       else failed++;
@@ -174,12 +187,26 @@ export async function benchPosts() {
     results.writes = await writesPerSecond(base, token);
 
     results.seed100kSeconds = Math.round(await seedPosts(databaseUrl, 90_000));
-    const terms = ['coral', 'reef aqua', 'engine oil', 'sourdough bread', 'helmet', 'solar pan', 'river dawn', 'gearbox', 'lap track', 'winter snow'];
+    const terms = [
+      'coral',
+      'reef aqua',
+      'engine oil',
+      'sourdough bread',
+      'helmet',
+      'solar pan',
+      'river dawn',
+      'gearbox',
+      'lap track',
+      'winter snow',
+    ];
     // The Authorization header bypasses the gateway's cache, so every search reaches PostgreSQL.
     results.search100k = await sequential(200, async (i) => {
-      const response = await fetch(`${base}/api/posts?limit=15&page=${1 + (i % 3)}&search=${encodeURIComponent(terms[i % terms.length])}`, {
-        headers: { authorization: `Bearer ${token}` },
-      });
+      const response = await fetch(
+        `${base}/api/posts?limit=15&page=${1 + (i % 3)}&search=${encodeURIComponent(terms[i % terms.length])}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`search answered ${response.status}`);
     });

@@ -63,5 +63,10 @@ export async function sequential(n, fn) {
   }
   times.sort((a, b) => a - b);
   const round = (v) => Math.round(v * 100) / 100;
-  return { n, p50: round(percentile(times, 50)), p95: round(percentile(times, 95)), p99: round(percentile(times, 99)) };
+  return {
+    n,
+    p50: round(percentile(times, 50)),
+    p95: round(percentile(times, 95)),
+    p99: round(percentile(times, 99)),
+  };
 }

@@ -26,9 +26,9 @@ import {
   newObjectKey,
   ObjectTooLargeError,
   RangeNotSatisfiableError,
-  S3Storage,
   type ObjectStorage,
 } from '../src/storage/index.js';
+import { S3Storage } from '../src/storage/s3-storage.js';
 
 const MB = 1024 * 1024;
 

@@ -3,6 +3,7 @@ import type { SiteConfig } from '@blog/contracts';
 import { ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
 import type { PostsConfig } from './config.js';
 import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
+import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -21,7 +22,7 @@ export class PostsModule {
           name: 'posts',
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
-          migrations: [CreatePosts1763810000000],
+          migrations: [CreatePosts1763810000000, SlugPrefixIndex1763820000000],
         }),
       ],
       controllers: [PostsController, SiteController],

@@ -7,7 +7,7 @@ export { loadPostsConfig, type PostsConfig } from './config.js';
 
 export async function startPostsService(config: PostsConfig, env: NodeJS.ProcessEnv = process.env) {
   const site = loadSiteConfig(config.SITE_CONFIG);
-  const storage = createStorage(env);
+  const storage = await createStorage(env);
   await storage.ensureReady();
   return startService(PostsModule.forRoot(config, { site, storage }), {
     name: 'posts',

@@ -5,21 +5,21 @@ import { LocalFolderStorage } from './local-folder-storage.js';
 import { S3Storage } from './s3-storage.js';
 
 describe('storage configuration', () => {
-  it('uses the folder DATA_DIR/uploads when S3_ENDPOINT is unset (DATA_DIR defaults to ./data)', () => {
-    const byDefault = createStorage({});
+  it('uses the folder DATA_DIR/uploads when S3_ENDPOINT is unset (DATA_DIR defaults to ./data)', async () => {
+    const byDefault = await createStorage({});
     expect(byDefault).toBeInstanceOf(LocalFolderStorage);
     expect((byDefault as LocalFolderStorage).root).toBe(resolve('data', 'uploads'));
-    const chosen = createStorage({ DATA_DIR: '/srv/blog', S3_ENDPOINT: '' });
+    const chosen = await createStorage({ DATA_DIR: '/srv/blog', S3_ENDPOINT: '' });
     expect((chosen as LocalFolderStorage).root).toBe('/srv/blog/uploads');
   });
 
   it('uses S3 when S3_ENDPOINT is set, with path-style addressing and region by default', async () => {
-    const storage = createStorage({
+    const storage = (await createStorage({
       S3_ENDPOINT: 'http://minio:9000',
       S3_BUCKET: 'blog-media',
       S3_ACCESS_KEY_ID: 'key',
       S3_SECRET_ACCESS_KEY: 'secret',
-    }) as S3Storage;
+    })) as S3Storage;
     expect(storage).toBeInstanceOf(S3Storage);
     expect(storage.kind).toBe('s3');
     expect(storage.bucket).toBe('blog-media');

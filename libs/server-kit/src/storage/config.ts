@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { loadConfig } from '../config.js';
 import { LocalFolderStorage } from './local-folder-storage.js';
 import type { ObjectStorage } from './object-storage.js';
-import { S3Storage } from './s3-storage.js';
 
 /** Unset and empty are the same thing for an environment variable. */
 const optionalText = z.preprocess(
@@ -81,9 +80,13 @@ export function localUploadsDir(config: Pick<StorageConfig, 'DATA_DIR'>): string
   return resolve(config.DATA_DIR, 'uploads');
 }
 
-/** The store a parsed config names. */
-export function createStorageFromConfig(config: StorageConfig): ObjectStorage {
+/**
+ * The store a parsed config names. The AWS SDK is loaded only when S3 is used: it costs
+ * every process about 20 MB of memory.
+ */
+export async function createStorageFromConfig(config: StorageConfig): Promise<ObjectStorage> {
   if (config.S3_ENDPOINT) {
+    const { S3Storage } = await import('./s3-storage.js');
     return new S3Storage({
       endpoint: config.S3_ENDPOINT,
       bucket: config.S3_BUCKET!,
@@ -101,6 +104,6 @@ export function createStorageFromConfig(config: StorageConfig): ObjectStorage {
  * (DATA_DIR default ./data). Throws ConfigError naming the bad variable. Call
  * `ensureReady()` on the result before the first put (it creates the folder or bucket).
  */
-export function createStorage(env: NodeJS.ProcessEnv = process.env): ObjectStorage {
+export function createStorage(env: NodeJS.ProcessEnv = process.env): Promise<ObjectStorage> {
   return createStorageFromConfig(loadConfig(storageEnv, env));
 }

@@ -77,21 +77,19 @@ export class PostsService {
   async create(command: PostWriteCommand): Promise<PostView> {
     const parsed = parsePostForm(command.fields, this.site);
     const plan = this.plan(parsed, command, []);
-    const id = await this.withSlugRetry(() =>
+    const { post, media } = await this.withSlugRetry(() =>
       this.db.transaction(async (manager) => {
-        const now = new Date();
-        const post = await manager.save(
+        const saved = await manager.save(
           manager.create(Post, {
             ...this.postFields(parsed),
             slug: await this.uniqueSlug(manager, parsed.form.title),
-            updatedAt: now,
+            updatedAt: new Date(),
           }),
         );
-        await manager.save(this.mediaRows(post.id, plan, parsed));
-        return post.id;
+        return { post: saved, media: await manager.save(this.mediaRows(saved.id, plan, parsed)) };
       }),
     );
-    return this.get(id, { includeAllMedia: true });
+    return toPostView(post, media, this.site, true);
   }
 
   /** Keeps the slug (links stay valid); media the form no longer lists are deleted with their files. */
@@ -199,11 +197,13 @@ export class PostsService {
   /** From the title; never a tree segment (the URL would read as a listing); numbered on collision. */
   private async uniqueSlug(manager: EntityManager, title: string): Promise<string> {
     const base = slugify(title);
+    // Slugs hold only [a-z0-9-], so the prefix needs no LIKE escaping.
     const rows: { slug: string }[] = await manager.query(
-      `SELECT slug FROM posts.posts WHERE slug = $1 OR slug ~ ('^' || $1 || '-[0-9]+$')`,
+      `SELECT slug FROM posts.posts WHERE slug LIKE $1 || '%'`,
       [base],
     );
-    const taken = new Set(rows.map((r) => r.slug));
+    const numbered = new RegExp(`^${base}(-\\d+)?$`);
+    const taken = new Set(rows.map((r) => r.slug).filter((slug) => numbered.test(slug)));
     if (!taken.has(base) && !this.reserved.has(base)) return base;
     for (let n = 2; ; n++) {
       const candidate = `${base}-${n}`;
