@@ -17,6 +17,8 @@ export default tseslint.config(
         setInterval: 'readonly',
         clearInterval: 'readonly',
         fetch: 'readonly',
+        FormData: 'readonly',
+        Blob: 'readonly',
         window: 'readonly',
         document: 'readonly',
         localStorage: 'readonly',
