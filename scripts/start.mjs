@@ -5,7 +5,7 @@
 // gateway as child processes (restarting any that crash) and serves the site on PORT.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
@@ -86,10 +86,14 @@ async function startDatabase() {
 const children = new Map(); // name -> { process, restarts }
 let stopping = false;
 
+let stateWrites = 0;
+/** DATA_DIR/stack.json names the processes (for operators and tests); written whole, then renamed into place. */
 async function writeState() {
   const state = { launcher: process.pid, port, children: {} };
   for (const [name, child] of children) state.children[name] = child.process?.pid ?? null;
-  await writeFile(join(dataDir, 'stack.json'), JSON.stringify(state, null, 2));
+  const temp = join(dataDir, `.stack.json.${process.pid}.${stateWrites++}`);
+  await writeFile(temp, JSON.stringify(state, null, 2));
+  await rename(temp, join(dataDir, 'stack.json'));
 }
 
 function startChild(service, env) {

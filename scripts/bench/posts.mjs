@@ -210,6 +210,15 @@ export async function benchPosts() {
       await response.arrayBuffer();
       if (response.status !== 200) throw new Error(`search answered ${response.status}`);
     });
+    results.typoSearch100k = await sequential(50, async (i) => {
+      const response = await fetch(
+        `${base}/api/posts?limit=15&search=${['aquarim', 'helmte', 'espreso'][i % 3]}`,
+        {
+          headers: { authorization: `Bearer ${token}` },
+        },
+      );
+      await response.arrayBuffer();
+    });
     return results;
   } finally {
     await stack.stop();

@@ -27,7 +27,8 @@ import { toPostView } from './post-view.js';
 import { toPrefixTsquery, toTypoText } from './search-query.js';
 
 const UNIQUE_VIOLATION = '23505';
-const TYPO_SIMILARITY = 0.45;
+/** Relevance ranks at most this many of the newest matches, so a common word stays fast. */
+const SEARCH_CANDIDATES = 1000;
 
 /** Every storage key an item owns: the upload and what processing derived from it. */
 export function keysOf(item: MediaItem): string[] {
@@ -247,7 +248,12 @@ export class PostsService {
     return qb;
   }
 
-  /** Full text (weighted, stemmed, accents ignored, last word as prefix); trigram similarity when that finds nothing. */
+  /**
+   * Full text (weighted, stemmed, accents ignored, last word as prefix), ranked by relevance
+   * then recency; trigram similarity on titles and tags when that finds nothing. The cost is
+   * bounded for common words: relevance ranks the newest SEARCH_CANDIDATES matches, and the
+   * total counts at most that many (more matches than that report SEARCH_CANDIDATES).
+   */
   private async search(
     filtered: SelectQueryBuilder<Post>,
     text: string,
@@ -258,37 +264,78 @@ export class PostsService {
     if (tsquery) {
       const matches = filtered
         .clone()
-        .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery });
-      const total = await matches.clone().getCount();
-      if (total > 0) {
-        const posts = await matches
-          .addSelect(`ts_rank_cd(p.search, to_tsquery('english', posts.f_unaccent(:tsquery)))`, 'rank')
-          .orderBy('rank', 'DESC')
-          .addOrderBy('p.created_at', 'DESC')
-          .addOrderBy('p.id', 'DESC')
-          .offset((query.page - 1) * query.limit)
-          .limit(query.limit)
-          .getMany();
-        return { items: await this.views(posts, options), total };
-      }
+        .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery })
+        .select(['p.id AS id', 'p.created_at AS created_at', 'p.search AS search']);
+      const page = await this.rankedPage(
+        matches,
+        `ts_rank_cd(c.search, to_tsquery('english', posts.f_unaccent($tsquery)))`,
+        { tsquery },
+        query,
+      );
+      if (page.total > 0) return { items: await this.viewsInOrder(page.ids, options), total: page.total };
     }
     const typo = toTypoText(text);
     if (!typo) return { items: [], total: 0 };
+    // `<%` is pg_trgm's word-similarity operator (threshold 0.6), served by the trigram index.
     const similar = filtered
       .clone()
-      .andWhere(`posts.word_similarity(posts.f_unaccent(:typo), p.typo_text) >= :threshold`, {
-        typo,
-        threshold: TYPO_SIMILARITY,
-      });
-    const total = await similar.clone().getCount();
-    const posts = await similar
-      .addSelect('posts.word_similarity(posts.f_unaccent(:typo), p.typo_text)', 'similarity')
-      .orderBy('similarity', 'DESC')
-      .addOrderBy('p.created_at', 'DESC')
-      .offset((query.page - 1) * query.limit)
-      .limit(query.limit)
-      .getMany();
-    return { items: await this.views(posts, options), total };
+      .andWhere(`posts.f_unaccent(:typo) <% p.typo_text`, { typo })
+      .select(['p.id AS id', 'p.created_at AS created_at', 'p.typo_text AS typo_text']);
+    const page = await this.rankedPage(
+      similar,
+      `posts.word_similarity(posts.f_unaccent($typo), c.typo_text)`,
+      { typo },
+      query,
+    );
+    return { items: await this.viewsInOrder(page.ids, options), total: page.total };
+  }
+
+  /**
+   * Takes the newest SEARCH_CANDIDATES matches, orders them by `rank` (highest first, then
+   * newest) and returns one page of ids with the number of candidates as the total, in one query.
+   */
+  private async rankedPage(
+    matches: SelectQueryBuilder<Post>,
+    rank: string,
+    rankParams: Record<string, string>,
+    query: PostListQuery,
+  ): Promise<{ ids: number[]; total: number }> {
+    const [sql, params] = matches
+      .clone()
+      .orderBy('p.created_at', 'DESC')
+      .limit(SEARCH_CANDIDATES)
+      .getQueryAndParameters();
+    const matchParams = [...params];
+    let rankSql = rank;
+    for (const [name, value] of Object.entries(rankParams)) {
+      params.push(value);
+      rankSql = rankSql.replace(`$${name}`, `$${params.length}`);
+    }
+    params.push(query.limit, (query.page - 1) * query.limit);
+    const rows: { id: number; total: string }[] = await this.db.query(
+      `SELECT c.id, count(*) OVER () AS total FROM (${sql}) c
+       ORDER BY ${rankSql} DESC, c.created_at DESC, c.id DESC
+       LIMIT $${params.length - 1} OFFSET $${params.length}`,
+      params,
+    );
+    if (rows.length > 0) return { ids: rows.map((r) => r.id), total: Number(rows[0]!.total) };
+    if (query.page === 1) return { ids: [], total: 0 };
+    // A page past the end: count the candidates on their own.
+    const counted: { total: string }[] = await this.db.query(
+      `SELECT count(*) AS total FROM (${sql}) c`,
+      matchParams,
+    );
+    return { ids: [], total: Number(counted[0]?.total ?? 0) };
+  }
+
+  private async viewsInOrder(ids: number[], options: PostReadOptions): Promise<PostView[]> {
+    if (ids.length === 0) return [];
+    const posts = await this.db.getRepository(Post).findBy({ id: In(ids) });
+    const byId = new Map(posts.map((p) => [p.id, p]));
+    return this.views(
+      ids.map((id) => byId.get(id)).filter((p): p is Post => !!p),
+      options,
+    );
   }
 
   private async views(posts: Post[], options: PostReadOptions): Promise<PostView[]> {
