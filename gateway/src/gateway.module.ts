@@ -8,6 +8,7 @@ import { ServiceClients } from './rpc/service-clients.js';
 import { OptionalAuth } from './common/optional-auth.js';
 import { PostsController } from './posts/posts.controller.js';
 import { PostWriter } from './posts/post-writer.service.js';
+import { SettingsController } from './media/settings.controller.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -18,7 +19,7 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [JwtModule.register({ secret: config.JWT_SECRET, verifyOptions: { algorithms: ['HS256'] } })],
-      controllers: [AuthController, HealthController, PostsController],
+      controllers: [AuthController, HealthController, PostsController, SettingsController],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: STORAGE, useValue: storage },

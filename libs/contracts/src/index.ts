@@ -8,3 +8,4 @@ export * from './site.js';
 export * from './urls.js';
 export * from './media.js';
 export * from './posts.js';
+export * from './settings.js';

@@ -17,6 +17,10 @@ export const Patterns = {
     referencedKeys: 'posts.referencedKeys',
     site: 'posts.site',
   },
+  media: {
+    getSettings: 'media.settings.get',
+    updateSettings: 'media.settings.update',
+  },
 } as const;
 
 export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
