@@ -7,9 +7,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './lib/ports.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data'));
@@ -24,17 +24,6 @@ const SERVICES = [
   { name: 'gateway', entry: 'gateway/dist/main.js', portVar: 'PORT' },
 ];
 const WEB_INDEX = 'web/dist/index.html';
-
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port: free } = server.address();
-      server.close(() => resolvePort(free));
-    });
-  });
-}
 
 function buildIfNeeded() {
   const missing = [...SERVICES.map((s) => s.entry), WEB_INDEX].filter(

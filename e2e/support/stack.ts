@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { freePort } from '@blog/server-kit/testing';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');
 
@@ -22,17 +22,6 @@ export interface RunningStack {
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** SIGTERM, as Ctrl-C would; resolves with the launcher's exit code. */
   stop(): Promise<number | null>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 /**

@@ -1,21 +1,12 @@
 // Starts the embedded stack (`node scripts/start.mjs`) for a benchmark and times it to healthy.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../lib/ports.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-export function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
+export { freePort };
 
 /** Starts the launcher and resolves once /api/health answers 200, with the milliseconds it took. */
 export async function startStack({ dataDir, port, env = {} }) {

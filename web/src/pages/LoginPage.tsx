@@ -5,6 +5,7 @@ import { useApi } from '../api/ApiContext';
 import { login } from '../api/auth';
 import { errorMessage } from '../api/client';
 import { useSession } from '../session/SessionContext';
+import { CredentialsFields } from '../components/CredentialsFields';
 
 /** Sign-in screen (SPEC.md §2): after success admins go to /admin, everyone else to /. */
 export function LoginPage() {
@@ -40,34 +41,15 @@ export function LoginPage() {
     <section className="card form-card" aria-labelledby="login-heading">
       <h1 id="login-heading">Sign in to your account</h1>
       <form className="form" onSubmit={onSubmit}>
-        <div className="field">
-          <label htmlFor="login-username">Username</label>
-          <input
-            id="login-username"
-            name="username"
-            type="text"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            aria-describedby={error ? 'login-error' : undefined}
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="login-password">Password</label>
-          <input
-            id="login-password"
-            name="password"
-            type="password"
-            autoComplete="current-password"
-            required
-            aria-describedby={error ? 'login-error' : undefined}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
+        <CredentialsFields
+          idPrefix="login"
+          username={username}
+          password={password}
+          onUsername={setUsername}
+          onPassword={setPassword}
+          passwordAutoComplete="current-password"
+          errorId={error ? 'login-error' : undefined}
+        />
         <p id="login-error" className="form-error" role="alert">
           {error}
         </p>

@@ -4,6 +4,7 @@ import { Link } from 'react-router-dom';
 import { useApi } from '../api/ApiContext';
 import { register } from '../api/auth';
 import { errorMessage } from '../api/client';
+import { CredentialsFields } from '../components/CredentialsFields';
 
 /** Registration form; the same rules as the server come from @blog/contracts. */
 export function RegisterPage() {
@@ -52,34 +53,15 @@ export function RegisterPage() {
     <section className="card form-card" aria-labelledby="register-heading">
       <h1 id="register-heading">Create an account</h1>
       <form className="form" onSubmit={onSubmit}>
-        <div className="field">
-          <label htmlFor="register-username">Username</label>
-          <input
-            id="register-username"
-            name="username"
-            type="text"
-            autoComplete="username"
-            autoCapitalize="none"
-            spellCheck={false}
-            required
-            aria-describedby={error ? 'register-error' : undefined}
-            value={username}
-            onChange={(e) => setUsername(e.target.value)}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="register-password">Password</label>
-          <input
-            id="register-password"
-            name="password"
-            type="password"
-            autoComplete="new-password"
-            required
-            aria-describedby={error ? 'register-error' : undefined}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </div>
+        <CredentialsFields
+          idPrefix="register"
+          username={username}
+          password={password}
+          onUsername={setUsername}
+          onPassword={setPassword}
+          passwordAutoComplete="new-password"
+          errorId={error ? 'register-error' : undefined}
+        />
         <p id="register-error" className="form-error" role="alert">
           {error}
         </p>
