@@ -49,26 +49,32 @@ async function childrenOf(pid) {
   return pids;
 }
 
+/**
+ * Resident memory of every process of the stack, in MiB. RSS counts pages shared between
+ * processes (the node binary, PostgreSQL's shared buffers) once per process; PSS splits
+ * them, so the PSS total is the physical memory the whole stack really holds.
+ */
 async function memoryReport(dataDir) {
   const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8'));
-  const report = {};
-  for (const [name, pid] of Object.entries(state.children))
-    report[name] = Math.round((await kib(pid, 'VmRSS')) / 1024);
   const postmaster = Number(
     (await readFile(join(dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
   );
-  const pgPids = [postmaster, ...(await childrenOf(postmaster))];
-  let rss = 0;
-  let pss = 0;
-  for (const pid of pgPids) {
-    rss += await kib(pid, 'VmRSS');
-    pss += await kib(pid, 'Pss');
+  const groups = { ...Object.fromEntries(Object.entries(state.children).map(([n, pid]) => [n, [pid]])) };
+  groups.postgres = [postmaster, ...(await childrenOf(postmaster))];
+  const rss = {};
+  const pss = {};
+  for (const [name, pids] of Object.entries(groups)) {
+    rss[name] = 0;
+    pss[name] = 0;
+    for (const pid of pids) {
+      rss[name] += await kib(pid, 'VmRSS');
+      pss[name] += await kib(pid, 'Pss');
+    }
+    rss[name] = Math.round(rss[name] / 1024);
+    pss[name] = Math.round(pss[name] / 1024);
   }
-  report.postgresRssSum = Math.round(rss / 1024);
-  report.postgresPss = Math.round(pss / 1024);
-  const node = ['gateway', 'auth', 'posts', 'media', 'mail'].reduce((sum, n) => sum + (report[n] ?? 0), 0);
-  report.totalMiB = node + report.postgresPss;
-  return report;
+  const sum = (values) => Object.values(values).reduce((a, b) => a + b, 0);
+  return { rss, pss, totalRss: sum(rss), totalPss: sum(pss) };
 }
 
 /** Streams a 100 MB MP4-like file to POST /api/posts while sampling the gateway's resident memory. */

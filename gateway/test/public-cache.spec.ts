@@ -1,0 +1,86 @@
+import express from 'express';
+import type { Server } from 'node:http';
+import { freePort } from '@blog/server-kit/testing';
+import { PublicCache } from '../src/common/public-cache.js';
+
+/** The cache in front of a plain Express handler that counts its calls and answers slowly. */
+async function serve(cache: PublicCache) {
+  let calls = 0;
+  let version = 1;
+  const app = express();
+  app.use(cache.middleware());
+  app.get('/api/posts', async (_req, res) => {
+    calls++;
+    const answer = { version };
+    await new Promise((r) => setTimeout(r, 100));
+    res.setHeader('X-Total-Count', '7');
+    res.json(answer);
+  });
+  app.get('/api/posts/missing', (_req, res) => void res.status(404).json({ error: 'Post not found' }));
+  const port = await freePort();
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(port, '127.0.0.1', () => resolve(s));
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls: () => calls,
+    bump: () => version++,
+    close: () => new Promise((r) => server.close(r)),
+  };
+}
+
+describe('public cache', () => {
+  it('answers a burst with one handler call, with ETag, the kept headers and 304', async () => {
+    const app = await serve(new PublicCache(60_000));
+    try {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${app.url}/api/posts`)));
+      expect(app.calls()).toBe(1);
+      const bodies = await Promise.all(answers.map((a) => a.json()));
+      expect(new Set(bodies.map((b) => JSON.stringify(b)))).toEqual(new Set(['{"version":1}']));
+      const etag = answers[0]!.headers.get('etag')!;
+      expect(
+        answers.every((a) => a.headers.get('x-total-count') === '7' && a.headers.get('etag') === etag),
+      ).toBe(true);
+      const again = await fetch(`${app.url}/api/posts`, { headers: { 'if-none-match': etag } });
+      expect(again.status).toBe(304);
+      expect(app.calls()).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('refreshes after the TTL, serving the previous answer meanwhile', async () => {
+    const app = await serve(new PublicCache(50, 10_000));
+    try {
+      await fetch(`${app.url}/api/posts`);
+      app.bump();
+      await new Promise((r) => setTimeout(r, 80));
+      const [leader, follower] = await Promise.all([
+        fetch(`${app.url}/api/posts`),
+        fetch(`${app.url}/api/posts`),
+      ]);
+      // One refreshes (new version); the other got the stale answer at once.
+      expect([await leader.json(), await follower.json()].map((b) => b.version).sort()).toEqual([1, 2]);
+      expect(app.calls()).toBe(2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is cleared by a write, bypassed with an Authorization header, and never caches errors', async () => {
+    const cache = new PublicCache(60_000);
+    const app = await serve(cache);
+    try {
+      await fetch(`${app.url}/api/posts`);
+      app.bump();
+      expect(await (await fetch(`${app.url}/api/posts`)).json()).toEqual({ version: 1 });
+      cache.clear();
+      expect(await (await fetch(`${app.url}/api/posts`)).json()).toEqual({ version: 2 });
+      await fetch(`${app.url}/api/posts`, { headers: { authorization: 'Bearer x' } });
+      expect(app.calls()).toBe(3);
+      for (let i = 0; i < 2; i++) expect((await fetch(`${app.url}/api/posts/missing`)).status).toBe(404);
+    } finally {
+      await app.close();
+    }
+  });
+});
