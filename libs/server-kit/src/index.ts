@@ -7,3 +7,4 @@ export * from './health.controller.js';
 export * from './service-core.module.js';
 export * from './site-config.js';
 export * from './storage/index.js';
+export * from './jobs/index.js';
