@@ -2,6 +2,7 @@ import { createStorage, type ObjectStorage } from '@blog/server-kit';
 import { request as httpRequest } from 'node:http';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 import { fields, makeHeic, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
+import { makeRealMp4 } from '../../services/media/test/fixtures.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -25,7 +26,19 @@ describe('posts through the gateway (real services, real files in storage)', () 
       headers: response.headers,
     };
   };
-  const stored = () => storage.list('media/');
+  /** Every stored key: the owners' originals (private/originals/) and what the worker made (media/). */
+  const stored = () => storage.list('');
+  const originals = () => storage.list('private/originals/');
+  /** Reads the post as an admin until the media worker has processed every item. */
+  const whenReady = async (id: number): Promise<Json> => {
+    const until = Date.now() + 20_000;
+    for (;;) {
+      const post = (await api(stack, `/api/posts/${id}`, { token: admin })).json as Json;
+      if (post.mediaReady) return post;
+      if (Date.now() > until) throw new Error(`media not ready: ${JSON.stringify(post.media)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -55,11 +68,17 @@ describe('posts through the gateway (real services, real files in storage)', () 
       { name: 'files', file: { filename: 'side.png', type: 'image/png', data: await makeImage('png') } },
       { name: 'files', file: { filename: 'rear.webp', type: 'image/webp', data: await makeImage('webp') } },
       { name: 'files', file: { filename: 'spin.gif', type: 'image/gif', data: await makeImage('gif') } },
-      { name: 'files', file: { filename: 'drive.mp4', type: 'video/mp4', data: makeMp4() } },
+      { name: 'files', file: { filename: 'drive.mp4', type: 'video/mp4', data: await makeRealMp4() } },
     ];
     const response = await send('POST', '/api/posts', parts);
     expect(response.status).toBe(201);
-    created = response.json;
+    // The admin's answer lists every item, pending until the media worker has processed it.
+    expect(response.json.mediaReady).toBe(false);
+    expect(response.json.media.filter((m: Json) => m.type !== 'youtube').map((m: Json) => m.status)).toEqual(
+      Array(5).fill('pending'),
+    );
+    expect(await originals()).toHaveLength(5);
+    created = await whenReady(response.json.id);
     expect(created).toMatchObject({
       title: 'New tyres for the roadster',
       slug: 'new-tyres-for-the-roadster',
@@ -90,8 +109,10 @@ describe('posts through the gateway (real services, real files in storage)', () 
         title: 'YouTube Video 6',
       }),
     ]);
-    expect(created.mainMedia).toEqual({ type: 'image', path: created.images[0].path });
-    expect(await stored()).toHaveLength(5);
+    // The main image is shown through its 400x128 crop preview once processed.
+    expect(created.images[0].croppedPreviewPath).toMatch(/\/crop\.jpg$/);
+    expect(created.mainMedia).toEqual({ type: 'image', path: created.images[0].croppedPreviewPath });
+    expect(created.media.map((m: Json) => m.status)).toEqual(Array(6).fill('ready'));
     const types = await Promise.all(
       created.media
         .filter((m: Json) => m.path)
@@ -105,7 +126,10 @@ describe('posts through the gateway (real services, real files in storage)', () 
       'video/mp4',
     ]);
     for (const image of created.images)
-      expect(image.path).toMatch(/^\/uploads\/media\/\d{4}\/\d{2}\/[0-9a-f-]{36}\.\w+$/);
+      expect(image.path).toMatch(/^\/uploads\/media\/items\/[0-9a-f-]{36}\/[0-9a-f]{16}\/w\d+\.\w+$/);
+    expect(created.videos[0].thumbnailPath).toMatch(/\/poster\.jpg$/);
+    // No public answer names an original.
+    expect(JSON.stringify(created)).not.toContain('private/');
   });
 
   it('reads it by id and by slug, with ETag and 304', async () => {
@@ -305,7 +329,7 @@ describe('posts through the gateway (real services, real files in storage)', () 
       { name: 'files', file: { filename: 'extra.png', type: 'image/png', data: await makeImage('png') } },
     ]);
     expect(response.status).toBe(200);
-    const post = response.json;
+    const post = await whenReady(response.json.id);
     expect(post.slug).toBe(created.slug);
     expect(post.title).toBe('New tyres, updated');
     expect(post.media.map((m: Json) => m.type)).toEqual(['image', 'youtube', 'image', 'image', 'youtube']);
@@ -321,7 +345,8 @@ describe('posts through the gateway (real services, real files in storage)', () 
     for (const gone of [side, gif, created.videos[0]])
       expect(keys).not.toContain(gone.path.slice('/uploads/'.length));
     for (const kept of [front, rear]) expect(keys).toContain(kept.path.slice('/uploads/'.length));
-    expect(keys).toHaveLength(3);
+    expect(await originals()).toHaveLength(3);
+    expect(keys.filter((k) => !k.startsWith('private/') && !k.startsWith('media/'))).toEqual([]);
     created = post;
   });
 
@@ -339,7 +364,8 @@ describe('posts through the gateway (real services, real files in storage)', () 
       }),
     ]);
     expect(response.status).toBe(200);
-    expect(response.json.mainMedia.path).toBe(created.images[2].path);
+    expect(response.json.media[0].path).toBe(created.images[2].path);
+    expect(response.json.mainMedia.type).toBe('image');
     expect(response.json.media).toHaveLength(5);
   });
 

@@ -19,8 +19,11 @@ const SNIFF_BYTES = 4100;
 const MAX_FILES = 50;
 const MAX_FIELDS = 50;
 const MAX_FIELD_BYTES = 1024 * 1024;
-/** Where uploads go until the media pipeline processes them. */
-export const UPLOAD_PREFIX = 'media';
+/**
+ * Where the owner's originals go: a private key, never served nor listed publicly; the
+ * media worker makes what the site serves from it (under `media/`).
+ */
+export const UPLOAD_PREFIX = 'private/originals';
 
 class ClientGoneError extends Error {}
 

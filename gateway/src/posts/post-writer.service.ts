@@ -31,16 +31,20 @@ export class PostWriter {
 
   async create(req: Request, res: Response): Promise<PostView> {
     const form = await receivePostForm(req, res, this.storage);
-    return this.withCleanup(form, () =>
-      this.services.call('posts', Patterns.posts.create, form, WRITE_TIMEOUT_MS),
+    const post = await this.withCleanup(form, () =>
+      this.services.call<PostView>('posts', Patterns.posts.create, form, WRITE_TIMEOUT_MS),
     );
+    this.enqueueMedia(post);
+    return post;
   }
 
   async update(id: number, req: Request, res: Response): Promise<PostView> {
     const form = await receivePostForm(req, res, this.storage);
-    return this.withCleanup(form, () =>
-      this.services.call('posts', Patterns.posts.update, { ...form, id }, WRITE_TIMEOUT_MS),
+    const post = await this.withCleanup(form, () =>
+      this.services.call<PostView>('posts', Patterns.posts.update, { ...form, id }, WRITE_TIMEOUT_MS),
     );
+    this.enqueueMedia(post);
+    return post;
   }
 
   async delete(id: number): Promise<void> {
@@ -49,6 +53,21 @@ export class PostWriter {
     } finally {
       this.cache.clear();
     }
+  }
+
+  /**
+   * Asks the media service to process the post's pending items now, without waiting for it.
+   * A lost call only delays processing: the media service re-enqueues pending items itself.
+   */
+  private enqueueMedia(post: PostView): void {
+    const ids = post.media.filter((m) => m.status === 'pending').map((m) => m.id);
+    if (ids.length === 0) return;
+    this.services.call('media', Patterns.media.enqueue, { ids }).catch((error: Error) =>
+      this.logger.event('warn', 'media enqueue failed; the re-enqueue will pick it up', {
+        ids,
+        reason: error.message,
+      }),
+    );
   }
 
   private async withCleanup<T>(form: PostWriteCommand, write: () => Promise<T>): Promise<T> {

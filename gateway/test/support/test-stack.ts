@@ -50,7 +50,7 @@ export async function startTestStack(
   const services = {
     auth: await startAuthService(loadAuthConfig(env)),
     posts: await startPostsService(loadPostsConfig(env), env),
-    media: await startMediaService(loadMediaConfig(env)),
+    media: await startMediaService(loadMediaConfig(env), env),
     mail: without.includes('mail') ? undefined : await startMailService(loadMailConfig(env)),
   };
   const gateway = await createGateway(loadGatewayConfig(env), env);

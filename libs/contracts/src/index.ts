@@ -9,3 +9,4 @@ export * from './urls.js';
 export * from './media.js';
 export * from './posts.js';
 export * from './settings.js';
+export * from './media-jobs.js';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { MediaStatus, MediaType } from './media.js';
+import type { VariantView } from './media-jobs.js';
 
 export const POST_TITLE_MAX = 200;
 export const POST_CONTENT_MAX = 200_000;
@@ -68,6 +69,8 @@ export interface ImageItem {
   width: number | null;
   height: number | null;
   status: MediaStatus;
+  /** srcset entries (WebP, AVIF and the original's format at a few widths), once processed. */
+  variants: VariantView[];
 }
 
 export interface VideoItem {
@@ -116,6 +119,11 @@ export interface MediaItemView {
   cropY?: number | null;
   cropScale?: number | null;
   croppedPreviewPath?: string | null;
+  width?: number | null;
+  height?: number | null;
+  /** Videos: seconds, once processed. */
+  duration?: number | null;
+  variants?: VariantView[];
   error?: string | null;
 }
 

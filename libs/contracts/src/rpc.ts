@@ -16,10 +16,16 @@ export const Patterns = {
     /** Which of these storage keys a post references (cleanup after an unclear failure). */
     referencedKeys: 'posts.referencedKeys',
     site: 'posts.site',
+    /** Media items still pending (by id, or pending for longer than N seconds): the media worker's input. */
+    pendingMedia: 'posts.media.pending',
+    /** The worker's outcome for one item (ready with its files, or failed with the reason). */
+    mediaResult: 'posts.media.result',
   },
   media: {
     getSettings: 'media.settings.get',
     updateSettings: 'media.settings.update',
+    /** Queue these media items now (the periodic re-enqueue covers a lost call). */
+    enqueue: 'media.enqueue',
   },
 } as const;
 

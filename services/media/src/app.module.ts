@@ -1,15 +1,26 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ServiceCoreModule } from '@blog/server-kit';
-import type { MediaConfig } from './config.js';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { ServiceCoreModule, type JobQueue, type ObjectStorage } from '@blog/server-kit';
+import type { PendingMediaItem } from '@blog/contracts';
+import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
+import { MediaController } from './processing/media.controller.js';
+import { MediaWorker } from './processing/media-worker.js';
 import { SettingsController } from './settings/settings.controller.js';
 import { SettingsRow } from './settings/settings.entity.js';
 import { SettingsService } from './settings/settings.service.js';
+import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from './tokens.js';
 
-/** The media service: the admin's image settings (the processing worker arrives with its issue). */
+export interface MediaDeps {
+  storage: ObjectStorage;
+  queue: JobQueue<PendingMediaItem>;
+  ffmpeg: { ffmpeg: string; ffprobe: string };
+}
+
+/** The media service: the admin's image settings and the worker that processes uploads. */
 @Module({})
 export class MediaModule {
-  static forRoot(config: MediaConfig): DynamicModule {
+  static forRoot(config: MediaConfig, deps: MediaDeps): DynamicModule {
     return {
       module: MediaModule,
       imports: [
@@ -20,8 +31,23 @@ export class MediaModule {
           migrations: [CreateSettings1763830000000],
         }),
       ],
-      controllers: [SettingsController],
-      providers: [SettingsService],
+      controllers: [SettingsController, MediaController],
+      providers: [
+        { provide: MEDIA_CONFIG, useValue: config },
+        { provide: STORAGE, useValue: deps.storage },
+        { provide: JOB_QUEUE, useValue: deps.queue },
+        { provide: FFMPEG, useValue: deps.ffmpeg },
+        {
+          provide: POSTS_CLIENT,
+          useFactory: () =>
+            ClientProxyFactory.create({
+              transport: Transport.TCP,
+              options: { host: config.POSTS_HOST, port: config.POSTS_PORT },
+            }),
+        },
+        SettingsService,
+        MediaWorker,
+      ],
     };
   }
 }

@@ -1,12 +1,28 @@
 import 'reflect-metadata';
-import { startService } from '@blog/server-kit';
+import type { PendingMediaItem } from '@blog/contracts';
+import { createJobQueue, createStorage, startService } from '@blog/server-kit';
 import { MediaModule } from './app.module.js';
 import type { MediaConfig } from './config.js';
+import { resolveBinaries } from './processing/ffmpeg.js';
 
 export { loadMediaConfig, type MediaConfig } from './config.js';
 
-export function startMediaService(config: MediaConfig) {
-  return startService(MediaModule.forRoot(config), {
+/** The queue of media jobs: BullMQ on REDIS_URL, else in this process. */
+export const MEDIA_QUEUE = 'media-items';
+
+export async function startMediaService(config: MediaConfig, env: NodeJS.ProcessEnv = process.env) {
+  const storage = await createStorage(env);
+  await storage.ensureReady();
+  const queue = createJobQueue<PendingMediaItem>(
+    {
+      name: MEDIA_QUEUE,
+      attempts: config.MEDIA_JOB_ATTEMPTS,
+      concurrency: config.MEDIA_CONCURRENCY,
+      backoffMs: 1000,
+    },
+    config,
+  );
+  return startService(MediaModule.forRoot(config, { storage, queue, ffmpeg: resolveBinaries(env) }), {
     name: 'media',
     host: config.BIND_HOST,
     port: config.MEDIA_PORT,

@@ -4,6 +4,7 @@ import { ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
 import type { PostsConfig } from './config.js';
 import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
+import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaProcessing.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -22,7 +23,7 @@ export class PostsModule {
           name: 'posts',
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
-          migrations: [CreatePosts1763810000000, SlugPrefixIndex1763820000000],
+          migrations: [CreatePosts1763810000000, SlugPrefixIndex1763820000000, MediaProcessing1763830000000],
         }),
       ],
       controllers: [PostsController, SiteController],

@@ -43,10 +43,18 @@ export class UnprocessableMediaError extends Error {
 const open = (input: Buffer, animated: boolean): Sharp =>
   sharp(input, { animated, limitInputPixels: MAX_INPUT_PIXELS, failOn: 'error' });
 
-function fallbackFormat(format: string | undefined, animated: boolean): 'jpeg' | 'png' | 'gif' {
-  if (animated || format === 'gif') return animated ? 'gif' : 'png';
-  if (format === 'jpeg' || format === 'jpg') return 'jpeg';
-  return 'png';
+/** The original's own format when the web serves it (JPEG, PNG, WebP, GIF); else JPEG, or PNG with transparency. */
+function fallbackFormat(meta: Metadata, animated: boolean): 'jpeg' | 'png' | 'gif' | 'webp' {
+  if (animated) return meta.format === 'webp' ? 'webp' : 'gif';
+  switch (meta.format) {
+    case 'jpeg':
+    case 'png':
+    case 'webp':
+    case 'gif':
+      return meta.format;
+    default:
+      return meta.hasAlpha ? 'png' : 'jpeg';
+  }
 }
 
 function encode(image: Sharp, format: OutputFormat, quality: number, lossless: boolean): Sharp {
@@ -131,10 +139,10 @@ export async function renderImage(
     : { width: meta.width, height: pageHeight };
   const optimise = settings.image_auto_optimize;
   const full = optimise ? fitWithin(upright.width, upright.height, settings.image_max_size) : upright;
-  const fallback = fallbackFormat(meta.format, animated);
+  const fallback = fallbackFormat(meta, animated);
   const quality = optimise ? settings.image_quality : 95;
-  const lossless = !optimise && fallback !== 'jpeg';
-  const formats: OutputFormat[] = animated ? [fallback, 'webp'] : [fallback, 'webp', 'avif'];
+  const lossless = !optimise && meta.format !== 'jpeg';
+  const formats = [...new Set<OutputFormat>(animated ? [fallback, 'webp'] : [fallback, 'webp', 'avif'])];
   const widths = [...new Set([...SRCSET_WIDTHS.filter((w) => w < full.width), full.width])];
 
   try {
@@ -178,7 +186,7 @@ export async function renderImage(
       const frameSource = animated ? open(input, false).autoOrient() : source();
       const size = animated ? upright : full;
       const window = cropWindow(size.width, size.height, crop);
-      const format = fallback === 'gif' ? 'png' : fallback;
+      const format: OutputFormat = fallback === 'gif' ? 'png' : fallback;
       const data = await encode(
         frameSource.extract(window).resize(CROP_FRAME.width, CROP_FRAME.height, { fit: 'fill' }),
         format,

@@ -1,4 +1,4 @@
-import type { MediaStatus, MediaType } from '@blog/contracts';
+import type { MediaStatus, MediaType, MediaVariant } from '@blog/contracts';
 import { Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import { Post } from './post.entity.js';
 
@@ -24,7 +24,7 @@ export class MediaItem {
   @Column({ type: 'varchar', length: 16, default: 'ready' })
   status!: MediaStatus;
 
-  /** Storage key of the uploaded file (images and videos). */
+  /** Storage key of the served file (images and videos): the processed one, set when ready. */
   @Column({ name: 'storage_key', type: 'text', nullable: true })
   storageKey!: string | null;
 
@@ -72,4 +72,18 @@ export class MediaItem {
 
   @Column({ type: 'text', nullable: true })
   error!: string | null;
+
+  /** The owner's uploaded file, under `private/` (never served); kept until the item or post goes. */
+  @Column({ name: 'original_key', type: 'text', nullable: true })
+  originalKey!: string | null;
+
+  /** srcset files made by the media worker. */
+  @Column({ type: 'jsonb', default: () => "'[]'::jsonb" })
+  variants!: MediaVariant[];
+
+  @Column({ name: 'duration_seconds', type: 'double precision', nullable: true })
+  durationSeconds!: number | null;
+
+  @Column({ name: 'status_changed_at', type: 'timestamptz', default: () => 'now()' })
+  statusChangedAt!: Date;
 }

@@ -40,7 +40,12 @@ function youtube(url: string, where: string): YoutubeVideo {
  * go (files by path, YouTube by video); mainImageIndex moves that image to the front.
  */
 export function planMedia(form: PostForm, files: UploadedFile[], existing: MediaItem[]): MediaPlan {
-  const existingByKey = new Map(existing.filter((m) => m.storageKey).map((m) => [m.storageKey!, m]));
+  // An item is known by its served path, or by its original's while it is still pending.
+  const existingByKey = new Map<string, MediaItem>();
+  for (const m of existing) {
+    if (m.originalKey) existingByKey.set(m.originalKey, m);
+    if (m.storageKey) existingByKey.set(m.storageKey, m);
+  }
   const existingByVideo = new Map(existing.filter((m) => m.youtubeId).map((m) => [m.youtubeId!, m]));
   const usedFiles = new Set<number>();
   const items: PlannedItem[] = [];
@@ -109,7 +114,10 @@ export function planMedia(form: PostForm, files: UploadedFile[], existing: Media
 function identity(planned: PlannedItem): string {
   if (planned.kind === 'file') return `file:${planned.file.key}`;
   if (planned.kind === 'youtube') return `youtube:${planned.video.videoId}`;
-  return planned.item.youtubeId ? `youtube:${planned.item.youtubeId}` : `file:${planned.item.storageKey}`;
+  const { item } = planned;
+  return item.youtubeId
+    ? `youtube:${item.youtubeId}`
+    : `file:${item.originalKey ?? item.storageKey ?? item.id}`;
 }
 
 function dedupe(items: PlannedItem[]): PlannedItem[] {

@@ -5,6 +5,7 @@ import {
   type MediaItemView,
   type PostView,
   type SiteConfig,
+  type VariantView,
 } from '@blog/contracts';
 import type { MediaItem } from './media-item.entity.js';
 import type { Post } from './post.entity.js';
@@ -21,6 +22,12 @@ function youtubeFields(item: MediaItem) {
   };
 }
 
+function variantViews(item: MediaItem): VariantView[] {
+  return (item.variants ?? [])
+    .filter((v) => v.format !== 'poster' && v.format !== 'video')
+    .map((v) => ({ path: uploadsPath(v.key), format: v.format, width: v.width, height: v.height }));
+}
+
 export function toMediaView(item: MediaItem, index: number): MediaItemView {
   const base = { id: item.id, type: item.type, order: index, status: item.status };
   if (item.type === 'youtube') {
@@ -28,13 +35,18 @@ export function toMediaView(item: MediaItem, index: number): MediaItemView {
   }
   return {
     ...base,
-    path: path(item.storageKey)!,
+    // Until processed only an admin sees the item; its path then names the private original.
+    path: path(item.storageKey ?? item.originalKey)!,
     name: item.name,
     thumbnailPath: path(item.thumbnailKey),
     cropX: item.cropX,
     cropY: item.cropY,
     cropScale: item.cropScale,
     croppedPreviewPath: path(item.croppedPreviewKey),
+    width: item.width,
+    height: item.height,
+    ...(item.type === 'video' ? { duration: item.durationSeconds } : {}),
+    variants: variantViews(item),
     error: item.error,
   };
 }
@@ -92,6 +104,7 @@ export function toPostView(
         width: visible.filter((m) => m.type === 'image')[i]!.width,
         height: visible.filter((m) => m.type === 'image')[i]!.height,
         status: v.status,
+        variants: v.variants ?? [],
       })),
     videos: views
       .filter((v) => v.type === 'video')

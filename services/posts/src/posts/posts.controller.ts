@@ -29,6 +29,39 @@ const writeSchema = z.object({
   files: z.array(uploadedFile).default([]),
 });
 
+const pendingQuery = z.object({
+  ids: z.array(z.string().uuid()).max(1000).optional(),
+  olderThanSeconds: z.number().int().nonnegative().optional(),
+  limit: z.number().int().positive().max(1000).optional(),
+});
+const variant = z.object({
+  key: z.string().min(1),
+  format: z.string().min(1),
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+  size: z.number().int().nonnegative(),
+});
+const mediaResult = z.discriminatedUnion('status', [
+  z.object({
+    id: z.string().uuid(),
+    originalKey: z.string().min(1),
+    status: z.literal('ready'),
+    storageKey: z.string().min(1),
+    thumbnailKey: z.string().min(1).nullable(),
+    croppedPreviewKey: z.string().min(1).nullable(),
+    width: z.number().int().nonnegative(),
+    height: z.number().int().nonnegative(),
+    durationSeconds: z.number().nonnegative().nullable(),
+    variants: z.array(variant).max(100),
+  }),
+  z.object({
+    id: z.string().uuid(),
+    originalKey: z.string().min(1),
+    status: z.literal('failed'),
+    error: z.string().max(1000),
+  }),
+]);
+
 /** Message handlers: validate the envelope, hand over to the service. */
 @Controller()
 export class PostsController {
@@ -69,6 +102,16 @@ export class PostsController {
   @MessagePattern(Patterns.posts.delete)
   delete(@Payload() { data }: RpcEnvelope<{ id: unknown }>) {
     return this.posts.delete(parseOrThrow(idSchema, data?.id));
+  }
+
+  @MessagePattern(Patterns.posts.pendingMedia)
+  pendingMedia(@Payload() { data }: RpcEnvelope<unknown>) {
+    return this.posts.pendingMedia(parseOrThrow(pendingQuery, data ?? {}));
+  }
+
+  @MessagePattern(Patterns.posts.mediaResult)
+  mediaResult(@Payload() { data }: RpcEnvelope<unknown>) {
+    return this.posts.applyMediaResult(parseOrThrow(mediaResult, data));
   }
 
   @MessagePattern(Patterns.posts.referencedKeys)

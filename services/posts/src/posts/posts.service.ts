@@ -14,6 +14,9 @@ import {
   type PostView,
   type PostWriteCommand,
   type SiteConfig,
+  type MediaResult,
+  type PendingMediaItem,
+  type PendingMediaQuery,
 } from '@blog/contracts';
 import { RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
@@ -32,7 +35,22 @@ const SEARCH_CANDIDATES = 1000;
 
 /** Every storage key an item owns: the upload and what processing derived from it. */
 export function keysOf(item: MediaItem): string[] {
-  return [item.storageKey, item.thumbnailKey, item.croppedPreviewKey].filter((k): k is string => !!k);
+  return [
+    ...new Set(
+      [
+        item.originalKey,
+        item.storageKey,
+        item.thumbnailKey,
+        item.croppedPreviewKey,
+        ...(item.variants ?? []).map((v) => v.key),
+      ].filter((k): k is string => !!k),
+    ),
+  ];
+}
+
+/** The files processing derived from the original (what a newer result replaces). */
+function derivedKeysOf(item: MediaItem): string[] {
+  return keysOf(item).filter((key) => key !== item.originalKey);
 }
 
 @Injectable()
@@ -129,10 +147,88 @@ export class PostsService {
   async referencedKeys(keys: string[]): Promise<string[]> {
     if (keys.length === 0) return [];
     const rows = await this.db.getRepository(MediaItem).find({
-      where: [{ storageKey: In(keys) }, { thumbnailKey: In(keys) }, { croppedPreviewKey: In(keys) }],
+      where: [
+        { originalKey: In(keys) },
+        { storageKey: In(keys) },
+        { thumbnailKey: In(keys) },
+        { croppedPreviewKey: In(keys) },
+      ],
     });
     const referenced = new Set(rows.flatMap(keysOf));
     return keys.filter((key) => referenced.has(key));
+  }
+
+  /** Uploaded files still waiting for the media worker: by id, or pending for longer than N seconds. */
+  async pendingMedia(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
+    const qb = this.db
+      .getRepository(MediaItem)
+      .createQueryBuilder('m')
+      .where(`m.status = 'pending'`)
+      .andWhere('m.original_key IS NOT NULL')
+      .andWhere(`m.type IN ('image', 'video')`)
+      .orderBy('m.status_changed_at', 'ASC')
+      .limit(query.limit ?? 500);
+    if (query.ids) {
+      if (query.ids.length === 0) return [];
+      qb.andWhere('m.id IN (:...ids)', { ids: query.ids });
+    }
+    if (query.olderThanSeconds !== undefined)
+      qb.andWhere(`m.status_changed_at <= now() - make_interval(secs => :seconds)`, {
+        seconds: query.olderThanSeconds,
+      });
+    const items = await qb.getMany();
+    return items.map((m) => ({
+      id: m.id,
+      type: m.type as 'image' | 'video',
+      originalKey: m.originalKey!,
+      mimeType: m.mimeType,
+      crop: m.cropScale !== null ? { x: m.cropX ?? 0, y: m.cropY ?? 0, scale: m.cropScale } : null,
+    }));
+  }
+
+  /**
+   * Swaps the worker's result into the item. Applied only while the item still exists with
+   * the same original; the same result twice changes nothing. Files of an older result that
+   * the new one no longer uses are deleted.
+   */
+  async applyMediaResult(result: MediaResult): Promise<{ applied: boolean }> {
+    const replaced = await this.db.transaction(async (manager) => {
+      const item = await manager.findOne(MediaItem, {
+        where: { id: result.id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!item || item.originalKey !== result.originalKey) return null;
+      const before = derivedKeysOf(item);
+      if (result.status === 'ready') {
+        Object.assign(item, {
+          status: 'ready',
+          storageKey: result.storageKey,
+          thumbnailKey: result.thumbnailKey,
+          croppedPreviewKey: result.croppedPreviewKey,
+          width: result.width,
+          height: result.height,
+          durationSeconds: result.durationSeconds,
+          variants: result.variants,
+          error: null,
+        });
+      } else {
+        Object.assign(item, {
+          status: 'failed',
+          storageKey: null,
+          thumbnailKey: null,
+          croppedPreviewKey: null,
+          variants: [],
+          error: result.error,
+        });
+      }
+      item.statusChangedAt = new Date();
+      await manager.save(item);
+      const now = new Set(keysOf(item));
+      return before.filter((key) => !now.has(key));
+    });
+    if (replaced === null) return { applied: false };
+    await this.deleteFiles(replaced);
+    return { applied: true };
   }
 
   private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
@@ -167,8 +263,12 @@ export class PostsService {
         Object.assign(row, {
           id: randomUUID(),
           type: planned.file.type,
-          status: 'ready',
-          storageKey: planned.file.key,
+          // The media worker makes what is served; until then only admins see the item.
+          status: 'pending',
+          originalKey: planned.file.key,
+          storageKey: null,
+          variants: [],
+          statusChangedAt: new Date(),
           name: planned.file.name,
           mimeType: planned.file.mimeType,
           sizeBytes: String(planned.file.size),

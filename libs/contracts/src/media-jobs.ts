@@ -1,0 +1,51 @@
+/** The media pipeline's messages between the gateway, the posts service and the media service. */
+
+/** An uploaded file still waiting for processing, as the posts service hands it to the media worker. */
+export interface PendingMediaItem {
+  id: string;
+  type: 'image' | 'video';
+  /** Private storage key of the owner's original (never served). */
+  originalKey: string;
+  mimeType: string | null;
+  crop: { x: number; y: number; scale: number } | null;
+}
+
+/** One derived file: a srcset width in one format, or a poster. */
+export interface MediaVariant {
+  key: string;
+  format: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** What the worker made of one item; `originalKey` guards against applying it to a replaced item. */
+export type MediaResult =
+  | {
+      id: string;
+      originalKey: string;
+      status: 'ready';
+      storageKey: string;
+      thumbnailKey: string | null;
+      croppedPreviewKey: string | null;
+      width: number;
+      height: number;
+      durationSeconds: number | null;
+      variants: MediaVariant[];
+    }
+  | { id: string; originalKey: string; status: 'failed'; error: string };
+
+/** Which pending items to hand out: these ids, or those pending for longer than `olderThanSeconds`. */
+export interface PendingMediaQuery {
+  ids?: string[];
+  olderThanSeconds?: number;
+  limit?: number;
+}
+
+/** A srcset entry of an image as the API shows it. */
+export interface VariantView {
+  path: string;
+  format: string;
+  width: number;
+  height: number;
+}

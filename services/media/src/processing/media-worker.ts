@@ -1,0 +1,263 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnModuleDestroy } from '@nestjs/common';
+import type { ClientProxy } from '@nestjs/microservices';
+import {
+  Patterns,
+  type MediaResult,
+  type MediaVariant,
+  type PendingMediaItem,
+  type PendingMediaQuery,
+  type RpcEnvelope,
+} from '@blog/contracts';
+import { JsonLogger, type Job, type JobQueue, type ObjectStorage } from '@blog/server-kit';
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { extname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { firstValueFrom, timeout } from 'rxjs';
+import { MEDIA_CONFIG, type MediaConfig } from '../config.js';
+import { SettingsService } from '../settings/settings.service.js';
+import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from '../tokens.js';
+import { run } from './ffmpeg.js';
+import { renderImage, UnprocessableMediaError, type RenderedFile } from './image-processor.js';
+import { renderVideo } from './video-processor.js';
+
+const CONTENT_TYPES: Record<string, string> = {
+  jpeg: 'image/jpeg',
+  png: 'image/png',
+  gif: 'image/gif',
+  webp: 'image/webp',
+  avif: 'image/avif',
+};
+
+/** Where an item's derived files go: fixed by the item, its original, the settings and the crop, so a rerun writes the same keys. */
+export function outputFolder(item: PendingMediaItem, fingerprint: unknown): string {
+  const hash = createHash('sha256')
+    .update(JSON.stringify([item.originalKey, item.crop, fingerprint]))
+    .digest('hex')
+    .slice(0, 16);
+  return `media/items/${item.id}/${hash}`;
+}
+
+/**
+ * The media worker: queues pending items (on request and by a periodic sweep of the posts
+ * service's pending items) and turns each original into what the site serves, then reports
+ * the result to the posts service. Unreadable files end `failed`; anything else is retried.
+ */
+@Injectable()
+export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger: JsonLogger;
+  private sweepTimer?: NodeJS.Timeout;
+  private sweeping = false;
+
+  constructor(
+    @Inject(MEDIA_CONFIG) private readonly config: MediaConfig,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+    @Inject(JOB_QUEUE) private readonly queue: JobQueue<PendingMediaItem>,
+    @Inject(POSTS_CLIENT) private readonly posts: ClientProxy,
+    @Inject(FFMPEG) private readonly ffmpeg: { ffmpeg: string; ffprobe: string },
+    private readonly settings: SettingsService,
+  ) {
+    this.logger = new JsonLogger('media', config.LOG_LEVEL);
+  }
+
+  onApplicationBootstrap() {
+    this.queue.process((job) => this.process(job));
+    this.sweepTimer = setInterval(() => void this.sweep(), this.config.MEDIA_SWEEP_SECONDS * 1000);
+    this.sweepTimer.unref();
+    void this.sweep(true);
+  }
+
+  async onModuleDestroy() {
+    clearInterval(this.sweepTimer);
+    await this.queue.close();
+    this.posts.close();
+  }
+
+  /** Queues these items now; returns how many were queued. */
+  async enqueue(ids: string[]): Promise<{ queued: number }> {
+    if (ids.length === 0) return { queued: 0 };
+    return { queued: await this.addAll(await this.pending({ ids })) };
+  }
+
+  /** Items pending for too long go back in the queue (a queued or running one is not doubled). */
+  async sweep(everything = false): Promise<void> {
+    if (this.sweeping) return;
+    this.sweeping = true;
+    try {
+      const items = await this.pending({
+        olderThanSeconds: everything ? 0 : this.config.MEDIA_PENDING_AFTER_SECONDS,
+        limit: 500,
+      });
+      await this.addAll(items);
+    } catch (error) {
+      this.logger.event('warn', 'media sweep failed', { reason: (error as Error).message });
+    } finally {
+      this.sweeping = false;
+    }
+  }
+
+  private async addAll(items: PendingMediaItem[]): Promise<number> {
+    let queued = 0;
+    for (const item of items) {
+      try {
+        await this.queue.add(item.id, item);
+        queued++;
+      } catch (error) {
+        // Redis down: the sweep queues it again later.
+        this.logger.event('warn', 'could not queue media item', {
+          id: item.id,
+          reason: (error as Error).message,
+        });
+      }
+    }
+    return queued;
+  }
+
+  private pending(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
+    return this.callPosts<PendingMediaItem[]>(Patterns.posts.pendingMedia, query);
+  }
+
+  private async callPosts<T>(pattern: string, data: unknown): Promise<T> {
+    const envelope: RpcEnvelope<unknown> = { requestId: randomUUID(), data };
+    return firstValueFrom(this.posts.send<T>(pattern, envelope).pipe(timeout(15_000)));
+  }
+
+  /** One job: render, store under deterministic keys, report. Throws only for what a retry may fix. */
+  async process(job: Job<PendingMediaItem>): Promise<void> {
+    const item = job.data;
+    let result: MediaResult;
+    let written: string[] = [];
+    try {
+      const made = item.type === 'video' ? await this.video(item) : await this.image(item);
+      written = made.written;
+      result = made.result;
+    } catch (error) {
+      if (!(error instanceof UnprocessableMediaError)) throw error;
+      this.logger.event('info', 'media item failed', { id: item.id, reason: error.message });
+      result = { id: item.id, originalKey: item.originalKey, status: 'failed', error: error.message };
+    }
+    const { applied } = await this.callPosts<{ applied: boolean }>(Patterns.posts.mediaResult, result);
+    if (!applied && written.length > 0) await this.storage.deleteMany(written); // the item went meanwhile
+  }
+
+  private async readOriginal(item: PendingMediaItem): Promise<Buffer> {
+    const original = await this.storage.get(item.originalKey);
+    if (!original) throw new UnprocessableMediaError('the original file is missing');
+    const chunks: Buffer[] = [];
+    for await (const chunk of original.body) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  private async image(item: PendingMediaItem) {
+    const settings = await this.settings.get();
+    const input = await this.readOriginal(item);
+    const rendering = await renderImage(input, settings, item.crop);
+    const folder = outputFolder(item, settings);
+    const store = async (file: RenderedFile) => {
+      const key = `${folder}/${file.name}`;
+      const { size } = await this.storage.put(key, file.data, { contentType: CONTENT_TYPES[file.format]! });
+      return { key, size };
+    };
+    const variants: MediaVariant[] = [];
+    for (const file of rendering.variants) {
+      const { key, size } = await store(file);
+      variants.push({ key, format: file.format, width: file.width, height: file.height, size });
+    }
+    const preview = rendering.cropPreview ? await store(rendering.cropPreview) : null;
+    const mainKey = `${folder}/${rendering.main.name}`;
+    const small = variants.find((v) => v.format === rendering.main.format && v.width <= 400) ?? null;
+    const written = [...variants.map((v) => v.key), ...(preview ? [preview.key] : [])];
+    const result: MediaResult = {
+      id: item.id,
+      originalKey: item.originalKey,
+      status: 'ready',
+      storageKey: mainKey,
+      thumbnailKey: small?.key ?? mainKey,
+      croppedPreviewKey: preview?.key ?? null,
+      width: rendering.width,
+      height: rendering.height,
+      durationSeconds: null,
+      variants,
+    };
+    return { result, written };
+  }
+
+  private async video(item: PendingMediaItem) {
+    const settings = await this.settings.get();
+    const original = await this.storage.get(item.originalKey);
+    if (!original) throw new UnprocessableMediaError('the original file is missing');
+    const dir = await mkdtemp(join(tmpdir(), 'media-video-'));
+    try {
+      const ext = extname(item.originalKey) || '.mp4';
+      const input = join(dir, `in${ext}`);
+      await pipeline(original.body, createWriteStream(input));
+      const rendering = await renderVideo(input, settings, this.ffmpeg);
+      // The served copy: the same streams without the container's metadata (location, device).
+      const output = join(dir, `out${ext}`);
+      try {
+        await run(
+          this.ffmpeg.ffmpeg,
+          [
+            '-v',
+            'error',
+            '-i',
+            input,
+            '-map',
+            '0',
+            '-map_metadata',
+            '-1',
+            '-c',
+            'copy',
+            ...(ext === '.mp4' || ext === '.mov' ? ['-movflags', '+faststart'] : []),
+            '-y',
+            output,
+          ],
+          10 * 60_000,
+        );
+      } catch (error) {
+        throw new UnprocessableMediaError(
+          `the video could not be rewritten: ${(error as Error).message.split('\n')[0]}`,
+        );
+      }
+      const folder = outputFolder(item, { poster: settings.image_max_size, q: settings.image_quality });
+      const videoKey = `${folder}/video${ext}`;
+      const posterKey = `${folder}/${rendering.poster.name}`;
+      const stored = await this.storage.put(videoKey, createReadStream(output), {
+        contentType: item.mimeType ?? 'video/mp4',
+      });
+      const poster = await this.storage.put(posterKey, rendering.poster.data, { contentType: 'image/jpeg' });
+      const result: MediaResult = {
+        id: item.id,
+        originalKey: item.originalKey,
+        status: 'ready',
+        storageKey: videoKey,
+        thumbnailKey: posterKey,
+        croppedPreviewKey: null,
+        width: rendering.width,
+        height: rendering.height,
+        durationSeconds: rendering.durationSeconds,
+        variants: [
+          {
+            key: videoKey,
+            format: 'video',
+            width: rendering.width,
+            height: rendering.height,
+            size: stored.size,
+          },
+          {
+            key: posterKey,
+            format: 'poster',
+            width: rendering.poster.width,
+            height: rendering.poster.height,
+            size: poster.size,
+          },
+        ],
+      };
+      return { result, written: [videoKey, posterKey] };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
