@@ -16,6 +16,8 @@ export const mediaConfigSchema = z.object({
   MEDIA_CONCURRENCY: envSchemas.positiveInt(2),
   /** Runs per job before it waits for the next re-enqueue. */
   MEDIA_JOB_ATTEMPTS: envSchemas.positiveInt(5),
+  /** BullMQ: a job whose worker stops renewing its lock this long (a crash) runs again on another worker. */
+  MEDIA_LOCK_SECONDS: envSchemas.positiveInt(30),
   /** How often the worker asks the posts service for items still pending. */
   MEDIA_SWEEP_SECONDS: envSchemas.positiveInt(30),
   /** An item pending for longer than this is queued again (its job was lost or its worker died). */

@@ -19,6 +19,7 @@ export async function startMediaService(config: MediaConfig, env: NodeJS.Process
       attempts: config.MEDIA_JOB_ATTEMPTS,
       concurrency: config.MEDIA_CONCURRENCY,
       backoffMs: 1000,
+      lockDurationMs: config.MEDIA_LOCK_SECONDS * 1000,
     },
     config,
   );

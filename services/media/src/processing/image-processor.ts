@@ -60,7 +60,7 @@ function fallbackFormat(meta: Metadata, animated: boolean): 'jpeg' | 'png' | 'gi
 function encode(image: Sharp, format: OutputFormat, quality: number, lossless: boolean): Sharp {
   switch (format) {
     case 'jpeg':
-      return image.jpeg({ quality, mozjpeg: true });
+      return image.jpeg({ quality });
     case 'png':
       return image.png({ compressionLevel: 9, effort: 4 });
     case 'gif':
@@ -68,7 +68,7 @@ function encode(image: Sharp, format: OutputFormat, quality: number, lossless: b
     case 'webp':
       return lossless ? image.webp({ lossless: true, effort: 3 }) : image.webp({ quality, effort: 4 });
     case 'avif':
-      return image.avif({ quality: Math.max(30, quality - 20), effort: 2, lossless });
+      return image.avif({ quality: Math.max(30, quality - 20), effort: 0, lossless });
   }
 }
 
