@@ -2,8 +2,9 @@
 // Build first (`npm run build`); the launcher builds what is missing otherwise.
 import { benchAuth } from './auth.mjs';
 import { benchPosts } from './posts.mjs';
+import { benchMedia } from './media.mjs';
 
-const benches = { auth: benchAuth, posts: benchPosts };
+const benches = { auth: benchAuth, posts: benchPosts, media: benchMedia };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {
