@@ -120,6 +120,53 @@ describe.each(['in-process', 'bullmq'] as const)('media pipeline (%s runner)', (
     expect(visitor.images[0].path).toBe(image.path);
   });
 
+  it('renders the crop preview again when the crop changes, serving the old one meanwhile', async () => {
+    const created = await createPost(
+      'Cropped',
+      [file('wide.jpg', 'image/jpeg', await makePhoto(1200, 600))],
+      {
+        cropSettings: JSON.stringify({ x: 0, y: 0, scale: 1 }),
+      },
+    );
+    const before = (await settled(created.id)).images[0];
+    const { body, contentType } = multipart(
+      fields({
+        title: 'Cropped',
+        category: 'Projects',
+        existingFiles: JSON.stringify([{ path: before.path, type: 'image' }]),
+        cropSettings: JSON.stringify({ x: 40, y: -10, scale: 2 }),
+      }),
+    );
+    const updated = await fetch(`${stack.baseUrl}/api/posts/${created.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+      body,
+    });
+    expect(updated.status).toBe(200);
+    const answer = (await updated.json()) as Json;
+    // Still served while it is rendered again.
+    expect(answer.images[0]).toMatchObject({ status: 'ready', path: before.path, cropScale: 2 });
+    const until = Date.now() + 20_000;
+    let after: Json;
+    for (;;) {
+      after = ((await api(stack, `/api/posts/${created.id}`, { token: admin })).json as Json).images[0];
+      if (after.croppedPreviewPath !== before.croppedPreviewPath) break;
+      if (Date.now() > until) throw new Error('crop preview not rendered again');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(after.status).toBe('ready');
+    expect(after.path).toBe(before.path); // the srcset files did not change
+    const meta = await sharp(await download(after.croppedPreviewPath)).metadata();
+    expect([meta.width, meta.height]).toEqual([400, 128]);
+    // The previous rendering's files are gone; no duplicates stay.
+    expect((await fetch(`${stack.baseUrl}${before.croppedPreviewPath}`)).status).toBe(404);
+    const written = await storage.list(`media/items/${after.id}/`);
+    const referenced = [after.path, after.croppedPreviewPath, ...after.variants.map((v: Json) => v.path)].map(
+      (p: string) => p.slice('/uploads/'.length),
+    );
+    expect(written.sort()).toEqual([...new Set(referenced)].sort());
+  });
+
   it('scales a 6000x4000 photo to the setting, and a later upload follows changed settings', async () => {
     await putSettings({ image_max_size: 1000, image_quality: 80, image_auto_optimize: true });
     const photo = await makePhoto(6000, 4000);

@@ -56,11 +56,13 @@ export class PostWriter {
   }
 
   /**
-   * Asks the media service to process the post's pending items now, without waiting for it.
+   * Asks the media service to process the post's pending items (and re-cropped ones) now,
+   * without waiting for it.
    * A lost call only delays processing: the media service re-enqueues pending items itself.
    */
   private enqueueMedia(post: PostView): void {
-    const ids = post.media.filter((m) => m.status === 'pending').map((m) => m.id);
+    // Files only; the posts service hands out those pending or due for a new rendering.
+    const ids = post.media.filter((m) => m.type !== 'youtube').map((m) => m.id);
     if (ids.length === 0) return;
     this.services.call('media', Patterns.media.enqueue, { ids }).catch((error: Error) =>
       this.logger.event('warn', 'media enqueue failed; the re-enqueue will pick it up', {

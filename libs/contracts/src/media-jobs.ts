@@ -19,11 +19,15 @@ export interface MediaVariant {
   size: number;
 }
 
-/** What the worker made of one item; `originalKey` guards against applying it to a replaced item. */
+/**
+ * What the worker made of one item. `originalKey` and `crop` (as the job had them) guard
+ * against applying it to an item that was replaced or re-cropped meanwhile.
+ */
 export type MediaResult =
   | {
       id: string;
       originalKey: string;
+      crop: PendingMediaItem['crop'];
       status: 'ready';
       storageKey: string;
       thumbnailKey: string | null;
@@ -33,7 +37,7 @@ export type MediaResult =
       durationSeconds: number | null;
       variants: MediaVariant[];
     }
-  | { id: string; originalKey: string; status: 'failed'; error: string };
+  | { id: string; originalKey: string; crop: PendingMediaItem['crop']; status: 'failed'; error: string };
 
 /** Which pending items to hand out: these ids, or those pending for longer than `olderThanSeconds`. */
 export interface PendingMediaQuery {

@@ -31,10 +31,13 @@ const CONTENT_TYPES: Record<string, string> = {
   avif: 'image/avif',
 };
 
-/** Where an item's derived files go: fixed by the item, its original, the settings and the crop, so a rerun writes the same keys. */
+/**
+ * Where an item's derived files go: fixed by the item, its original and the settings, so a
+ * rerun writes the same keys (the crop preview's name adds the crop).
+ */
 export function outputFolder(item: PendingMediaItem, fingerprint: unknown): string {
   const hash = createHash('sha256')
-    .update(JSON.stringify([item.originalKey, item.crop, fingerprint]))
+    .update(JSON.stringify([item.originalKey, fingerprint]))
     .digest('hex')
     .slice(0, 16);
   return `media/items/${item.id}/${hash}`;
@@ -136,10 +139,20 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
     } catch (error) {
       if (!(error instanceof UnprocessableMediaError)) throw error;
       this.logger.event('info', 'media item failed', { id: item.id, reason: error.message });
-      result = { id: item.id, originalKey: item.originalKey, status: 'failed', error: error.message };
+      result = {
+        id: item.id,
+        originalKey: item.originalKey,
+        crop: item.crop,
+        status: 'failed',
+        error: error.message,
+      };
     }
     const { applied } = await this.callPosts<{ applied: boolean }>(Patterns.posts.mediaResult, result);
-    if (!applied && written.length > 0) await this.storage.deleteMany(written); // the item went meanwhile
+    if (applied) return;
+    // The item went, or was replaced or re-cropped meanwhile: drop these files and look again
+    // shortly (this job's id is free by then; a gone item is simply not handed out).
+    if (written.length > 0) await this.storage.deleteMany(written);
+    setTimeout(() => void this.enqueue([item.id]).catch(() => undefined), 1000).unref();
   }
 
   private async readOriginal(item: PendingMediaItem): Promise<Buffer> {
@@ -165,13 +178,17 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const { key, size } = await store(file);
       variants.push({ key, format: file.format, width: file.width, height: file.height, size });
     }
-    const preview = rendering.cropPreview ? await store(rendering.cropPreview) : null;
+    const cropTag = createHash('sha256').update(JSON.stringify(item.crop)).digest('hex').slice(0, 8);
+    const preview = rendering.cropPreview
+      ? await store({ ...rendering.cropPreview, name: `crop-${cropTag}-${rendering.cropPreview.name}` })
+      : null;
     const mainKey = `${folder}/${rendering.main.name}`;
     const small = variants.find((v) => v.format === rendering.main.format && v.width <= 400) ?? null;
     const written = [...variants.map((v) => v.key), ...(preview ? [preview.key] : [])];
     const result: MediaResult = {
       id: item.id,
       originalKey: item.originalKey,
+      crop: item.crop,
       status: 'ready',
       storageKey: mainKey,
       thumbnailKey: small?.key ?? mainKey,
@@ -231,6 +248,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
       const result: MediaResult = {
         id: item.id,
         originalKey: item.originalKey,
+        crop: item.crop,
         status: 'ready',
         storageKey: videoKey,
         thumbnailKey: posterKey,

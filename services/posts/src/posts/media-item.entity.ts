@@ -86,4 +86,8 @@ export class MediaItem {
 
   @Column({ name: 'status_changed_at', type: 'timestamptz', default: () => 'now()' })
   statusChangedAt!: Date;
+
+  /** A ready item to render again (its crop changed); it stays served until the new result. */
+  @Column({ type: 'boolean', default: false })
+  reprocess!: boolean;
 }

@@ -41,10 +41,12 @@ const variant = z.object({
   height: z.number().int().nonnegative(),
   size: z.number().int().nonnegative(),
 });
+const crop = z.object({ x: z.number(), y: z.number(), scale: z.number() }).nullable();
 const mediaResult = z.discriminatedUnion('status', [
   z.object({
     id: z.string().uuid(),
     originalKey: z.string().min(1),
+    crop,
     status: z.literal('ready'),
     storageKey: z.string().min(1),
     thumbnailKey: z.string().min(1).nullable(),
@@ -57,6 +59,7 @@ const mediaResult = z.discriminatedUnion('status', [
   z.object({
     id: z.string().uuid(),
     originalKey: z.string().min(1),
+    crop,
     status: z.literal('failed'),
     error: z.string().max(1000),
   }),

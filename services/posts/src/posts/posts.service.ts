@@ -48,6 +48,13 @@ export function keysOf(item: MediaItem): string[] {
   ];
 }
 
+/** The crop the worker renders the preview from (images with crop settings). */
+function cropOf(item: MediaItem): { x: number; y: number; scale: number } | null {
+  return item.cropScale !== null && item.cropScale !== undefined
+    ? { x: item.cropX ?? 0, y: item.cropY ?? 0, scale: item.cropScale }
+    : null;
+}
+
 /** The files processing derived from the original (what a newer result replaces). */
 function derivedKeysOf(item: MediaItem): string[] {
   return keysOf(item).filter((key) => key !== item.originalKey);
@@ -163,7 +170,7 @@ export class PostsService {
     const qb = this.db
       .getRepository(MediaItem)
       .createQueryBuilder('m')
-      .where(`m.status = 'pending'`)
+      .where(`(m.status = 'pending' OR m.reprocess)`)
       .andWhere('m.original_key IS NOT NULL')
       .andWhere(`m.type IN ('image', 'video')`)
       .orderBy('m.status_changed_at', 'ASC')
@@ -182,7 +189,7 @@ export class PostsService {
       type: m.type as 'image' | 'video',
       originalKey: m.originalKey!,
       mimeType: m.mimeType,
-      crop: m.cropScale !== null ? { x: m.cropX ?? 0, y: m.cropY ?? 0, scale: m.cropScale } : null,
+      crop: cropOf(m),
     }));
   }
 
@@ -198,6 +205,8 @@ export class PostsService {
         lock: { mode: 'pessimistic_write' },
       });
       if (!item || item.originalKey !== result.originalKey) return null;
+      // Re-cropped since the job started: the job for the new crop brings the right result.
+      if (JSON.stringify(cropOf(item)) !== JSON.stringify(result.crop)) return null;
       const before = derivedKeysOf(item);
       if (result.status === 'ready') {
         Object.assign(item, {
@@ -222,6 +231,7 @@ export class PostsService {
         });
       }
       item.statusChangedAt = new Date();
+      item.reprocess = false;
       await manager.save(item);
       const now = new Set(keysOf(item));
       return before.filter((key) => !now.has(key));
@@ -290,6 +300,16 @@ export class PostsService {
         row.cropX = form.cropSettings.x;
         row.cropY = form.cropSettings.y;
         row.cropScale = form.cropSettings.scale;
+      }
+      // A processed image whose crop changed is rendered again; it stays served meanwhile.
+      if (
+        planned.kind === 'existing' &&
+        row.originalKey &&
+        row.status !== 'pending' &&
+        JSON.stringify(cropOf(row)) !== JSON.stringify(cropOf(planned.item))
+      ) {
+        row.reprocess = true;
+        row.statusChangedAt = new Date();
       }
       return row;
     });
