@@ -12,6 +12,7 @@ import {
   makeRotatedJpegWithGps,
   makeTransparentPng,
 } from '../../services/media/test/fixtures.js';
+import { MediaWorker } from '../../services/media/src/processing/media-worker.js';
 import { fields, makeMp4, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
@@ -112,6 +113,21 @@ describe.each(['in-process', 'bullmq'] as const)('media pipeline (%s runner)', (
     expect(image.variants.map((v: Json) => v.format).sort()).toEqual(['avif', 'jpeg', 'webp']);
     const served = await sharp(await download(image.path)).metadata();
     expect([served.width, served.height]).toEqual([40, 60]);
+    // Processing the same item again writes the same keys and changes nothing.
+    const keysBefore = await storage.list('');
+    await stack.services.media.get(MediaWorker).process({
+      id: image.id,
+      attempt: 1,
+      data: {
+        id: image.id,
+        type: 'image',
+        originalKey: originalPath.slice('/uploads/'.length),
+        mimeType: 'image/jpeg',
+        crop: { x: 0, y: 0, scale: 1 },
+      },
+    });
+    expect(await storage.list('')).toEqual(keysBefore);
+    expect((await api(stack, `/api/posts/${created.id}`, { token: admin })).json).toEqual(post);
     expect((await fetch(`${stack.baseUrl}${originalPath}`)).status).toBe(404);
     expect(await storage.stat(originalPath.slice('/uploads/'.length))).not.toBeNull();
     // Visitors see it once the public cache (1 s) has let the processed item through.
