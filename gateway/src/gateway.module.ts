@@ -4,6 +4,8 @@ import { AuthController } from './auth/auth.controller.js';
 import { AdminGuard, AuthGuard } from './common/auth.guard.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
+import { MailAdminController } from './mail/mail-admin.controller.js';
+import { MailController } from './mail/mail.controller.js';
 import { ServiceClients } from './rpc/service-clients.js';
 import { OptionalAuth } from './common/optional-auth.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -19,7 +21,14 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [JwtModule.register({ secret: config.JWT_SECRET, verifyOptions: { algorithms: ['HS256'] } })],
-      controllers: [AuthController, HealthController, PostsController, SettingsController],
+      controllers: [
+        AuthController,
+        HealthController,
+        PostsController,
+        SettingsController,
+        MailController,
+        MailAdminController,
+      ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
         { provide: STORAGE, useValue: storage },

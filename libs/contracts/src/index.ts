@@ -10,3 +10,4 @@ export * from './media.js';
 export * from './posts.js';
 export * from './settings.js';
 export * from './media-jobs.js';
+export * from './mail.js';

@@ -27,6 +27,18 @@ export const Patterns = {
     /** Queue these media items now (the periodic re-enqueue covers a lost call). */
     enqueue: 'media.enqueue',
   },
+  mail: {
+    contact: 'mail.contact',
+    subscribe: 'mail.subscribe',
+    confirm: 'mail.subscribe.confirm',
+    /** What an unsubscribe link is about, without acting on it (the GET page). */
+    unsubscribeInfo: 'mail.unsubscribe.info',
+    unsubscribe: 'mail.unsubscribe',
+    /** Runs the weekly digest now for the current week (admin). */
+    runDigest: 'mail.digest.run',
+    listMessages: 'mail.messages.list',
+    listSubscribers: 'mail.subscribers.list',
+  },
 } as const;
 
 export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;

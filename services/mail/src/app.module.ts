@@ -1,15 +1,57 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { TypeOrmModule } from '@nestjs/typeorm';
 import { ServiceCoreModule } from '@blog/server-kit';
-import type { MailConfig } from './config.js';
+import { BackgroundTasks } from './common/background-tasks.js';
+import { FormLimits } from './common/form-limits.service.js';
+import { MailSweeper } from './common/sweeper.service.js';
+import { MAIL_CONFIG, type MailConfig } from './config.js';
+import { ContactMessage } from './contact/contact-message.entity.js';
+import { ContactController } from './contact/contact.controller.js';
+import { ContactService } from './contact/contact.service.js';
+import { DigestController } from './digest/digest.controller.js';
+import { DigestScheduler } from './digest/digest.scheduler.js';
+import { DigestService } from './digest/digest.service.js';
+import { DigestCalendar } from './digest/digest-week.js';
+import { PostsClient } from './digest/posts-client.js';
+import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
+import { Subscriber } from './subscriptions/subscriber.entity.js';
+import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
+import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
+import { SITE_TITLE } from './tokens.js';
+import { MailTransport } from './transport/mail-transport.js';
 
-/** The mail service: its schema and health for now; its features arrive with their issues. */
+/** Contact messages, double opt-in subscriptions and the weekly digest. */
 @Module({})
 export class MailModule {
-  static forRoot(config: MailConfig): DynamicModule {
+  static forRoot(config: MailConfig, deps: { siteTitle: string }): DynamicModule {
     return {
       module: MailModule,
       imports: [
-        ServiceCoreModule.forRoot({ name: 'mail', url: config.DATABASE_URL, entities: [], migrations: [] }),
+        ServiceCoreModule.forRoot({
+          name: 'mail',
+          url: config.DATABASE_URL,
+          entities: [ContactMessage, Subscriber],
+          migrations: [CreateMail1763900000000],
+        }),
+        TypeOrmModule.forFeature([ContactMessage, Subscriber]),
+      ],
+      controllers: [ContactController, SubscriptionsController, DigestController],
+      providers: [
+        { provide: MAIL_CONFIG, useValue: config },
+        { provide: SITE_TITLE, useValue: deps.siteTitle },
+        {
+          provide: DigestCalendar,
+          useValue: new DigestCalendar(config.DIGEST_CRON, config.SITE_TIMEZONE),
+        },
+        MailTransport,
+        BackgroundTasks,
+        FormLimits,
+        ContactService,
+        SubscriptionsService,
+        PostsClient,
+        DigestService,
+        DigestScheduler,
+        MailSweeper,
       ],
     };
   }

@@ -1,12 +1,13 @@
 import 'reflect-metadata';
-import { startService } from '@blog/server-kit';
+import { loadSiteConfig, startService } from '@blog/server-kit';
 import { MailModule } from './app.module.js';
 import type { MailConfig } from './config.js';
 
 export { loadMailConfig, type MailConfig } from './config.js';
 
 export function startMailService(config: MailConfig) {
-  return startService(MailModule.forRoot(config), {
+  const site = loadSiteConfig(config.SITE_CONFIG);
+  return startService(MailModule.forRoot(config, { siteTitle: site.title }), {
     name: 'mail',
     host: config.BIND_HOST,
     port: config.MAIL_PORT,

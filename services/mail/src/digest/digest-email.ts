@@ -1,0 +1,98 @@
+import { excerpt, mainImageUrl, postLink, type PostView } from '@blog/contracts';
+import { randomBytes } from 'node:crypto';
+import { escapeHtml } from '../common/html.js';
+import { page } from '../common/emails.js';
+import type { OutgoingMail } from '../transport/mail-transport.js';
+
+/** A post as the digest shows it; kept with the week's run so every e-mail of the week is the same. */
+export interface DigestPost {
+  id: number;
+  title: string;
+  /** Absolute: SITE_URL + the post's URL from the shared URL builder. */
+  url: string;
+  /** Absolute URL of the main image (or video / YouTube thumbnail), if any. */
+  image: string | null;
+  excerpt: string;
+  created_at: string;
+}
+
+export interface DigestContent {
+  posts: DigestPost[];
+  /** Posts of the week, also those beyond the ones shown. */
+  total: number;
+}
+
+export function toDigestPost(post: PostView, siteUrl: string): DigestPost {
+  return {
+    id: post.id,
+    title: post.title,
+    url: postLink(siteUrl, post),
+    image: mainImageUrl(siteUrl, post.mainMedia),
+    excerpt: excerpt(post.content),
+    created_at: post.created_at,
+  };
+}
+
+/**
+ * The weekly e-mail, rendered once per week and personalised per subscriber with its own
+ * unsubscribe link (in the body and in the RFC 8058 one-click headers).
+ */
+export class DigestEmail {
+  private readonly placeholder = `__unsubscribe_${randomBytes(8).toString('hex')}__`;
+  readonly subject: string;
+  private readonly text: string;
+  private readonly html: string;
+
+  constructor(content: DigestContent, options: { siteTitle: string; siteUrl: string; timeZone: string }) {
+    const { siteTitle, siteUrl } = options;
+    const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: options.timeZone });
+    const count = content.posts.length;
+    const more = content.total - count;
+    this.subject = `${siteTitle}: ${count} new post${count === 1 ? '' : 's'} this week`;
+
+    const textPosts = content.posts.map(
+      (post) =>
+        `${post.title}\n${date.format(new Date(post.created_at))}\n${post.excerpt ? `${post.excerpt}\n` : ''}Read it: ${post.url}\n`,
+    );
+    this.text =
+      `New on ${siteTitle} this week\n\n` +
+      textPosts.join('\n') +
+      (more > 0 ? `\n…and ${more} more on ${siteUrl}\n` : '') +
+      `\n-- \nYou get this e-mail because you subscribed to the weekly posts of ${siteTitle} (${siteUrl}).\n` +
+      `Unsubscribe: ${this.placeholder}\n`;
+
+    const htmlPosts = content.posts.map((post) => {
+      const url = escapeHtml(post.url);
+      const image = post.image
+        ? `<a href="${url}"><img src="${escapeHtml(post.image)}" alt="${escapeHtml(post.title)}" width="552" style="display:block;width:100%;max-width:552px;height:auto;border:0;border-radius:4px;margin:0 0 12px"></a>`
+        : '';
+      return `<div style="margin:0 0 28px">
+${image}<h2 style="font-size:19px;margin:0 0 4px"><a href="${url}" style="color:#1f5fa8;text-decoration:none">${escapeHtml(post.title)}</a></h2>
+<p style="margin:0 0 8px;font-size:13px;color:#666666">${escapeHtml(date.format(new Date(post.created_at)))}</p>
+${post.excerpt ? `<p style="margin:0 0 8px">${escapeHtml(post.excerpt)}</p>` : ''}<p style="margin:0"><a href="${url}" style="color:#1f5fa8">Read more...</a></p>
+</div>`;
+    });
+    this.html = page(
+      this.subject,
+      `<h1 style="font-size:22px;margin:0 0 20px">New on <a href="${escapeHtml(siteUrl)}" style="color:#222222">${escapeHtml(siteTitle)}</a> this week</h1>
+${htmlPosts.join('\n')}
+${more > 0 ? `<p><a href="${escapeHtml(siteUrl)}">…and ${more} more on the site</a></p>` : ''}
+<hr style="border:0;border-top:1px solid #dddddd;margin:24px 0 12px">
+<p style="font-size:12px;color:#777777">You get this e-mail because you subscribed to the weekly posts of ${escapeHtml(siteTitle)}.
+<a href="${this.placeholder}" style="color:#777777">Unsubscribe</a></p>`,
+    );
+  }
+
+  for(to: string, unsubscribeUrl: string): OutgoingMail {
+    return {
+      to,
+      subject: this.subject,
+      text: this.text.replace(this.placeholder, unsubscribeUrl),
+      html: this.html.replace(this.placeholder, escapeHtml(unsubscribeUrl)),
+      headers: {
+        'List-Unsubscribe': `<${unsubscribeUrl}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    };
+  }
+}

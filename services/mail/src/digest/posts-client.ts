@@ -1,0 +1,75 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import {
+  ErrorText,
+  isRpcErrorBody,
+  Patterns,
+  POSTS_PAGE_MAX,
+  type PostListResult,
+  type PostView,
+  type RpcEnvelope,
+} from '@blog/contracts';
+import { currentRequestId, RpcError } from '@blog/server-kit';
+import { firstValueFrom, timeout } from 'rxjs';
+import { MAIL_CONFIG, type MailConfig } from '../config.js';
+
+const TIMEOUT_MS = 15_000;
+/** A digest shows at most this many posts (a very busy week links to the site for the rest). */
+export const DIGEST_POSTS_MAX = 50;
+
+/** The mail service's own client of the posts service (services ask each other, never read other schemas). */
+@Injectable()
+export class PostsClient implements OnApplicationShutdown {
+  private readonly client: ClientProxy;
+
+  constructor(@Inject(MAIL_CONFIG) config: MailConfig) {
+    this.client = ClientProxyFactory.create({
+      transport: Transport.TCP,
+      options: { host: config.POSTS_HOST, port: config.POSTS_PORT },
+    });
+  }
+
+  /** Published posts dated in [from, to), newest first, as visitors see them. */
+  async postsBetween(from: Date, to: Date): Promise<{ posts: PostView[]; total: number }> {
+    const posts: PostView[] = [];
+    let total = 0;
+    // The list reads a `to` of exactly midnight UTC as a whole day: 1 ms earlier keeps the window exact.
+    const toParam = to.getTime() % 86_400_000 === 0 ? new Date(to.getTime() - 1) : to;
+    for (let page = 1; posts.length < DIGEST_POSTS_MAX; page++) {
+      const result = await this.list({
+        from: from.toISOString(),
+        to: toParam.toISOString(),
+        page,
+        limit: POSTS_PAGE_MAX,
+      });
+      total = result.total;
+      posts.push(
+        ...result.items.filter((post) => {
+          const at = Date.parse(post.created_at);
+          return at >= from.getTime() && at < to.getTime();
+        }),
+      );
+      if (result.items.length < POSTS_PAGE_MAX || page * POSTS_PAGE_MAX >= total) break;
+    }
+    return { posts: posts.slice(0, DIGEST_POSTS_MAX), total: Math.max(total, posts.length) };
+  }
+
+  private async list(query: Record<string, unknown>): Promise<PostListResult> {
+    const envelope: RpcEnvelope<unknown> = {
+      requestId: currentRequestId() ?? 'mail-digest',
+      data: { query },
+    };
+    try {
+      return await firstValueFrom(
+        this.client.send<PostListResult>(Patterns.posts.list, envelope).pipe(timeout(TIMEOUT_MS)),
+      );
+    } catch (error) {
+      if (isRpcErrorBody(error)) throw new RpcError(error);
+      throw new RpcError({ status: 503, error: ErrorText.serviceUnavailable });
+    }
+  }
+
+  onApplicationShutdown() {
+    this.client.close();
+  }
+}
