@@ -1,4 +1,6 @@
 import type { PostView } from '@blog/contracts';
+import { simpleParser } from 'mailparser';
+import { createTransport } from 'nodemailer';
 import { DigestEmail, toDigestPost } from './digest-email.js';
 import { DigestCalendar } from './digest-week.js';
 
@@ -38,7 +40,11 @@ describe('digest e-mail', () => {
   const content = {
     posts: [
       toDigestPost(
-        post({ title: 'Fish & <chips>', mainMedia: { type: 'image', path: '/uploads/a.jpg' } }),
+        post({
+          title: 'Fish & <chips> à la crème 🐟',
+          content: `Crispy. ${'batter '.repeat(30)}`,
+          mainMedia: { type: 'image', path: '/uploads/a.jpg' },
+        }),
         'https://b.example',
       ),
     ],
@@ -48,32 +54,53 @@ describe('digest e-mail', () => {
     siteTitle: 'My "Blog"',
     siteUrl: 'https://b.example',
     timeZone: 'Asia/Tokyo',
+    unsubscribeBase: 'https://b.example/api/unsubscribe?token=',
   });
+  const token = (c: string) => c.repeat(43);
 
   it('personalises the unsubscribe link in the body and the one-click headers', () => {
-    const mail = email.for('ann@example.org', 'https://b.example/api/unsubscribe?token=abc');
+    const mail = email.for('ann@example.org', token('a'));
     expect(mail.to).toBe('ann@example.org');
     expect(mail.subject).toBe('My "Blog": 1 new post this week');
     expect(mail.headers).toEqual({
-      'List-Unsubscribe': '<https://b.example/api/unsubscribe?token=abc>',
+      'List-Unsubscribe': `<https://b.example/api/unsubscribe?token=${token('a')}>`,
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     });
-    expect(mail.text).toContain('Unsubscribe: https://b.example/api/unsubscribe?token=abc');
-    expect(mail.html).toContain('href="https://b.example/api/unsubscribe?token=abc"');
-    const other = email.for('bob@example.org', 'https://b.example/api/unsubscribe?token=xyz');
-    expect(other.html).not.toContain('token=abc');
+    const { text, html } = email.bodies(token('a'));
+    expect(text).toContain(`Unsubscribe: https://b.example/api/unsubscribe?token=${token('a')}`);
+    expect(html).toContain(`href="https://b.example/api/unsubscribe?token=${token('a')}"`);
+    expect(email.bodies(token('b')).html).not.toContain(token('a'));
+    expect(() => email.for('ann@example.org', 'not a token')).toThrow();
   });
 
   it('escapes HTML, shows dates in the site time zone and links the rest', () => {
-    const mail = email.for('ann@example.org', 'https://b.example/api/unsubscribe?token=abc');
-    expect(mail.html).toContain('Fish &amp; &lt;chips&gt;');
-    expect(mail.html).not.toContain('<chips>');
-    expect(mail.html).toContain('<img src="https://b.example/uploads/a.jpg"');
-    expect(mail.html).toContain('November 18, 2026');
-    expect(mail.text).toContain(
-      'Fish & <chips>\nNovember 18, 2026\nShort.\nRead it: https://b.example/garage/automobiles/new-tyres',
-    );
-    expect(mail.text).toContain('…and 2 more on https://b.example');
+    const { text, html } = email.bodies(token('a'));
+    expect(html).toContain('Fish &amp; &lt;chips&gt; à la crème 🐟');
+    expect(html).not.toContain('<chips>');
+    expect(html).toContain('<img src="https://b.example/uploads/a.jpg"');
+    expect(html).toContain('November 18, 2026');
+    expect(text).toContain('Fish & <chips> à la crème 🐟\nNovember 18, 2026\nCrispy. batter batter');
+    expect(text).toContain('Read it: https://b.example/garage/automobiles/new-tyres');
+    expect(text).toContain('…and 2 more on https://b.example');
+  });
+
+  it('builds a MIME message whose parts decode to exactly the rendered bodies', async () => {
+    const transport = createTransport({ streamTransport: true, buffer: true });
+    for (const t of [token('a'), `${'Zz09_-'.repeat(7)}q`]) {
+      const info = await transport.sendMail({ from: 'blog@b.example', ...email.for('ann@example.org', t) });
+      const raw = (info.message as Buffer).toString();
+      const lines = raw.split('\r\n');
+      // Body lines stay within 76 characters; only the folded List-Unsubscribe header is longer (a URL cannot fold).
+      expect(lines.filter((line) => line.length > 76)).toEqual([
+        ` <https://b.example/api/unsubscribe?token=${t}>`,
+      ]);
+      expect(raw).not.toMatch(/[^\r]\n/);
+      const parsed = await simpleParser(info.message as Buffer);
+      const { text, html } = email.bodies(t);
+      expect(parsed.text).toBe(text);
+      expect(parsed.html).toBe(html);
+      expect(parsed.headers.get('content-type')).toMatchObject({ value: 'multipart/alternative' });
+    }
   });
 });
 

@@ -1,5 +1,6 @@
-import { excerpt, mainImageUrl, postLink, type PostView } from '@blog/contracts';
+import { excerpt, mainImageUrl, MAIL_TOKEN_PATTERN, postLink, type PostView } from '@blog/contracts';
 import { randomBytes } from 'node:crypto';
+import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
 import { escapeHtml } from '../common/html.js';
 import { page } from '../common/emails.js';
 import type { OutgoingMail } from '../transport/mail-transport.js';
@@ -33,18 +34,34 @@ export function toDigestPost(post: PostView, siteUrl: string): DigestPost {
   };
 }
 
+export interface DigestEmailOptions {
+  siteTitle: string;
+  siteUrl: string;
+  timeZone: string;
+  /** The unsubscribe link without its token (`{SITE_URL}/api/unsubscribe?token=`). */
+  unsubscribeBase: string;
+}
+
 /**
  * The weekly e-mail, rendered once per week and personalised per subscriber with its own
- * unsubscribe link (in the body and in the RFC 8058 one-click headers).
+ * unsubscribe link (in the body and in the RFC 8058 one-click headers). Both bodies are
+ * quoted-printable encoded once, in pieces around the token; a subscriber's e-mail joins the
+ * pieces with soft line breaks around the token (base64url needs no encoding), which decodes
+ * to exactly the rendered text and halves the CPU time of each e-mail.
  */
 export class DigestEmail {
-  private readonly placeholder = `__unsubscribe_${randomBytes(8).toString('hex')}__`;
+  private readonly placeholder = `__token_${randomBytes(8).toString('hex')}__`;
   readonly subject: string;
+  private readonly unsubscribeBase: string;
   private readonly text: string;
   private readonly html: string;
+  private readonly textPieces: string[];
+  private readonly htmlPieces: string[];
 
-  constructor(content: DigestContent, options: { siteTitle: string; siteUrl: string; timeZone: string }) {
+  constructor(content: DigestContent, options: DigestEmailOptions) {
     const { siteTitle, siteUrl } = options;
+    this.unsubscribeBase = options.unsubscribeBase;
+    const unsubscribe = `${options.unsubscribeBase}${this.placeholder}`;
     const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: options.timeZone });
     const count = content.posts.length;
     const more = content.total - count;
@@ -59,7 +76,7 @@ export class DigestEmail {
       textPosts.join('\n') +
       (more > 0 ? `\n…and ${more} more on ${siteUrl}\n` : '') +
       `\n-- \nYou get this e-mail because you subscribed to the weekly posts of ${siteTitle} (${siteUrl}).\n` +
-      `Unsubscribe: ${this.placeholder}\n`;
+      `Unsubscribe: ${unsubscribe}\n`;
 
     const htmlPosts = content.posts.map((post) => {
       const url = escapeHtml(post.url);
@@ -79,18 +96,37 @@ ${htmlPosts.join('\n')}
 ${more > 0 ? `<p><a href="${escapeHtml(siteUrl)}">…and ${more} more on the site</a></p>` : ''}
 <hr style="border:0;border-top:1px solid #dddddd;margin:24px 0 12px">
 <p style="font-size:12px;color:#777777">You get this e-mail because you subscribed to the weekly posts of ${escapeHtml(siteTitle)}.
-<a href="${this.placeholder}" style="color:#777777">Unsubscribe</a></p>`,
+<a href="${escapeHtml(unsubscribe)}" style="color:#777777">Unsubscribe</a></p>`,
     );
+    const pieces = (body: string) =>
+      body.split(this.placeholder).map((piece) => qpWrap(qpEncode(piece), 76).replace(/\r?\n/g, '\r\n'));
+    this.textPieces = pieces(this.text);
+    this.htmlPieces = pieces(this.html);
   }
 
-  for(to: string, unsubscribeUrl: string): OutgoingMail {
+  /** The two bodies as the subscriber reads them. */
+  bodies(token: string): { text: string; html: string } {
+    return {
+      text: this.text.replaceAll(this.placeholder, token),
+      html: this.html.replaceAll(this.placeholder, token),
+    };
+  }
+
+  for(to: string, token: string): OutgoingMail {
+    if (!MAIL_TOKEN_PATTERN.test(token)) throw new Error('an unsubscribe token is 43 base64url characters');
+    const url = `${this.unsubscribeBase}${token}`;
+    const part = (type: string, pieces: string[]) =>
+      `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n` +
+      pieces.join(`=\r\n${token}=\r\n`);
     return {
       to,
       subject: this.subject,
-      text: this.text.replace(this.placeholder, unsubscribeUrl),
-      html: this.html.replace(this.placeholder, escapeHtml(unsubscribeUrl)),
+      alternatives: [
+        { raw: part('text/plain', this.textPieces) },
+        { raw: part('text/html', this.htmlPieces) },
+      ],
       headers: {
-        'List-Unsubscribe': `<${unsubscribeUrl}>`,
+        'List-Unsubscribe': `<${url}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
       },
     };

@@ -232,6 +232,7 @@ export class DigestService implements OnModuleDestroy {
       siteTitle: this.siteTitle,
       siteUrl: this.config.SITE_URL,
       timeZone: this.config.SITE_TIMEZONE,
+      unsubscribeBase: `${this.config.SITE_URL}/api/unsubscribe?token=`,
     });
   }
 
@@ -343,9 +344,8 @@ export class DigestService implements OnModuleDestroy {
   ): Promise<number> {
     const results = await Promise.all(
       recipients.map(async (recipient) => {
-        const link = `${this.config.SITE_URL}/api/unsubscribe?token=${recipient.token}`;
         try {
-          await this.transport.send(email.for(recipient.email, link));
+          await this.transport.send(email.for(recipient.email, recipient.token));
           return { id: recipient.id, error: null };
         } catch (error) {
           return { id: recipient.id, error: errorText(error) };

@@ -13,8 +13,10 @@ export interface MailAddress {
 export interface OutgoingMail {
   to: string | MailAddress;
   subject: string;
-  text: string;
+  text?: string;
   html?: string;
+  /** Pre-encoded MIME parts (headers and body) of a multipart/alternative message, used as they are. */
+  alternatives?: { raw: string }[];
   replyTo?: string | MailAddress;
   headers?: Record<string, string>;
 }
