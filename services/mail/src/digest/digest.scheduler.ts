@@ -97,8 +97,16 @@ export class DigestScheduler implements OnApplicationBootstrap, OnModuleDestroy 
   // ---- BullMQ ----------------------------------------------------------------------------
 
   private connect(url: string): Redis {
-    const connection = new Redis(url, { maxRetriesPerRequest: null, lazyConnect: false });
-    connection.on('error', (error) => this.logger.warn(`redis: ${errorText(error)}`));
+    const connection = new Redis(url, { maxRetriesPerRequest: null });
+    // ioredis reconnects by itself; one line per minute is enough while Redis is away.
+    let lastLogged = 0;
+    connection.on('error', (error) => {
+      if (Date.now() - lastLogged < 60_000) return;
+      lastLogged = Date.now();
+      this.logger.warn(
+        `redis: ${errorText(error)} (the weekly digest waits for it; POST /api/admin/digest still works)`,
+      );
+    });
     this.connections.push(connection);
     return connection;
   }
