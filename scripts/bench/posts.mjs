@@ -189,8 +189,9 @@ export async function benchPosts() {
     });
     const { token } = await login.json();
     const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8'));
-    results.upload100MB = await uploadMemory(base, token, state.children.gateway);
+    // Writes before the upload: the media worker then processes the 100 MB video in the background.
     results.writes = await writesPerSecond(base, token);
+    results.upload100MB = await uploadMemory(base, token, state.children.gateway);
 
     results.seed100kSeconds = Math.round(await seedPosts(databaseUrl, 90_000));
     const terms = [

@@ -103,17 +103,21 @@ export class PostsService {
   async create(command: PostWriteCommand): Promise<PostView> {
     const parsed = parsePostForm(command.fields, this.site);
     const plan = this.plan(parsed, command, []);
+    const insert = async (manager: EntityManager) => {
+      const saved = await manager.save(
+        manager.create(Post, {
+          ...this.postFields(parsed),
+          slug: await this.uniqueSlug(manager, parsed.form.title),
+          updatedAt: new Date(),
+        }),
+        { transaction: false }, // the caller decides: one statement, or our own transaction
+      );
+      const rows = this.mediaRows(saved.id, plan, parsed);
+      return { post: saved, media: rows.length ? await manager.save(rows) : [] };
+    };
+    // A post without media is one INSERT (atomic by itself; the unique index guards the slug).
     const { post, media } = await this.withSlugRetry(() =>
-      this.db.transaction(async (manager) => {
-        const saved = await manager.save(
-          manager.create(Post, {
-            ...this.postFields(parsed),
-            slug: await this.uniqueSlug(manager, parsed.form.title),
-            updatedAt: new Date(),
-          }),
-        );
-        return { post: saved, media: await manager.save(this.mediaRows(saved.id, plan, parsed)) };
-      }),
+      plan.items.length ? this.db.transaction(insert) : insert(this.db.manager),
     );
     return toPostView(post, media, this.site, true);
   }
