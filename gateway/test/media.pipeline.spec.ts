@@ -246,22 +246,27 @@ describe.each(['in-process', 'bullmq'] as const)('media pipeline (%s runner)', (
   });
 
   if (runner === 'bullmq') {
-    it('saves a post while Redis is down; its items end ready once Redis is back, with no manual step', async () => {
-      if (redis!.external) return; // an external Redis cannot be stopped here
-      await redis!.stop();
-      let created: Json;
-      try {
-        created = await createPost('While Redis is down', [
-          file('a.jpg', 'image/jpeg', await makePhoto(300, 200)),
-        ]);
-        expect(created.media[0].status).toBe('pending');
-        await new Promise((r) => setTimeout(r, 500));
-      } finally {
-        await redis!.start();
-      }
-      const post = await settled(created.id, 30_000);
-      expect(post.images[0].status).toBe('ready');
-    }, 45_000);
+    // Needs a Redis this test can stop: reported as skipped (not passed) with an external TEST_REDIS_URL.
+    const stoppable = process.env.TEST_REDIS_URL ? it.skip : it;
+    stoppable(
+      'saves a post while Redis is down; its items end ready once Redis is back, with no manual step',
+      async () => {
+        await redis!.stop();
+        let created: Json;
+        try {
+          created = await createPost('While Redis is down', [
+            file('a.jpg', 'image/jpeg', await makePhoto(300, 200)),
+          ]);
+          expect(created.media[0].status).toBe('pending');
+          await new Promise((r) => setTimeout(r, 500));
+        } finally {
+          await redis!.start();
+        }
+        const post = await settled(created.id, 30_000);
+        expect(post.images[0].status).toBe('ready');
+      },
+      45_000,
+    );
   }
   // Last: it replaces this stack's media service with a worker process of its own.
   it('finishes a job whose worker process was killed mid-run, with no duplicate files', async () => {
