@@ -9,30 +9,23 @@ import { JwtService } from '@nestjs/jwt';
 import { ErrorText, isAdmin, type TokenClaims } from '@blog/contracts';
 import type { Request } from 'express';
 import { ApiError } from './api-error.js';
+import { bearerToken, verifyToken } from './bearer-token.js';
 
 export interface AuthenticatedRequest extends Request {
   user?: TokenClaims;
 }
 
-/** Verifies the Bearer token: HS256 only (no `alg: none`, no key confusion), signature and expiry. */
+/** A route for signed-in users: 401 without a token or with one that does not verify. */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(private readonly jwt: JwtService) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
-    const header = request.headers.authorization;
-    const match = header ? /^Bearer\s+(\S+)$/i.exec(header) : null;
-    if (!match) throw new ApiError(401, ErrorText.unauthorized);
+    const token = bearerToken(request.headers.authorization);
+    if (!token) throw new ApiError(401, ErrorText.unauthorized);
     try {
-      const claims = await this.jwt.verifyAsync<TokenClaims>(match[1], { algorithms: ['HS256'] });
-      if (
-        typeof claims.sub !== 'string' ||
-        typeof claims.role !== 'string' ||
-        typeof claims.exp !== 'number'
-      ) {
-        throw new Error('incomplete claims');
-      }
+      const claims = await verifyToken(this.jwt, token);
       request.user = claims;
       return true;
     } catch {

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { JwtService } from '@nestjs/jwt';
-import { isAdmin, type TokenClaims } from '@blog/contracts';
+import { isAdmin } from '@blog/contracts';
 import type { Request } from 'express';
+import { bearerToken, verifyToken } from './bearer-token.js';
 
 /** On public routes a token is optional: a valid admin token shows more (media still processing). */
 @Injectable()
@@ -9,11 +10,10 @@ export class OptionalAuth {
   constructor(private readonly jwt: JwtService) {}
 
   async isAdmin(request: Request): Promise<boolean> {
-    const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-    if (!match) return false;
+    const token = bearerToken(request.headers.authorization);
+    if (!token) return false;
     try {
-      const claims = await this.jwt.verifyAsync<TokenClaims>(match[1]!, { algorithms: ['HS256'] });
-      return isAdmin(claims.role);
+      return isAdmin((await verifyToken(this.jwt, token)).role);
     } catch {
       return false;
     }

@@ -1,3 +1,4 @@
+import { escapeHtml } from '@blog/contracts';
 import type { Response } from 'express';
 
 /**
@@ -17,15 +18,6 @@ export interface PageContent {
   link?: { href: string; text: string };
 }
 
-const ENTITIES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
-
 const STYLE = `
   body { margin: 0; font-family: system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; background: #f4f4f4; color: #222; }
   main { max-width: 32rem; margin: 12vh auto 0; padding: 2rem; background: #fff; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.08); }
@@ -36,12 +28,12 @@ const STYLE = `
 `;
 
 export function renderPage(content: PageContent): string {
-  const paragraphs = content.paragraphs.map((p) => `<p>${escape(p)}</p>`).join('\n');
+  const paragraphs = content.paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('\n');
   const form = content.form
-    ? `<form method="post"><button type="submit">${escape(content.form.button)}</button></form>`
+    ? `<form method="post"><button type="submit">${escapeHtml(content.form.button)}</button></form>`
     : '';
   const link = content.link
-    ? `<p><a href="${escape(content.link.href)}">${escape(content.link.text)}</a></p>`
+    ? `<p><a href="${escapeHtml(content.link.href)}">${escapeHtml(content.link.text)}</a></p>`
     : '';
   return `<!DOCTYPE html>
 <html lang="en">
@@ -49,12 +41,12 @@ export function renderPage(content: PageContent): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
-<title>${escape(content.title)}</title>
+<title>${escapeHtml(content.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<h1>${escape(content.title)}</h1>
+<h1>${escapeHtml(content.title)}</h1>
 ${paragraphs}
 ${form}
 ${link}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { MainMedia } from './posts.js';
+import { pageParam, type MainMedia } from './posts.js';
 
 /** Contact, subscriptions and the weekly digest (SPEC.md §2 "Contact and subscribe forms", §5, §7, §9). */
 
@@ -111,19 +111,11 @@ export interface DigestRunResult {
   skipped: boolean;
 }
 
-const pageNumber = (fallback: number, max: number, field: string) =>
-  z.coerce
-    .number({ error: `${field} must be a number` })
-    .int(`${field} must be a whole number`)
-    .min(1, `${field} must be at least 1`)
-    .max(max, `${field} must be at most ${max}`)
-    .default(fallback);
-
 /** GET /api/admin/messages and /api/admin/subscribers: newest first, paged, optionally one status. */
 const mailListQuery = <const S extends readonly [string, ...string[]]>(statuses: S) =>
   z.object({
-    page: pageNumber(1, 1_000_000, 'page'),
-    limit: pageNumber(MAIL_PAGE_DEFAULT, MAIL_PAGE_MAX, 'limit'),
+    page: pageParam(1, 1_000_000, 'page'),
+    limit: pageParam(MAIL_PAGE_DEFAULT, MAIL_PAGE_MAX, 'limit'),
     status: z.preprocess(
       (value) => (value === '' ? undefined : value),
       z.enum(statuses, { error: `status must be one of ${statuses.join(', ')}` }).optional(),

@@ -13,20 +13,11 @@ export const FileErrors = {
   othersProcessed: ' Other files were processed successfully.',
 } as const;
 
-const HEIC_TYPES = new Set([
-  'image/heic',
-  'image/heif',
-  'image/heic-sequence',
-  'image/heif-sequence',
-  'image/avif-sequence',
-]);
+const HEIC_TYPES = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
 
 /** HEIC/HEIF are rejected by type or by extension (SPEC.md §5). */
 export function isHeic(name: string, mimeType?: string | null): boolean {
-  return (
-    /\.(heic|heif)$/i.test(name) ||
-    (!!mimeType && HEIC_TYPES.has(mimeType.toLowerCase()) && !/avif/.test(mimeType))
-  );
+  return /\.(heic|heif)$/i.test(name) || (!!mimeType && HEIC_TYPES.has(mimeType.toLowerCase()));
 }
 
 export function isImageOrVideo(mimeType: string): boolean {
@@ -108,4 +99,17 @@ export function keyFromUploadsPath(path: string): string {
   if (value.startsWith(UPLOADS_PREFIX)) return value.slice(UPLOADS_PREFIX.length);
   if (value.startsWith('uploads/')) return value.slice('uploads/'.length);
   return value.replace(/^\/+/, '');
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Text for HTML element content and quoted attribute values (the pages and e-mails the servers write). */
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
 }

@@ -162,7 +162,8 @@ const isoDate = z
   .optional()
   .refine((v) => !v || !Number.isNaN(Date.parse(v)), 'must be a date')
   .transform((v) => (v ? new Date(v).toISOString() : undefined));
-const positiveInt = (fallback: number, max: number, field: string) =>
+/** A whole number from a query string, 1..max, with the field named in every error. */
+export const pageParam = (fallback: number, max: number, field: string) =>
   z.coerce
     .number({ error: `${field} must be a number` })
     .int(`${field} must be a whole number`)
@@ -182,8 +183,8 @@ export const postListQuerySchema = z.object({
     .string()
     .max(SEARCH_QUERY_MAX, `search must be at most ${SEARCH_QUERY_MAX} characters`)
     .optional(),
-  page: positiveInt(1, 100_000, 'page'),
-  limit: positiveInt(POSTS_PAGE_DEFAULT, POSTS_PAGE_MAX, 'limit'),
+  page: pageParam(1, 100_000, 'page'),
+  limit: pageParam(POSTS_PAGE_DEFAULT, POSTS_PAGE_MAX, 'limit'),
 });
 export type PostListQuery = z.infer<typeof postListQuerySchema>;
 

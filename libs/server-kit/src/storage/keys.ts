@@ -1,3 +1,4 @@
+import { uploadsPath } from '@blog/contracts';
 import { randomUUID } from 'node:crypto';
 
 /** Longest key accepted, in characters (all keys are ASCII). */
@@ -85,5 +86,5 @@ export function newObjectKey(prefix: string, extension: string, now: Date = new 
 /** The public path of a key (served by the gateway's /uploads handler). */
 export function publicUploadUrl(key: string): string {
   assertValidKey(key);
-  return `/uploads/${key}`;
+  return uploadsPath(key);
 }

@@ -1,6 +1,6 @@
 import type { MailConfig } from '../config.js';
 import type { OutgoingMail } from '../transport/mail-transport.js';
-import { escapeHtml } from './html.js';
+import { escapeHtml } from '@blog/contracts';
 
 export interface StoredContactMessage {
   id: number;

@@ -1,7 +1,13 @@
-import { excerpt, mainImageUrl, MAIL_TOKEN_PATTERN, postLink, type PostView } from '@blog/contracts';
+import {
+  escapeHtml,
+  excerpt,
+  mainImageUrl,
+  MAIL_TOKEN_PATTERN,
+  postLink,
+  type PostView,
+} from '@blog/contracts';
 import { randomBytes } from 'node:crypto';
 import { encode as qpEncode, wrap as qpWrap } from 'nodemailer/lib/qp';
-import { escapeHtml } from '../common/html.js';
 import { page } from '../common/emails.js';
 import type { OutgoingMail } from '../transport/mail-transport.js';
 

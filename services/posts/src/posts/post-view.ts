@@ -92,7 +92,7 @@ export function toPostView(
     url: buildPostPath(site, post),
     images: views
       .filter((v) => v.type === 'image')
-      .map((v, i) => ({
+      .map((v) => ({
         id: v.id,
         path: v.path!,
         order: v.order,
@@ -101,8 +101,8 @@ export function toPostView(
         cropY: v.cropY ?? null,
         cropScale: v.cropScale ?? null,
         croppedPreviewPath: v.croppedPreviewPath ?? null,
-        width: visible.filter((m) => m.type === 'image')[i]!.width,
-        height: visible.filter((m) => m.type === 'image')[i]!.height,
+        width: v.width ?? null,
+        height: v.height ?? null,
         status: v.status,
         variants: v.variants ?? [],
       })),

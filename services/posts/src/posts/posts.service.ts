@@ -468,7 +468,11 @@ export class PostsService {
       .getRepository(MediaItem)
       .find({ where: { postId: In(posts.map((p) => p.id)) }, order: { postId: 'ASC', position: 'ASC' } });
     const byPost = new Map<number, MediaItem[]>();
-    for (const item of media) byPost.set(item.postId, [...(byPost.get(item.postId) ?? []), item]);
+    for (const item of media) {
+      const list = byPost.get(item.postId);
+      if (list) list.push(item);
+      else byPost.set(item.postId, [item]);
+    }
     return posts.map((post) =>
       toPostView(post, byPost.get(post.id) ?? [], this.site, options.includeAllMedia),
     );
