@@ -10,6 +10,7 @@ const common = {
   transform: { '^.+\\.tsx?$': tsJest },
   moduleNameMapper: {
     '^@blog/contracts$': '<rootDir>/libs/contracts/src/index.ts',
+    '^@blog/contracts/(.*)$': '<rootDir>/libs/contracts/src/$1.ts',
     '^@blog/server-kit$': '<rootDir>/libs/server-kit/src/index.ts',
     '^@blog/server-kit/testing$': '<rootDir>/libs/server-kit/src/testing/index.ts',
     '^@blog/(auth|posts|media|mail)$': '<rootDir>/services/$1/src/index.ts',

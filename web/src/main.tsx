@@ -5,6 +5,7 @@ import { ApiProvider } from './api/ApiContext';
 import { createApiClient, isSignInPath } from './api/client';
 import { routes } from './routes';
 import { SessionProvider } from './session/SessionContext';
+import { SiteProvider } from './site/SiteContext';
 import { createSessionStore } from './session/store';
 import './styles.css';
 
@@ -25,7 +26,9 @@ createRoot(container).render(
   <StrictMode>
     <SessionProvider store={session}>
       <ApiProvider client={api}>
-        <RouterProvider router={router} />
+        <SiteProvider>
+          <RouterProvider router={router} />
+        </SiteProvider>
       </ApiProvider>
     </SessionProvider>
   </StrictMode>,

@@ -5,6 +5,7 @@ export * from './token.js';
 export * from './rpc.js';
 export * from './session.js';
 export * from './site.js';
+export * from './site-config.js';
 export * from './urls.js';
 export * from './media.js';
 export * from './posts.js';

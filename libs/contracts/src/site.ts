@@ -1,8 +1,7 @@
-import { z } from 'zod';
-
 /**
- * The site configuration (SPEC.md §1-§3): texts and the category tree. The owner edits a
- * JSON file (SITE_CONFIG); the services and the web read the validated, resolved form.
+ * The site configuration (SPEC.md §1-§3): texts and the category tree, as the services and
+ * the web read it. Validation of the owner's file lives in site-config.ts, so the browser
+ * never downloads the schema library.
  */
 
 /** The spec's segment rule: lowercase, spaces to hyphens, parentheses and apostrophes removed. */
@@ -16,40 +15,13 @@ export function deriveSegment(label: string): string {
     .replace(/-+/g, '-');
 }
 
-const SEGMENT = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const label = z.string().trim().min(1, 'label is required').max(80, 'label is too long');
-const segment = z.string().regex(SEGMENT, 'segment must be lowercase letters, digits and single hyphens');
-
-const entryInput = z.object({ label, segment: segment.optional() });
-const subcategoryInput = z.object({
-  label,
-  segment: segment.optional(),
-  intro: z.string().optional(),
-  entries: z.array(entryInput).default([]),
-});
-const categoryInput = z.object({
-  label,
-  segment: segment.optional(),
-  intro: z.string().optional(),
-  emptyText: z.string().optional(),
-  subcategories: z.array(subcategoryInput).min(1, 'a category needs at least one sub-category'),
-});
-export const siteConfigInputSchema = z.object({
-  title: z.string().min(1),
-  searchTitle: z.string().min(1),
-  welcome: z.object({ title: z.string().min(1), text: z.string() }),
-  about: z.object({ title: z.string().min(1), text: z.string() }),
-  bannerImage: z.string(),
-  footerText: z.string(),
-  categories: z.array(categoryInput).min(1, 'at least one category is required'),
-});
-export type SiteConfigInput = z.input<typeof siteConfigInputSchema>;
-
 export interface SiteEntry {
   label: string;
   segment: string;
   /** 'General' leaves its segment out of URLs. */
   general: boolean;
+  /** A placeholder page ('This page is under construction.'); its posts still have pages. */
+  underConstruction?: boolean;
 }
 export interface SiteSubcategory extends SiteEntry {
   intro?: string;
@@ -73,81 +45,6 @@ export interface SiteConfig {
 }
 
 export const GENERAL = 'General';
-const isGeneral = (value: string) => value.trim().toLowerCase() === 'general';
-
-export class SiteConfigError extends Error {
-  override name = 'SiteConfigError';
-}
-
-/** Names an entry by its position and label: categories[6] "Garage" → subcategories[0] "Automobiles". */
-function describePath(raw: unknown, path: PropertyKey[]): string {
-  const parts: string[] = [];
-  let node: unknown = raw;
-  for (const key of path) {
-    node = node && typeof node === 'object' ? (node as Record<PropertyKey, unknown>)[key] : undefined;
-    if (typeof key === 'number') {
-      const name = node && typeof node === 'object' ? (node as { label?: unknown }).label : undefined;
-      parts[parts.length - 1] += `[${key}]${typeof name === 'string' ? ` "${name}"` : ''}`;
-    } else {
-      parts.push(String(key));
-    }
-  }
-  return parts.join(' → ') || '(root)';
-}
-
-function assertUnique(items: { label: string; segment: string }[], where: string) {
-  const seen = new Map<string, string>();
-  for (const item of items) {
-    for (const key of [`segment "${item.segment}"`, `label "${item.label.toLowerCase()}"`]) {
-      if (seen.has(key))
-        throw new SiteConfigError(`Invalid site config: ${where}: duplicate ${key} ("${item.label}")`);
-      seen.set(key, item.label);
-    }
-  }
-}
-
-/** Validates the owner's file and fills in derived segments; the error names the wrong entry. */
-export function parseSiteConfig(raw: unknown): SiteConfig {
-  const result = siteConfigInputSchema.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0]!;
-    throw new SiteConfigError(`Invalid site config: ${describePath(raw, issue.path)}: ${issue.message}`);
-  }
-  const input = result.data;
-  const categories: SiteCategory[] = input.categories.map((category) => ({
-    label: category.label,
-    segment: category.segment ?? deriveSegment(category.label),
-    intro: category.intro,
-    emptyText: category.emptyText,
-    subcategories: category.subcategories.map((sub) => ({
-      label: sub.label,
-      segment: sub.segment ?? deriveSegment(sub.label),
-      general: isGeneral(sub.label),
-      intro: sub.intro,
-      entries: sub.entries.map((entry) => ({
-        label: entry.label,
-        segment: entry.segment ?? deriveSegment(entry.label),
-        general: isGeneral(entry.label),
-      })),
-    })),
-  }));
-  assertUnique(categories, 'categories');
-  categories.forEach((category, i) => {
-    const where = `categories[${i}] "${category.label}"`;
-    assertUnique(category.subcategories, `${where} → subcategories`);
-    category.subcategories.forEach((sub, j) => {
-      assertUnique(sub.entries, `${where} → subcategories[${j}] "${sub.label}" → entries`);
-      for (const entry of sub.entries) {
-        if (!SEGMENT.test(entry.segment)) {
-          throw new SiteConfigError(
-            `Invalid site config: ${where} → "${sub.label}" → "${entry.label}": cannot derive a URL segment; set "segment"`,
-          );
-        }
-      }
-    });
-  });
-  return { ...input, categories };
-}
 
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 

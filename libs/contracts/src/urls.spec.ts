@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parseSiteConfig, reservedSegments, SiteConfigError, type SiteConfig } from './site.js';
+import { parseSiteConfig, SiteConfigError } from './site-config.js';
+import { reservedSegments, type SiteConfig } from './site.js';
 import { buildListingPath, buildPostPath, PlacementError, resolvePath, resolvePlacement } from './urls.js';
 
 const site: SiteConfig = parseSiteConfig(JSON.parse(readFileSync('config/site.json', 'utf8')));

@@ -41,8 +41,16 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
+/** One page of a list: the items and the total the server counted (X-Total-Count). */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
 export interface ApiClient {
   request<T>(path: string, options?: RequestOptions): Promise<T>;
+  /** A GET of a paged list: the JSON array and its X-Total-Count (the array's length when absent). */
+  list<T>(path: string, options?: Pick<RequestOptions, 'signal'>): Promise<Page<T>>;
 }
 
 export interface ApiClientOptions {
@@ -64,35 +72,45 @@ export function createApiClient({
   baseUrl = '',
   fetch: fetchImpl = (...args) => globalThis.fetch(...args),
 }: ApiClientOptions): ApiClient {
+  async function send(path: string, { method = 'GET', body, signal }: RequestOptions) {
+    const headers: Record<string, string> = { Accept: 'application/json' };
+    const token = session.get()?.token;
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+
+    let response: Response;
+    try {
+      response = await fetchImpl(`${baseUrl}${path}`, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (cause) {
+      if (signal?.aborted) throw cause;
+      throw new ApiError(0, null);
+    }
+
+    const data = await readBody(response);
+    if (response.status === 401 || response.status === 403) {
+      session.clear();
+      onUnauthorized();
+    }
+    if (response.status < 200 || response.status > 299) {
+      throw new ApiError(response.status, serverMessageOf(data));
+    }
+    return { data, headers: response.headers };
+  }
+
   return {
-    async request<T>(path: string, { method = 'GET', body, signal }: RequestOptions = {}): Promise<T> {
-      const headers: Record<string, string> = { Accept: 'application/json' };
-      const token = session.get()?.token;
-      if (token) headers.Authorization = `Bearer ${token}`;
-      if (body !== undefined) headers['Content-Type'] = 'application/json';
-
-      let response: Response;
-      try {
-        response = await fetchImpl(`${baseUrl}${path}`, {
-          method,
-          headers,
-          body: body === undefined ? undefined : JSON.stringify(body),
-          signal,
-        });
-      } catch (cause) {
-        if (signal?.aborted) throw cause;
-        throw new ApiError(0, null);
-      }
-
-      const data = await readBody(response);
-      if (response.status === 401 || response.status === 403) {
-        session.clear();
-        onUnauthorized();
-      }
-      if (response.status < 200 || response.status > 299) {
-        throw new ApiError(response.status, serverMessageOf(data));
-      }
-      return data as T;
+    async request<T>(path: string, options: RequestOptions = {}): Promise<T> {
+      return (await send(path, options)).data as T;
+    },
+    async list<T>(path: string, options: Pick<RequestOptions, 'signal'> = {}): Promise<Page<T>> {
+      const { data, headers } = await send(path, options);
+      const items = Array.isArray(data) ? (data as T[]) : [];
+      const total = Number(headers.get('x-total-count'));
+      return { items, total: Number.isFinite(total) && headers.has('x-total-count') ? total : items.length };
     },
   };
 }

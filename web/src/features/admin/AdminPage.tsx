@@ -1,9 +1,9 @@
 import type { PublicUser } from '@blog/contracts';
 import { useEffect, useState } from 'react';
-import { useApi } from '../api/ApiContext';
-import { listUsers } from '../api/auth';
-import { errorMessage } from '../api/client';
-import { useSession } from '../session/SessionContext';
+import { useApi } from '../../api/ApiContext';
+import { listUsers } from '../../api/auth';
+import { errorMessage } from '../../api/client';
+import { useSession } from '../../session/SessionContext';
 
 /** Admin dashboard; the Posts and Settings tabs are added by later issues. */
 export function AdminPage() {

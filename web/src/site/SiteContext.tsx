@@ -1,0 +1,34 @@
+import type { SiteConfig } from '@blog/contracts/site';
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { useApi } from '../api/ApiContext';
+
+export type SiteState = { status: 'loading' } | { status: 'error' } | { status: 'ready'; site: SiteConfig };
+
+const SiteContext = createContext<SiteState>({ status: 'loading' });
+
+/** Loads GET /api/site once: the texts and the category tree that the menus and routes come from. */
+export function SiteProvider({ children }: { children: ReactNode }) {
+  const api = useApi();
+  const [state, setState] = useState<SiteState>({ status: 'loading' });
+  useEffect(() => {
+    const controller = new AbortController();
+    api.request<SiteConfig>('/api/site', { signal: controller.signal }).then(
+      (site) => setState({ status: 'ready', site }),
+      () => {
+        if (!controller.signal.aborted) setState({ status: 'error' });
+      },
+    );
+    return () => controller.abort();
+  }, [api]);
+  return <SiteContext.Provider value={state}>{children}</SiteContext.Provider>;
+}
+
+export function useSiteState(): SiteState {
+  return useContext(SiteContext);
+}
+
+/** The site configuration, or null while it loads or when it failed. */
+export function useSite(): SiteConfig | null {
+  const state = useSiteState();
+  return state.status === 'ready' ? state.site : null;
+}
