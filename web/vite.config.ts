@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 
@@ -8,9 +9,23 @@ const proxy = {
   '/uploads': { target: gateway, changeOrigin: true },
 };
 
-export default defineConfig({
+// react-router's package exports point bundlers at its development build (warnings and
+// checks included); a production build takes its production files, about 10 KB less to download.
+const routerBuild = (file: string) =>
+  fileURLToPath(new URL(`../node_modules/react-router/dist/production/${file}`, import.meta.url));
+
+export default defineConfig(({ mode }) => ({
   plugins: [react()],
+  resolve: {
+    alias:
+      mode === 'production'
+        ? [
+            { find: /^react-router\/dom$/, replacement: routerBuild('dom-export.mjs') },
+            { find: /^react-router$/, replacement: routerBuild('index.mjs') },
+          ]
+        : [],
+  },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
   server: { proxy },
   preview: { proxy },
-});
+}));

@@ -102,8 +102,8 @@ describe('posts through the gateway (real services, real files in storage)', () 
     expect(created.youtubeVideos).toEqual([
       expect.objectContaining({
         url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
-        embedUrl: 'https://www.youtube.com/embed/dQw4w9WgXcQ',
-        thumbnailUrl: 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+        embedUrl: 'https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ',
+        thumbnailUrl: 'https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
         isShorts: false,
         order: 5,
         title: 'YouTube Video 6',
@@ -338,7 +338,7 @@ describe('posts through the gateway (real services, real files in storage)', () 
     expect(post.media[1]).toMatchObject({ title: 'The classic', id: created.youtubeVideos[0].id });
     expect(post.media[4]).toMatchObject({
       isShorts: true,
-      embedUrl: 'https://www.youtube.com/embed/abcdefghijk',
+      embedUrl: 'https://www.youtube-nocookie.com/embed/abcdefghijk',
     });
     expect(post.videos).toEqual([]);
     const keys = await stored();

@@ -161,8 +161,8 @@ describe('absolute links for e-mails', () => {
     expect(absoluteUrl('https://blog.example', '/garage/x')).toBe('https://blog.example/garage/x');
     expect(absoluteUrl('https://blog.example/', 'garage/x')).toBe('https://blog.example/garage/x');
     expect(absoluteUrl('https://blog.example/sub/', '/a')).toBe('https://blog.example/sub/a');
-    expect(absoluteUrl('https://blog.example', 'https://img.youtube.com/vi/x/hqdefault.jpg')).toBe(
-      'https://img.youtube.com/vi/x/hqdefault.jpg',
+    expect(absoluteUrl('https://blog.example', 'https://i.ytimg.com/vi/x/hqdefault.jpg')).toBe(
+      'https://i.ytimg.com/vi/x/hqdefault.jpg',
     );
   });
 
@@ -186,9 +186,9 @@ describe('absolute links for e-mails', () => {
       mainImageUrl(site, {
         type: 'youtube',
         url: 'https://youtu.be/dQw4w9WgXcQ',
-        thumbnailUrl: 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+        thumbnailUrl: 'https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
       }),
-    ).toBe('https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg');
+    ).toBe('https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg');
     expect(mainImageUrl(site, null)).toBeNull();
   });
 

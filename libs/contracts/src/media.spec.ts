@@ -23,8 +23,8 @@ describe('YouTube links (SPEC.md §5)', () => {
     expect(parseYoutubeUrl(url)).toEqual({
       videoId,
       url,
-      embedUrl: `https://www.youtube.com/embed/${videoId}`,
-      thumbnailUrl: `https://img.youtube.com/vi/${videoId}/hqdefault.jpg`,
+      embedUrl: `https://www.youtube-nocookie.com/embed/${videoId}`,
+      thumbnailUrl: `https://i.ytimg.com/vi/${videoId}/hqdefault.jpg`,
       isShorts,
     });
   });

@@ -42,6 +42,15 @@ export interface YoutubeVideo {
   isShorts: boolean;
 }
 
+/**
+ * Embeds come from YouTube's privacy-enhanced host (no cookies until the visitor plays) and
+ * thumbnails from its image host; the Content-Security-Policy allows exactly these two.
+ */
+export const YOUTUBE_EMBED_ORIGIN = 'https://www.youtube-nocookie.com';
+export const YOUTUBE_THUMBNAIL_ORIGIN = 'https://i.ytimg.com';
+export const youtubeEmbedUrl = (videoId: string) => `${YOUTUBE_EMBED_ORIGIN}/embed/${videoId}`;
+export const youtubeThumbnailUrl = (videoId: string) => `${YOUTUBE_THUMBNAIL_ORIGIN}/vi/${videoId}/hqdefault.jpg`;
+
 /** SPEC.md §5: optional http(s) scheme, optional www, youtube.com or youtu.be, then a path. */
 export const YOUTUBE_URL = /^(https?:\/\/)?(www\.|m\.)?(youtube\.com|youtu\.be)\/.+$/i;
 export const YOUTUBE_URL_ERROR = 'Please enter a valid YouTube URL';
@@ -77,8 +86,8 @@ export function parseYoutubeUrl(input: string): YoutubeVideo | null {
   return {
     videoId,
     url,
-    embedUrl: `https://www.youtube.com/embed/${videoId}`,
-    thumbnailUrl: `https://img.youtube.com/vi/${videoId}/hqdefault.jpg`,
+    embedUrl: youtubeEmbedUrl(videoId),
+    thumbnailUrl: youtubeThumbnailUrl(videoId),
     isShorts,
   };
 }

@@ -183,7 +183,7 @@ describe.each([
         expect(text).toContain(`Read it: ${SITE}${post.url}`);
       }
       expect(carburettor.url).toBe('/garage/motorcycles/rebuilt-the-carburettor');
-      expect(html).toContain('src="https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg"');
+      expect(html).toContain('src="https://i.ytimg.com/vi/dQw4w9WgXcQ/hqdefault.jpg"');
       const cut = excerpt(carburettor.content);
       expect(cut.endsWith('...')).toBe(true);
       expect(cut.length).toBeLessThanOrEqual(153);

@@ -1,7 +1,8 @@
 import { Link } from 'react-router-dom';
-import { site } from '../config';
+import { useSite } from '../site/SiteContext';
 
 export function Footer() {
+  const site = useSite();
   return (
     <footer className="site-footer">
       <nav aria-label="Footer">
@@ -14,9 +15,7 @@ export function Footer() {
           </li>
         </ul>
       </nav>
-      <p className="copyright">
-        © {site.copyrightYear} {site.title}
-      </p>
+      <p className="copyright">{site?.footerText ?? '© 2025 My Personal Blog'}</p>
     </footer>
   );
 }

@@ -1,14 +1,31 @@
 import { Link } from 'react-router-dom';
-import { site } from '../config';
+import { SearchBox } from '../features/search/SearchBox';
+import { useSite } from '../site/SiteContext';
 
-/** The banner area with the site title (the banner image and search box come later). */
+const FALLBACK_TITLE = 'My Personal Blog';
+
+/** The header banner with the site title and the search box (SPEC.md §1). */
 export function SiteHeader() {
+  const site = useSite();
+  const banner = site?.bannerImage;
   return (
     <header className="site-header">
+      {banner && (
+        <img
+          className="banner-image"
+          src={banner}
+          alt=""
+          width={1200}
+          height={200}
+          fetchPriority="high"
+          onError={() => console.error(`The banner image ${banner} failed to load`)}
+        />
+      )}
       <div className="banner">
         <Link to="/" className="site-title">
-          {site.title}
+          {site?.title ?? FALLBACK_TITLE}
         </Link>
+        <SearchBox />
       </div>
     </header>
   );

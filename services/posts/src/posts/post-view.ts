@@ -1,6 +1,8 @@
 import {
   buildPostPath,
   uploadsPath,
+  youtubeEmbedUrl,
+  youtubeThumbnailUrl,
   type MainMedia,
   type MediaItemView,
   type PostView,
@@ -16,8 +18,8 @@ function youtubeFields(item: MediaItem) {
   const id = item.youtubeId ?? '';
   return {
     url: item.youtubeUrl ?? '',
-    embedUrl: `https://www.youtube.com/embed/${id}`,
-    thumbnailUrl: `https://img.youtube.com/vi/${id}/hqdefault.jpg`,
+    embedUrl: youtubeEmbedUrl(id),
+    thumbnailUrl: youtubeThumbnailUrl(id),
     isShorts: item.isShorts,
   };
 }

@@ -1,9 +1,37 @@
-/** About: the author's page. The contact and subscribe forms are added by a later issue. */
+import { useEffect } from 'react';
+import { useLocation } from 'react-router-dom';
+import { useDocumentTitle } from '../../hooks/useDocumentTitle';
+import { useSite } from '../../site/SiteContext';
+import { ContactForm } from './ContactForm';
+import { CONTACT_SCROLL_DELAY_MS } from './ContactRedirect';
+import { SubscribeForm } from './SubscribeForm';
+
+/** About: the author's text, the contact form and the weekly-digest subscription (SPEC.md §2). */
 export function AboutPage() {
+  const site = useSite();
+  const location = useLocation();
+  const scrollToContact = (location.state as { scrollTo?: string } | null)?.scrollTo === 'contact';
+  useDocumentTitle(site?.about.title ?? 'About', site?.about.text);
+
+  // Arriving from /contact: after 100 ms, a smooth scroll to the form (SPEC.md §2, §9).
+  useEffect(() => {
+    if (!scrollToContact) return;
+    const timer = setTimeout(() => {
+      const form = document.getElementById('contact');
+      form?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+      form?.querySelector<HTMLInputElement>('input')?.focus({ preventScroll: true });
+    }, CONTACT_SCROLL_DELAY_MS);
+    return () => clearTimeout(timer);
+  }, [scrollToContact, location.key]);
+
   return (
-    <section className="card" aria-labelledby="about-heading">
-      <h1 id="about-heading">About</h1>
-      <p>This is a personal blog and journal, written and run by its author.</p>
-    </section>
+    <>
+      <section className="card" aria-labelledby="about-heading">
+        <h1 id="about-heading">{site?.about.title ?? 'About'}</h1>
+        {site && <p>{site.about.text}</p>}
+      </section>
+      <ContactForm />
+      <SubscribeForm />
+    </>
   );
 }

@@ -1,0 +1,45 @@
+import { useState, type FormEvent } from 'react';
+import { useApi } from '../../api/ApiContext';
+import { subscribe } from '../../api/mail';
+import { useFormStatus } from './useFormStatus';
+
+/** Weekly digest subscription (SPEC.md §2, §8); the server then e-mails a confirmation link. */
+export function SubscribeForm() {
+  const api = useApi();
+  const [email, setEmail] = useState('');
+  const { status, run } = useFormStatus();
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    void run(
+      () => subscribe(api, email),
+      () => setEmail(''),
+    );
+  };
+  return (
+    <section className="card form-section" aria-labelledby="subscribe-heading">
+      <h2 id="subscribe-heading">Subscribe</h2>
+      <p>Get a weekly e-mail with the new posts. You can unsubscribe from any of them.</p>
+      <form className="form form-inline" onSubmit={submit}>
+        <div className="field">
+          <label htmlFor="subscribe-email">Email</label>
+          <input
+            id="subscribe-email"
+            type="email"
+            required
+            maxLength={254}
+            autoComplete="email"
+            value={email}
+            onChange={(event) => setEmail(event.target.value)}
+          />
+        </div>
+        <button type="submit" className="button" disabled={status === 'sending'}>
+          {status === 'sending' ? 'Subscribing...' : 'Subscribe'}
+        </button>
+        <p role="status" className={status === 'error' ? 'form-error' : 'form-success'}>
+          {status === 'success' && 'Successfully subscribed!'}
+          {status === 'error' && 'Failed to subscribe. Please try again.'}
+        </p>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,104 @@
+import type { PostView } from '@blog/contracts/posts';
+import { buildListingPath } from '@blog/contracts/urls';
+import { useEffect } from 'react';
+import { Link, useLocation, useNavigate } from 'react-router-dom';
+import { useApi } from '../../api/ApiContext';
+import { getPostBySlug } from '../../api/posts';
+import { useAsync } from '../../hooks/useAsync';
+import { useDocumentTitle } from '../../hooks/useDocumentTitle';
+import { formatDateTime, formatLongDate, preview } from '../../lib/format';
+import { carouselItems } from '../../lib/media';
+import { useSite } from '../../site/SiteContext';
+import { searchHref } from '../search/searchParams';
+import { MediaCarousel } from './MediaCarousel';
+
+/** A post's page at {section path}/{slug} (SPEC.md §2 Post detail). */
+export function PostPage({ slug }: { slug: string }) {
+  const api = useApi();
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const state = useAsync((signal) => getPostBySlug(api, slug, signal), [api, slug]);
+  const post = state.status === 'ready' ? state.data : null;
+  useDocumentTitle(post?.title ?? null, post ? preview(post.content, 150) : undefined);
+
+  // A post reached under another section (moved since the link was made) shows at its own URL.
+  useEffect(() => {
+    if (post?.url && post.url !== pathname) navigate(post.url, { replace: true });
+  }, [post, pathname, navigate]);
+
+  if (state.status === 'loading') {
+    return (
+      <p role="status" className="loading">
+        Loading post...
+      </p>
+    );
+  }
+  if (!post) {
+    return (
+      <section className="card" aria-labelledby="no-post-heading">
+        <h1 id="no-post-heading">No posts yet</h1>
+        <p>
+          <Link to="/">Back to Home</Link>
+        </p>
+      </section>
+    );
+  }
+  return <PostDetail post={post} />;
+}
+
+function PostDetail({ post }: { post: PostView }) {
+  const site = useSite();
+  const { pathname } = useLocation();
+  const media = carouselItems(post.media);
+  const categoryPath = site ? buildListingPath(site, { category: post.category }) : null;
+  const submenuPath = site ? buildListingPath(site, post) : null;
+  const submenuLabel = post.submenu2 && post.submenu2 !== 'General' ? post.submenu2 : post.submenu1;
+  return (
+    <article className="post-detail">
+      <p className="back-link">
+        <Link to="/">← Back to Home</Link>
+      </p>
+      <header className="post-header">
+        <h1>{post.title}</h1>
+        <p className="post-meta">
+          <time dateTime={post.created_at}>{formatDateTime(post.created_at)}</time>
+          {categoryPath ? (
+            <Link className="badge" to={categoryPath}>
+              {post.category}
+            </Link>
+          ) : (
+            <span className="badge">{post.category}</span>
+          )}
+          {submenuLabel && submenuLabel !== 'General' && submenuPath && (
+            <Link className="badge badge-muted" to={submenuPath}>
+              {submenuLabel}
+            </Link>
+          )}
+        </p>
+        {post.tags.length > 0 && (
+          <ul className="tag-buttons" aria-label="Tags">
+            {post.tags.map((tag) => (
+              <li key={tag}>
+                <Link
+                  className="tag"
+                  to={searchHref(pathname, tag)}
+                  aria-label={`Search posts tagged ${tag}`}
+                >
+                  #{tag}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        )}
+      </header>
+      {media.length > 0 && <MediaCarousel items={media} title={post.title} />}
+      {post.content && <div className="post-content">{post.content}</div>}
+      <footer className="post-footer">
+        <p>Published {formatLongDate(post.created_at)}</p>
+        <p>
+          <Link to="/">← Back to Home</Link>
+        </p>
+      </footer>
+    </article>
+  );
+}

@@ -1,0 +1,66 @@
+import { byOrder, parseYoutubeUrl, youtubeEmbedUrl, youtubeThumbnailUrl } from '@blog/contracts/media';
+import type { VariantView } from '@blog/contracts/media-jobs';
+import type { MediaItemView } from '@blog/contracts/posts';
+
+/** Files that are part of the site's frame, never a post's media (SPEC.md §5 carousel rule). */
+const FRAME_ASSET =
+  /(^|\/)(header|banner)[^/]*\.[a-z0-9]+$|\/assets\/header\/|(^|\/)(icons?|favicon)[^/]*\//i;
+
+/**
+ * The media a post page shows, in order: duplicates removed (files by path, YouTube by url),
+ * frame assets hidden (SPEC.md §5).
+ */
+export function carouselItems(media: MediaItemView[]): MediaItemView[] {
+  const seen = new Set<string>();
+  const items: MediaItemView[] = [];
+  for (const item of [...media].sort(byOrder)) {
+    const key = item.type === 'youtube' ? `yt:${item.url ?? ''}` : `file:${item.path ?? ''}`;
+    if (seen.has(key)) continue;
+    if (item.type !== 'youtube' && (!item.path || FRAME_ASSET.test(item.path))) continue;
+    seen.add(key);
+    items.push(item);
+  }
+  return items;
+}
+
+/** The privacy-enhanced embed and the thumbnail of a YouTube item, from its own URL when it parses. */
+export function youtubeSources(item: MediaItemView): { embedUrl: string; thumbnailUrl: string } | null {
+  const parsed = item.url ? parseYoutubeUrl(item.url) : null;
+  if (parsed)
+    return { embedUrl: youtubeEmbedUrl(parsed.videoId), thumbnailUrl: youtubeThumbnailUrl(parsed.videoId) };
+  if (item.embedUrl && item.thumbnailUrl) return { embedUrl: item.embedUrl, thumbnailUrl: item.thumbnailUrl };
+  return null;
+}
+
+export interface PictureSources {
+  avif: string;
+  webp: string;
+  fallback: string;
+  fallbackSrc: string;
+  width: number | null;
+  height: number | null;
+}
+
+const srcset = (variants: VariantView[]) => variants.map((v) => `${v.path} ${v.width}w`).join(', ');
+
+/**
+ * srcsets per format from the processed variants: AVIF and WebP for browsers that take them,
+ * the original's format as the fallback. The fallback src is its 800 px (or nearest) width.
+ */
+export function pictureSources(
+  item: Pick<MediaItemView, 'path' | 'variants' | 'width' | 'height'>,
+): PictureSources {
+  const variants = [...(item.variants ?? [])].sort((a, b) => a.width - b.width);
+  const of = (format: string) => variants.filter((v) => v.format === format);
+  const fallback = variants.filter((v) => v.format !== 'avif' && v.format !== 'webp');
+  const largest = variants.at(-1);
+  const middle = fallback.find((v) => v.width >= 800) ?? fallback.at(-1);
+  return {
+    avif: srcset(of('avif')),
+    webp: srcset(of('webp')),
+    fallback: srcset(fallback),
+    fallbackSrc: middle?.path ?? item.path ?? '',
+    width: item.width ?? largest?.width ?? null,
+    height: item.height ?? largest?.height ?? null,
+  };
+}
