@@ -88,7 +88,7 @@ export async function createPost(baseUrl: string, token: string, post: NewPost):
   if (post.youtubeUrls) form.set('youtubeUrls', JSON.stringify(post.youtubeUrls));
   if (post.cropSettings) form.set('cropSettings', JSON.stringify(post.cropSettings));
   for (const file of post.files ?? [])
-    form.append('files', new Blob([file.data], { type: file.type }), file.name);
+    form.append('files', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name);
   const response = await fetch(`${baseUrl}/api/posts`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}` },
