@@ -4,8 +4,9 @@ import { benchAuth } from './auth.mjs';
 import { benchPosts } from './posts.mjs';
 import { benchMedia } from './media.mjs';
 import { benchMail } from './mail.mjs';
+import { benchWeb } from './web.mjs';
 
-const benches = { auth: benchAuth, posts: benchPosts, media: benchMedia, mail: benchMail };
+const benches = { auth: benchAuth, posts: benchPosts, media: benchMedia, mail: benchMail, web: benchWeb };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {

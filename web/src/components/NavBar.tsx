@@ -41,6 +41,20 @@ export function menuFromSite(site: SiteConfig): MenuItem[] {
   ];
 }
 
+/** Link words that say nothing out of context ('More' is a category of the spec's tree). */
+const GENERIC_LINK_TEXT = new Set(['more', 'here', 'link', 'read more', 'click here', 'go', 'start']);
+
+/** A menu label, with a few hidden words after it when the label alone would not say where it leads. */
+function MenuLabel({ label }: { label: string }) {
+  if (!GENERIC_LINK_TEXT.has(label.trim().toLowerCase())) return <>{label}</>;
+  return (
+    <>
+      {label}
+      <span className="visually-hidden"> posts</span>
+    </>
+  );
+}
+
 /** Links of one menu level: the direct children of the nearest list. */
 function levelLinks(from: HTMLElement): HTMLAnchorElement[] {
   const list = from.closest('ul');
@@ -179,7 +193,7 @@ function MenuEntry({ item, level }: { item: MenuItem; level: number }) {
           aria-controls={hasChildren ? submenuId : undefined}
           onKeyDown={onKeyDown}
         >
-          {item.label}
+          <MenuLabel label={item.label} />
         </NavLink>
         {hasChildren && (
           <button

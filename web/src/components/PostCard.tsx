@@ -56,8 +56,8 @@ export function PostCard({ post, variant, eager = false, headingLevel: Heading =
             ))}
           </p>
         )}
-        <Link to={href} className="read-more" aria-label={`Read more: ${post.title}`}>
-          Read more...
+        <Link to={href} className="read-more">
+          Read more<span className="visually-hidden"> of {post.title}</span>...
         </Link>
       </div>
     </article>

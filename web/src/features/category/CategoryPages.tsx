@@ -18,7 +18,17 @@ export const isHub = (category: SiteCategory) => category.subcategories.some((su
 export const hasSidebar = (sub: SiteSubcategory) => sub.entries.some((entry) => !entry.general);
 
 /** Posts of one part of the tree, 30 a page, filtered and paged by the API. */
-function Listing({ query, name, emptyText }: { query: PostQuery; name: string; emptyText: string }) {
+function Listing({
+  query,
+  name,
+  emptyText,
+  headingLevel,
+}: {
+  query: PostQuery;
+  name: string;
+  emptyText: string;
+  headingLevel: 'h2' | 'h3';
+}) {
   const api = useApi();
   const [page, setPage] = usePageParam();
   const state = useAsync(
@@ -35,7 +45,7 @@ function Listing({ query, name, emptyText }: { query: PostQuery; name: string; e
       loadingText={`Loading ${name.toLowerCase()} posts...`}
       emptyText={emptyText}
       label={`${name} posts`}
-      headingLevel="h3"
+      headingLevel={headingLevel}
     />
   );
 }
@@ -83,6 +93,7 @@ export function SectionPage({ site, category }: { site: SiteConfig; category: Si
           query={{ category: category.label }}
           name={category.label}
           emptyText={emptyTextOf(category)}
+          headingLevel="h3"
         />
       </section>
     </>
@@ -110,6 +121,7 @@ export function SubsectionPage({ site, category, subcategory, entry }: Subsectio
       query={{ category: category.label, submenu1: subcategory.label, submenu2: entry?.label }}
       name={name}
       emptyText={`No ${name.toLowerCase()} posts yet.`}
+      headingLevel="h2"
     />
   );
   const header = (
