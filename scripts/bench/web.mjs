@@ -35,7 +35,13 @@ async function createShowcasePost(baseUrl) {
   const { token } = await login.json();
   const sharp = createRequire(join(ROOT, 'package.json'))('sharp');
   const photo = await sharp({ create: { width: 1600, height: 1000, channels: 3, background: '#2a6fa0' } })
-    .composite([{ input: Buffer.from('<svg width="1600" height="1000"><circle cx="800" cy="500" r="300" fill="white"/></svg>') }])
+    .composite([
+      {
+        input: Buffer.from(
+          '<svg width="1600" height="1000"><circle cx="800" cy="500" r="300" fill="white"/></svg>',
+        ),
+      },
+    ])
     .jpeg()
     .toBuffer();
   const form = new FormData();
@@ -46,10 +52,16 @@ async function createShowcasePost(baseUrl) {
   form.set('tags', 'garage, photo');
   form.append('files', new Blob([photo], { type: 'image/jpeg' }), 'photo.jpg');
   const created = await (
-    await fetch(`${baseUrl}/api/posts`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form })
+    await fetch(`${baseUrl}/api/posts`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}` },
+      body: form,
+    })
   ).json();
   for (let i = 0; i < 120; i++) {
-    const post = await (await fetch(`${baseUrl}/api/posts/${created.id}`, { headers: { Authorization: `Bearer ${token}` } })).json();
+    const post = await (
+      await fetch(`${baseUrl}/api/posts/${created.id}`, { headers: { Authorization: `Bearer ${token}` } })
+    ).json();
     if (post.mediaReady) return post.url;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -70,7 +82,7 @@ async function pageWeight(browser, url) {
   const lcpMs = await page.evaluate(
     () =>
       new Promise((resolve) => {
-        new PerformanceObserver((list) => {
+        new globalThis.PerformanceObserver((list) => {
           const entries = list.getEntries();
           resolve(Math.round(entries[entries.length - 1].startTime));
         }).observe({ type: 'largest-contentful-paint', buffered: true });
