@@ -216,6 +216,11 @@ describe('navigation', () => {
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     await mainNav(p).getByRole('link', { name: 'Garage', exact: true }).waitFor({ state: 'visible' });
+    // A tap on a section's toggle opens its sub-menu (no hover on a touch screen).
+    const motorcycles = mainNav(p).getByRole('link', { name: 'Motorcycles', exact: true });
+    expect(await motorcycles.isVisible()).toBe(false);
+    await p.getByRole('button', { name: 'Garage menu' }).tap();
+    await motorcycles.waitFor({ state: 'visible' });
     await menu.click();
 
     const toggle = p.getByRole('button', { name: 'Motorcycles pages' });

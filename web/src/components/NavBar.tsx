@@ -173,9 +173,10 @@ function MenuEntry({ item, level }: { item: MenuItem; level: number }) {
     <li
       ref={li}
       className={`nav-item level-${level}${open ? ' open' : ''}`}
-      onMouseEnter={() => hasChildren && setOpen(true)}
-      onMouseLeave={() => setOpen(false)}
-      onFocus={() => hasChildren && setOpen(true)}
+      // Hover opens for a mouse only: a tap on the toggle must not open and close in one go.
+      onPointerEnter={(event) => hasChildren && event.pointerType === 'mouse' && setOpen(true)}
+      onPointerLeave={(event) => event.pointerType === 'mouse' && setOpen(false)}
+      onFocus={(event) => hasChildren && event.target instanceof HTMLAnchorElement && setOpen(true)}
       onBlur={(event) => {
         if (!li.current?.contains(event.relatedTarget as Node | null)) setOpen(false);
       }}
