@@ -159,7 +159,8 @@ describe('navigation', () => {
   test('by keyboard alone: arrows move, Escape closes, Enter follows', async () => {
     await page.goto('/about');
     await page.getByRole('heading', { name: 'About' }).first().waitFor();
-    await page.getByRole('link', { name: 'Home', exact: true }).focus();
+    await mainNav(page).getByRole('link', { name: 'Garage', exact: true }).waitFor();
+    await mainNav(page).getByRole('link', { name: 'Home', exact: true }).focus();
     await page.keyboard.press('ArrowRight');
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Garage');
     await page.keyboard.press('ArrowDown');
