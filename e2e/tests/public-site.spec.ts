@@ -102,7 +102,7 @@ describe('home', () => {
     await expect(cards(page).first().locator('.read-more').evaluate(shown)).resolves.toBe('Read more...');
     await cards(page)
       .first()
-      .getByRole('link', { name: 'Read more of Rebuilt the carburettor...' })
+      .getByRole('link', { name: /^Read more of Rebuilt the carburettor/ })
       .waitFor();
     await expect(cards(page).first().locator('.badge').textContent()).resolves.toBe('Garage');
     expect(await page.title()).toBe('My Personal Blog');
