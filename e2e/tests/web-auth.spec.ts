@@ -90,7 +90,10 @@ test('an admin signs in, lands on the dashboard, sees the users and logs out', a
   expect(stored).toMatchObject({ username, role: 'admin' });
   expect(stored.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
-  await page.getByRole('button', { name: 'Logout' }).click();
+  // Logout is both in the top bar and, as a menu item, in the navigation (SPEC.md §2).
+  const menu = page.getByRole('navigation', { name: 'Main' });
+  await menu.getByText(`(${username} - admin)`).waitFor();
+  await menu.getByRole('button', { name: 'Logout' }).click();
   await page.getByText('Welcome, Guest').waitFor();
   expect(await page.getByRole('link', { name: 'Admin Dashboard' }).count()).toBe(0);
   await page.getByRole('link', { name: 'Login' }).waitFor();
