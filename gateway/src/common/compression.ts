@@ -29,20 +29,29 @@ export function pickEncoding(
   return (['br', 'gzip'] as const).find((name) => available.includes(name) && accepts(name)) ?? null;
 }
 
+/** The encoding for this answer of `size` bytes (Vary set, as the answer depends on the header). */
+export function responseEncoding(req: Request, res: Response, size: number): Encoding | null {
+  res.vary('Accept-Encoding');
+  return size >= MIN_SIZE ? pickEncoding(req.headers['accept-encoding']) : null;
+}
+
+export function compress(body: string | Buffer, encoding: Encoding): Buffer {
+  return encoding === 'br' ? brotliCompressSync(body, BROTLI_DYNAMIC) : gzipSync(body);
+}
+
 /**
  * Sends a generated text answer (a page, a feed), compressed when the client takes it. Goes
  * through res.send, so Express adds the ETag and answers If-None-Match with 304.
  */
 export function sendText(req: Request, res: Response, body: string, type: string): void {
   res.type(type);
-  res.vary('Accept-Encoding');
-  const encoding = Buffer.byteLength(body) >= MIN_SIZE ? pickEncoding(req.headers['accept-encoding']) : null;
+  const encoding = responseEncoding(req, res, Buffer.byteLength(body));
   if (!encoding) {
     res.send(body);
     return;
   }
   res.setHeader('Content-Encoding', encoding);
-  res.send(encoding === 'br' ? brotliCompressSync(body, BROTLI_DYNAMIC) : gzipSync(body));
+  res.send(compress(body, encoding));
 }
 
 /** A streamed answer (the sitemap) through a compressor when the client takes one. */

@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { compress, responseEncoding, type Encoding } from './compression.js';
 
 interface Entry {
   body: Buffer;
   etag: string;
   headers: Record<string, string>;
   storedAt: number;
+  /** The body compressed once per encoding, on first demand, for every later reader. */
+  encoded: Partial<Record<Encoding, Buffer>>;
 }
 
 type Waiter = (entry: Entry | null) => void;
@@ -94,7 +97,7 @@ export class PublicCache {
       if (value !== undefined) headers[name] = String(value);
     }
     const etag = `W/"${createHash('sha1').update(buffer).digest('base64url')}"`;
-    return { body: buffer, etag, headers, storedAt: Date.now() };
+    return { body: buffer, etag, headers, storedAt: Date.now(), encoded: {} };
   }
 
   private store(key: string, entry: Entry) {
@@ -107,6 +110,7 @@ export class PublicCache {
   }
 
   private reply(req: Request, res: Response, entry: Entry) {
+    res.vary('Accept-Encoding');
     res.setHeader('ETag', entry.etag);
     res.setHeader('Cache-Control', 'no-cache');
     for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
@@ -115,6 +119,13 @@ export class PublicCache {
       res.status(304).end();
       return;
     }
-    res.status(200).type('application/json').end(entry.body);
+    res.status(200).type('application/json');
+    const encoding = responseEncoding(req, res, entry.body.length);
+    if (!encoding) {
+      res.end(entry.body);
+      return;
+    }
+    res.setHeader('Content-Encoding', encoding);
+    res.end((entry.encoded[encoding] ??= compress(entry.body, encoding)));
   }
 }
