@@ -47,6 +47,28 @@ async function serve(cache: PublicCache) {
 }
 
 describe('public cache', () => {
+  it('computes a memoised value once for everyone who asks within the TTL; a write or a failure drops it', async () => {
+    const cache = new PublicCache(60_000);
+    let calls = 0;
+    const compute = async () => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { status: calls === 3 ? 503 : 200, calls };
+    };
+    const keep = (page: { status: number }) => page.status !== 503;
+    const burst = await Promise.all(Array.from({ length: 10 }, () => cache.memo('page /', compute, keep)));
+    expect(calls).toBe(1);
+    expect(new Set(burst.map((p) => p.calls))).toEqual(new Set([1]));
+    cache.clear();
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
+    cache.clear();
+    expect(await cache.memo('page /', compute, keep)).toEqual({ status: 503, calls: 3 });
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(4); // the 503 was not kept
+    await expect(cache.memo('fails', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await cache.memo('fails', async () => 'back')).toBe('back');
+  });
+
   it('sends large answers compressed as the client asks, under one ETag', async () => {
     const app = await serve(new PublicCache(60_000));
     try {

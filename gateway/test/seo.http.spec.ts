@@ -399,7 +399,6 @@ describe('pages, feeds and compression through the gateway (real services)', () 
       for (const url of urls) seen.add(url.loc);
     }
     const elapsed = Date.now() - started;
-    console.log(`sitemap index and both files (${SITEMAP_MAX_URLS + 21} posts): ${elapsed} ms`);
     expect(counts[0]).toBe(SITEMAP_MAX_URLS);
     expect(seen.size).toBe(counts[0]! + counts[1]!); // no URL twice
     expect(seen).toContain(`${SITE}${post.url}`);

@@ -28,6 +28,7 @@ const KEPT_HEADERS = ['x-total-count'];
 export class PublicCache {
   private readonly entries = new Map<string, Entry>();
   private readonly refreshing = new Map<string, Waiter[]>();
+  private readonly values = new Map<string, { value: Promise<unknown>; storedAt: number }>();
   private generation = 0;
 
   constructor(
@@ -39,7 +40,28 @@ export class PublicCache {
 
   clear(): void {
     this.entries.clear();
+    this.values.clear();
     this.generation++;
+  }
+
+  /**
+   * The same rule for what the gateway builds from public reads (pages, the feed): a value
+   * is computed once, shared by whoever asks meanwhile, kept for the TTL unless `keep` says
+   * otherwise, and dropped by a write.
+   */
+  memo<T>(key: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    if (this.ttlMs === 0) return compute();
+    const hit = this.values.get(key);
+    if (hit && Date.now() - hit.storedAt < this.ttlMs) return hit.value as Promise<T>;
+    const entry = { value: compute() as Promise<unknown>, storedAt: Date.now() };
+    this.values.delete(key);
+    if (this.values.size >= this.maxEntries) this.values.delete(this.values.keys().next().value!);
+    this.values.set(key, entry);
+    const drop = () => {
+      if (this.values.get(key) === entry) this.values.delete(key);
+    };
+    entry.value.then((value) => !keep(value as T) && drop(), drop);
+    return entry.value as Promise<T>;
   }
 
   middleware() {

@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   absoluteUrl,
   escapeHtml as escapeXml,
@@ -15,7 +15,9 @@ import {
 } from '@blog/contracts';
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { PublicCache } from '../common/public-cache.js';
 import { ServiceClients } from '../rpc/service-clients.js';
+import { PUBLIC_CACHE } from '../tokens.js';
 import { SiteConfigSource } from '../pages/site-config.service.js';
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
@@ -35,10 +37,15 @@ export class FeedsService {
   constructor(
     private readonly services: ServiceClients,
     private readonly site: SiteConfigSource,
+    @Inject(PUBLIC_CACHE) private readonly cache: PublicCache,
   ) {}
 
-  /** RSS 2.0 of the newest posts: one posts call. */
-  async rss(siteUrl: string): Promise<string> {
+  /** RSS 2.0 of the newest posts: one posts call, shared like the public API reads. */
+  rss(siteUrl: string): Promise<string> {
+    return this.cache.memo(`rss ${siteUrl}`, () => this.buildRss(siteUrl));
+  }
+
+  private async buildRss(siteUrl: string): Promise<string> {
     const [site, latest] = await Promise.all([
       this.site.get(),
       this.services.call<PostListResult>('posts', Patterns.posts.list, { query: { limit: FEED_SIZE } }),

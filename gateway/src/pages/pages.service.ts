@@ -10,7 +10,9 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../common/api-error.js';
+import { PublicCache } from '../common/public-cache.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { PUBLIC_CACHE } from '../tokens.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { AppShell } from './app-shell.js';
 import { SiteConfigSource } from './site-config.service.js';
@@ -30,6 +32,7 @@ export class PagesService {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
     private readonly services: ServiceClients,
     private readonly site: SiteConfigSource,
+    @Inject(PUBLIC_CACHE) private readonly cache: PublicCache,
   ) {
     const file = config.APP_SHELL ?? (config.WEB_DIST ? join(config.WEB_DIST, 'index.html') : undefined);
     this.shell = file ? new AppShell(readFileSync(file, 'utf8')) : null;
@@ -39,6 +42,15 @@ export class PagesService {
   async render(path: string, siteUrl: string): Promise<RenderedPage | null> {
     const shell = this.shell;
     if (!shell) return null;
+    // Like the public API reads: a hot post costs one posts call per TTL, not one per reader.
+    return this.cache.memo(
+      `page ${siteUrl}${path}`,
+      () => this.build(shell, path, siteUrl),
+      (page) => page.status !== 503,
+    );
+  }
+
+  private async build(shell: AppShell, path: string, siteUrl: string): Promise<RenderedPage> {
     let site: SiteConfig;
     try {
       site = await this.site.get();
