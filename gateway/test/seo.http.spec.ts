@@ -292,6 +292,9 @@ describe('pages, feeds and compression through the gateway (real services)', () 
     expect(plain.text).toBe(SCRIPT);
     expect(plain.headers['cache-control']).toBe('public, max-age=31536000, immutable');
 
+    const shell = await raw(stack, '/index.html');
+    expect([shell.status, shell.headers.location]).toEqual([301, '/']);
+
     const svg = await raw(stack, '/banner.svg');
     expect([svg.status, svg.headers['cache-control']]).toEqual([200, 'no-cache']);
   });

@@ -46,6 +46,8 @@ export function webAppMiddleware(dist: string) {
   });
   return (req: Request, res: Response, next: NextFunction) => {
     if (API_PATHS.test(req.path) || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    // The bare shell has no page's tags (as nginx does): the home page is the one to load.
+    if (req.path === '/index.html') return res.redirect(301, '/');
     const available = variants.get(req.path);
     if (!available) return files(req, res, next);
     res.vary('Accept-Encoding');
