@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { precompress } from './precompress.ts';
 
 /** The gateway serves /api and /uploads; in development it listens on port 3000. */
 const gateway = 'http://localhost:3000';
@@ -15,7 +16,7 @@ const routerBuild = (file: string) =>
   fileURLToPath(new URL(`../node_modules/react-router/dist/production/${file}`, import.meta.url));
 
 export default defineConfig(({ mode }) => ({
-  plugins: [react()],
+  plugins: [react(), precompress()],
   resolve: {
     alias:
       mode === 'production'

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { YOUTUBE_EMBED_ORIGIN, YOUTUBE_THUMBNAIL_ORIGIN } from '@blog/contracts';
 import { createStorage, JsonLogger } from '@blog/server-kit';
 import helmet from 'helmet';
 import type { GatewayConfig } from './config.js';
@@ -36,7 +37,17 @@ export async function createGateway(
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   app.disable('x-powered-by');
   app.use(requestIdMiddleware(logger));
-  app.use(helmet());
+  // helmet's strict defaults; the only third parties are the YouTube player and thumbnails of posts.
+  app.use(
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          'frame-src': [YOUTUBE_EMBED_ORIGIN],
+          'img-src': ["'self'", 'data:', YOUTUBE_THUMBNAIL_ORIGIN],
+        },
+      },
+    }),
+  );
   app.use(
     uploadsMiddleware(storage, {
       onError: (error) =>

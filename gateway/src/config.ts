@@ -34,6 +34,19 @@ export const gatewayConfigSchema = z.object({
   TRUST_PROXY: z.string().default('loopback'),
   /** The built web app to serve (embedded mode); unset when nginx serves it. */
   WEB_DIST: z.string().optional(),
+  /**
+   * The built app shell (web/dist/index.html) the gateway fills with each page's title and
+   * share tags; WEB_DIST/index.html in the embedded mode. Without either, no pages are served.
+   */
+  APP_SHELL: z.string().optional(),
+  /** The public address of the site (canonical links, feeds); the request's own otherwise. */
+  SITE_URL: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+  ),
   LOG_LEVEL: envSchemas.logLevel,
 });
 

@@ -11,6 +11,11 @@ import { OptionalAuth } from './common/optional-auth.js';
 import { PostsController } from './posts/posts.controller.js';
 import { PostWriter } from './posts/post-writer.service.js';
 import { SettingsController } from './media/settings.controller.js';
+import { FeedsController } from './feeds/feeds.controller.js';
+import { FeedsService } from './feeds/feeds.service.js';
+import { PagesController } from './pages/pages.controller.js';
+import { PagesService } from './pages/pages.service.js';
+import { SiteConfigSource } from './pages/site-config.service.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -28,6 +33,9 @@ export class GatewayModule {
         SettingsController,
         MailController,
         MailAdminController,
+        FeedsController,
+        // Last: its catch-all route answers only what no other route did.
+        PagesController,
       ],
       providers: [
         { provide: GATEWAY_CONFIG, useValue: config },
@@ -38,6 +46,9 @@ export class GatewayModule {
         AdminGuard,
         OptionalAuth,
         PostWriter,
+        SiteConfigSource,
+        PagesService,
+        FeedsService,
       ],
     };
   }

@@ -1,7 +1,23 @@
 import express from 'express';
-import type { Server } from 'node:http';
+import { request, type IncomingHttpHeaders, type Server } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { freePort } from '@blog/server-kit/testing';
 import { PublicCache } from '../src/common/public-cache.js';
+
+const BIG = Array.from({ length: 200 }, (_, id) => ({ id, title: `Post ${id}`, tags: ['garage'] }));
+
+/** GET without fetch's own Accept-Encoding and decompression. */
+function rawGet(url: string, headers: Record<string, string>) {
+  return new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((answer, reject) => {
+    request(url, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => answer({ headers: res.headers, body: Buffer.concat(chunks) }));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 
 /** The cache in front of a plain Express handler that counts its calls and answers slowly. */
 async function serve(cache: PublicCache) {
@@ -16,6 +32,7 @@ async function serve(cache: PublicCache) {
     res.setHeader('X-Total-Count', '7');
     res.json(answer);
   });
+  app.get('/api/posts/all', (_req, res) => void res.json(BIG));
   app.get('/api/posts/missing', (_req, res) => void res.status(404).json({ error: 'Post not found' }));
   const port = await freePort();
   const server: Server = await new Promise((resolve) => {
@@ -30,6 +47,51 @@ async function serve(cache: PublicCache) {
 }
 
 describe('public cache', () => {
+  it('computes a memoised value once for everyone who asks within the TTL; a write or a failure drops it', async () => {
+    const cache = new PublicCache(60_000);
+    let calls = 0;
+    const compute = async () => {
+      calls++;
+      await new Promise((r) => setTimeout(r, 20));
+      return { status: calls === 3 ? 503 : 200, calls };
+    };
+    const keep = (page: { status: number }) => page.status !== 503;
+    const burst = await Promise.all(Array.from({ length: 10 }, () => cache.memo('page /', compute, keep)));
+    expect(calls).toBe(1);
+    expect(new Set(burst.map((p) => p.calls))).toEqual(new Set([1]));
+    cache.clear();
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
+    cache.clear();
+    expect(await cache.memo('page /', compute, keep)).toEqual({ status: 503, calls: 3 });
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(4); // the 503 was not kept
+    await expect(cache.memo('fails', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
+    expect(await cache.memo('fails', async () => 'back')).toBe('back');
+  });
+
+  it('sends large answers compressed as the client asks, under one ETag', async () => {
+    const app = await serve(new PublicCache(60_000));
+    try {
+      const url = `${app.url}/api/posts/all`;
+      const br = await rawGet(url, { 'accept-encoding': 'gzip, deflate, br' });
+      const gzip = await rawGet(url, { 'accept-encoding': 'gzip' });
+      const plain = await rawGet(url, {});
+      expect([br, gzip, plain].map((r) => r.headers['content-encoding'])).toEqual(['br', 'gzip', undefined]);
+      const json = JSON.stringify(BIG);
+      expect(brotliDecompressSync(br.body).toString()).toBe(json);
+      expect(gunzipSync(gzip.body).toString()).toBe(json);
+      expect(plain.body.toString()).toBe(json);
+      expect(br.body.length).toBeLessThan(json.length / 5);
+      expect(new Set([br, gzip, plain].map((r) => r.headers.etag)).size).toBe(1);
+      expect(br.headers.vary).toMatch(/Accept-Encoding/i);
+      // A small answer is not worth it.
+      const small = await rawGet(`${app.url}/api/posts`, { 'accept-encoding': 'br' });
+      expect(small.headers['content-encoding']).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+
   it('answers a burst with one handler call, with ETag, the kept headers and 304', async () => {
     const app = await serve(new PublicCache(60_000));
     try {

@@ -23,6 +23,7 @@ import { connect, createServer as createTcpServer, type AddressInfo } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { parse, parseAllDocuments } from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Namespace } from 'kubernetes-models/v1/Namespace';
@@ -62,7 +63,18 @@ const S3 = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SEC
 
 /** The variables each process must be given (README configuration table and the issues' settings). */
 const REQUIRED_ENV: Record<NodeProcess, string[]> = {
-  gateway: ['PORT', 'HOST', 'NODE_ENV', 'LOG_LEVEL', 'JWT_SECRET', 'TRUST_PROXY', ...ADDRESSES, ...S3],
+  gateway: [
+    'PORT',
+    'HOST',
+    'NODE_ENV',
+    'LOG_LEVEL',
+    'JWT_SECRET',
+    'TRUST_PROXY',
+    'SITE_URL',
+    'APP_SHELL',
+    ...ADDRESSES,
+    ...S3,
+  ],
   auth: [...DATABASE, 'AUTH_PORT', 'JWT_SECRET', 'DATA_DIR'],
   posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL'],
   media: [...DATABASE, 'MEDIA_PORT', 'REDIS_URL', 'POSTS_HOST', 'POSTS_PORT', ...S3],
@@ -754,9 +766,10 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
     return text.replace(from, to);
   }
 
-  it('loads the MIME table, falls back to the app shell and streams large uploads to the gateway', () => {
+  it('loads the MIME table, passes pages to the gateway and streams large uploads to it', () => {
     expect(conf).toMatch(/^\s*include\s+\/etc\/nginx\/mime\.types;/m);
-    expect(conf).toMatch(/try_files \$uri \/index\.html;/);
+    expect(conf).toMatch(/try_files \$uri @pages;/);
+    expect(conf).toMatch(/^\s*gzip_static on;/m);
     expect(conf).toMatch(/proxy_request_buffering off;/);
     expect(conf).toMatch(/proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
     expect(conf).toMatch(/location ~ \^\/\(api\|uploads\)/);
@@ -811,10 +824,18 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       mkdirSync(join(html, 'assets'), { recursive: true });
       writeFileSync(join(html, 'index.html'), '<!doctype html><div id="root">app shell</div>');
       writeFileSync(join(html, 'assets/index-Ab12Cd34.js'), script);
+      // The build's gzip twin, told apart from nginx's own compression by its last line.
+      writeFileSync(join(html, 'assets/index-Ab12Cd34.js.gz'), gzipSync(`${script}// precompressed\n`));
+      writeFileSync(join(html, 'banner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
 
       gateway = createServer((req, res) => {
         const record = { method: req.method, url: req.url, headers: req.headers, bytes: 0, done: false };
         seen.push(record);
+        if (req.url === '/no-such-page') {
+          res.writeHead(404, { 'content-type': 'text/html' }).end('<!doctype html>not found');
+          req.resume();
+          return;
+        }
         if (req.url?.startsWith('/api/stream')) {
           // Answer at once: the test only checks that the request arrived before its body.
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
@@ -890,21 +911,42 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       });
     }
 
-    nginx('answers client-side routes with the uncached app shell', async () => {
-      for (const path of ['/', '/admin/users', '/post/42']) {
-        const res = await get(path);
-        expect([path, res.status]).toEqual([path, 200]);
-        expect(res.headers['content-type']).toMatch(/^text\/html/);
-        expect(res.body.toString()).toContain('app shell');
-        expect(res.headers['cache-control']).toBe('no-cache');
-      }
-    });
+    nginx(
+      'passes every page to the gateway (its tags and its 404) and serves real files itself',
+      async () => {
+        for (const path of [
+          '/',
+          '/garage/automobiles',
+          '/admin/users',
+          '/post/42',
+          '/rss.xml',
+          '/sitemap.xml',
+        ]) {
+          const res = await get(path, { 'x-forwarded-proto': 'https' });
+          expect([path, res.status]).toEqual([path, 200]);
+          const request = seen.at(-1)!;
+          expect(request.url).toBe(path);
+          expect(request.headers['x-forwarded-proto']).toBe('https');
+          expect(request.headers['x-request-id']).toMatch(/^[A-Za-z0-9._-]{8,128}$/);
+        }
+        expect((await get('/no-such-page')).status).toBe(404);
+        const before = seen.length;
+        const file = await get('/banner.svg');
+        expect(file.status).toBe(200);
+        expect(file.headers['content-type']).toMatch(/^image\/svg\+xml/);
+        expect(seen.length).toBe(before);
+        // The bare shell has no page's tags.
+        const shell = await get('/index.html');
+        expect([shell.status, shell.headers.location]).toEqual([301, '/']);
+      },
+    );
 
     nginx('serves hashed assets as JavaScript, compressed and cached for a year', async () => {
       const res = await get('/assets/index-Ab12Cd34.js', { 'accept-encoding': 'gzip' });
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toMatch(/^(application|text)\/javascript/);
       expect(res.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(res.body).toString()).toContain('// precompressed');
       expect(res.headers['cache-control']).toMatch(/max-age=31536000/);
       expect(res.headers['cache-control']).toMatch(/immutable/);
       // A missing asset is a 404, not the app shell (which the browser would refuse as a script).

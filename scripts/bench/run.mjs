@@ -5,8 +5,16 @@ import { benchPosts } from './posts.mjs';
 import { benchMedia } from './media.mjs';
 import { benchMail } from './mail.mjs';
 import { benchWeb } from './web.mjs';
+import { benchSeo } from './seo.mjs';
 
-const benches = { auth: benchAuth, posts: benchPosts, media: benchMedia, mail: benchMail, web: benchWeb };
+const benches = {
+  auth: benchAuth,
+  posts: benchPosts,
+  media: benchMedia,
+  mail: benchMail,
+  web: benchWeb,
+  seo: benchSeo,
+};
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {

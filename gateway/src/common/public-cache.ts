@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { compress, responseEncoding, type Encoding } from './compression.js';
 
 interface Entry {
   body: Buffer;
   etag: string;
   headers: Record<string, string>;
   storedAt: number;
+  /** The body compressed once per encoding, on first demand, for every later reader. */
+  encoded: Partial<Record<Encoding, Buffer>>;
 }
 
 type Waiter = (entry: Entry | null) => void;
@@ -25,6 +28,7 @@ const KEPT_HEADERS = ['x-total-count'];
 export class PublicCache {
   private readonly entries = new Map<string, Entry>();
   private readonly refreshing = new Map<string, Waiter[]>();
+  private readonly values = new Map<string, { value: Promise<unknown>; storedAt: number }>();
   private generation = 0;
 
   constructor(
@@ -36,7 +40,28 @@ export class PublicCache {
 
   clear(): void {
     this.entries.clear();
+    this.values.clear();
     this.generation++;
+  }
+
+  /**
+   * The same rule for what the gateway builds from public reads (pages, the feed): a value
+   * is computed once, shared by whoever asks meanwhile, kept for the TTL unless `keep` says
+   * otherwise, and dropped by a write.
+   */
+  memo<T>(key: string, compute: () => Promise<T>, keep: (value: T) => boolean = () => true): Promise<T> {
+    if (this.ttlMs === 0) return compute();
+    const hit = this.values.get(key);
+    if (hit && Date.now() - hit.storedAt < this.ttlMs) return hit.value as Promise<T>;
+    const entry = { value: compute() as Promise<unknown>, storedAt: Date.now() };
+    this.values.delete(key);
+    if (this.values.size >= this.maxEntries) this.values.delete(this.values.keys().next().value!);
+    this.values.set(key, entry);
+    const drop = () => {
+      if (this.values.get(key) === entry) this.values.delete(key);
+    };
+    entry.value.then((value) => !keep(value as T) && drop(), drop);
+    return entry.value as Promise<T>;
   }
 
   middleware() {
@@ -94,7 +119,7 @@ export class PublicCache {
       if (value !== undefined) headers[name] = String(value);
     }
     const etag = `W/"${createHash('sha1').update(buffer).digest('base64url')}"`;
-    return { body: buffer, etag, headers, storedAt: Date.now() };
+    return { body: buffer, etag, headers, storedAt: Date.now(), encoded: {} };
   }
 
   private store(key: string, entry: Entry) {
@@ -107,6 +132,7 @@ export class PublicCache {
   }
 
   private reply(req: Request, res: Response, entry: Entry) {
+    res.vary('Accept-Encoding');
     res.setHeader('ETag', entry.etag);
     res.setHeader('Cache-Control', 'no-cache');
     for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
@@ -115,6 +141,13 @@ export class PublicCache {
       res.status(304).end();
       return;
     }
-    res.status(200).type('application/json').end(entry.body);
+    res.status(200).type('application/json');
+    const encoding = responseEncoding(req, res, entry.body.length);
+    if (!encoding) {
+      res.end(entry.body);
+      return;
+    }
+    res.setHeader('Content-Encoding', encoding);
+    res.end((entry.encoded[encoding] ??= compress(entry.body, encoding)));
   }
 }

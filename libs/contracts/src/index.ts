@@ -12,3 +12,4 @@ export * from './posts.js';
 export * from './settings.js';
 export * from './media-jobs.js';
 export * from './mail.js';
+export * from './seo.js';

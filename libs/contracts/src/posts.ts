@@ -193,6 +193,27 @@ export interface PostListResult {
   total: number;
 }
 
+/** The most post URLs one posts.urls call returns (the sitemap walks the posts in such chunks). */
+export const POST_URLS_CHUNK_MAX = 5000;
+
+/** posts.urls: after skipping `offset` posts with an id above `afterId`, the next `limit` in id order. */
+export const postUrlsQuerySchema = z.object({
+  afterId: z.number().int().min(0).default(0),
+  offset: z.number().int().min(0).default(0),
+  limit: z.number().int().min(0).max(POST_URLS_CHUNK_MAX),
+  /** Also count every post (the sitemap decides on one file or an index). */
+  count: z.boolean().default(false),
+});
+export type PostUrlsQuery = z.input<typeof postUrlsQuerySchema>;
+
+export interface PostUrlsResult {
+  /** Page paths; null for a post outside the tree (it has no page of its own). */
+  items: { url: string | null; updatedAt: string }[];
+  /** The last id this chunk covered: the next chunk's `afterId`; null when there were no more posts. */
+  lastId: number | null;
+  total?: number;
+}
+
 /** A file the gateway already streamed to storage, handed to the posts service with the form. */
 export interface UploadedFile {
   key: string;

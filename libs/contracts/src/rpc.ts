@@ -10,6 +10,8 @@ export const Patterns = {
     list: 'posts.list',
     get: 'posts.get',
     getBySlug: 'posts.getBySlug',
+    /** Page URLs and update times of all posts, in id order and chunks (the sitemap). */
+    urls: 'posts.urls',
     create: 'posts.create',
     update: 'posts.update',
     delete: 'posts.delete',

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   Patterns,
   postListQuerySchema,
+  postUrlsQuerySchema,
   type PostReadOptions,
   type PostUpdateCommand,
   type PostWriteCommand,
@@ -89,6 +90,11 @@ export class PostsController {
       parseOrThrow(z.string().min(1).max(200), data?.slug),
       parseOrThrow(readOptions, data?.options),
     );
+  }
+
+  @MessagePattern(Patterns.posts.urls)
+  urls(@Payload() { data }: RpcEnvelope<unknown>) {
+    return this.posts.urls(parseOrThrow(postUrlsQuerySchema, data ?? {}));
   }
 
   @MessagePattern(Patterns.posts.create)

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  buildPostPath,
   findCategory,
   findEntry,
   findSubcategory,
@@ -9,6 +10,8 @@ import {
   slugify,
   type PostListQuery,
   type PostListResult,
+  type PostUrlsQuery,
+  type PostUrlsResult,
   type PostReadOptions,
   type PostUpdateCommand,
   type PostView,
@@ -98,6 +101,30 @@ export class PostsService {
     const post = await this.db.getRepository(Post).findOneBy({ slug: slug.toLowerCase() });
     if (!post) throw RpcError.notFound(PostErrors.notFound);
     return (await this.views([post], options))[0]!;
+  }
+
+  /** The sitemap's walk: keyset on the primary key, so every chunk is an index range scan. */
+  async urls(query: Required<PostUrlsQuery>): Promise<PostUrlsResult> {
+    const rows: Pick<Post, 'id' | 'slug' | 'category' | 'submenu1' | 'submenu2' | 'updatedAt'>[] =
+      query.limit === 0
+        ? []
+        : await this.db.query(
+            `SELECT id, slug, category, submenu1, submenu2, updated_at AS "updatedAt"
+             FROM posts.posts WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
+            [query.afterId, query.offset, query.limit],
+          );
+    const result: PostUrlsResult = {
+      items: rows.map((row) => ({
+        url: buildPostPath(this.site, row),
+        updatedAt: new Date(row.updatedAt).toISOString(),
+      })),
+      lastId: rows.at(-1)?.id ?? null,
+    };
+    if (query.count) {
+      const counted: { total: string }[] = await this.db.query(`SELECT count(*) AS total FROM posts.posts`);
+      result.total = Number(counted[0]!.total);
+    }
+    return result;
   }
 
   async create(command: PostWriteCommand): Promise<PostView> {

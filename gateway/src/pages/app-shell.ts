@@ -1,0 +1,50 @@
+import { escapeHtml, type PageMeta } from '@blog/contracts';
+
+const TITLE = /<title>[\s\S]*?<\/title>/i;
+const DESCRIPTION = /<meta\s+name=["']description["'][^>]*>/i;
+const HEAD_END = /<\/head>/i;
+
+/** The built index.html, checked once: the parts the tags replace must be there. */
+export class AppShell {
+  constructor(private readonly html: string) {
+    if (!TITLE.test(html) || !HEAD_END.test(html))
+      throw new Error('The app shell (index.html) needs a <title> and a </head>');
+  }
+
+  /** The shell as-is (the site config could not be read). */
+  get plain(): string {
+    return this.html;
+  }
+
+  /**
+   * The shell with the page's title and description, and its canonical link, Open Graph and
+   * Twitter card tags, for search engines and link previews (which do not run the app).
+   */
+  fill(meta: PageMeta, siteName: string): string {
+    const attr = (name: string, value: string, key = 'property') =>
+      `<meta ${key}="${name}" content="${escapeHtml(value)}" />`;
+    const tags = [
+      `<link rel="canonical" href="${escapeHtml(meta.url)}" />`,
+      meta.noindex ? attr('robots', 'noindex', 'name') : '',
+      attr('og:site_name', siteName),
+      attr('og:type', meta.type),
+      attr('og:title', meta.name),
+      attr('og:description', meta.description),
+      attr('og:url', meta.url),
+      meta.image ? attr('og:image', meta.image) : '',
+      meta.publishedTime ? attr('article:published_time', meta.publishedTime) : '',
+      meta.modifiedTime ? attr('article:modified_time', meta.modifiedTime) : '',
+      attr('twitter:card', meta.image ? 'summary_large_image' : 'summary', 'name'),
+      attr('twitter:title', meta.name, 'name'),
+      attr('twitter:description', meta.description, 'name'),
+      meta.image ? attr('twitter:image', meta.image, 'name') : '',
+    ].filter(Boolean);
+    const description = attr('description', meta.description, 'name');
+    // Functions as replacements: a `$` in a title must not be read as a pattern.
+    let html = this.html.replace(TITLE, () => `<title>${escapeHtml(meta.title)}</title>`);
+    html = DESCRIPTION.test(html)
+      ? html.replace(DESCRIPTION, () => description)
+      : html.replace(HEAD_END, () => `${description}\n</head>`);
+    return html.replace(HEAD_END, () => `${tags.join('\n    ')}\n  </head>`);
+  }
+}
