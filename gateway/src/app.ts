@@ -37,13 +37,15 @@ export async function createGateway(
   app.set('trust proxy', trustProxy(config.TRUST_PROXY));
   app.disable('x-powered-by');
   app.use(requestIdMiddleware(logger));
-  // helmet's strict defaults; the only third parties are the YouTube player and thumbnails of posts.
+  // helmet's strict defaults; the only third parties are the YouTube player and thumbnails of
+  // posts. blob: lets the admin preview a picked file before it is uploaded.
   app.use(
     helmet({
       contentSecurityPolicy: {
         directives: {
           'frame-src': [YOUTUBE_EMBED_ORIGIN],
-          'img-src': ["'self'", 'data:', YOUTUBE_THUMBNAIL_ORIGIN],
+          'img-src': ["'self'", 'data:', 'blob:', YOUTUBE_THUMBNAIL_ORIGIN],
+          'media-src': ["'self'", 'blob:'],
         },
       },
     }),

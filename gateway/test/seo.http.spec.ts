@@ -254,7 +254,7 @@ describe('pages, feeds and compression through the gateway (real services)', () 
     expect(again.status).toBe(304);
   });
 
-  it('allows exactly the YouTube player and thumbnail hosts in the Content-Security-Policy', async () => {
+  it('allows exactly the YouTube player and thumbnail hosts (and local blob: previews) in the Content-Security-Policy', async () => {
     const csp = (await raw(stack, post.url)).headers['content-security-policy']!;
     const directive = (name: string) =>
       csp
@@ -263,7 +263,8 @@ describe('pages, feeds and compression through the gateway (real services)', () 
         .find(([n]) => n === name)
         ?.slice(1);
     expect(directive('frame-src')).toEqual(['https://www.youtube-nocookie.com']);
-    expect(directive('img-src')).toEqual(["'self'", 'data:', 'https://i.ytimg.com']);
+    expect(directive('img-src')).toEqual(["'self'", 'data:', 'blob:', 'https://i.ytimg.com']);
+    expect(directive('media-src')).toEqual(["'self'", 'blob:']);
     expect(directive('default-src')).toEqual(["'self'"]);
     expect(directive('script-src')).toEqual(["'self'"]);
     expect(directive('object-src')).toEqual(["'none'"]);

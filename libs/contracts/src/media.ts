@@ -49,7 +49,8 @@ export interface YoutubeVideo {
 export const YOUTUBE_EMBED_ORIGIN = 'https://www.youtube-nocookie.com';
 export const YOUTUBE_THUMBNAIL_ORIGIN = 'https://i.ytimg.com';
 export const youtubeEmbedUrl = (videoId: string) => `${YOUTUBE_EMBED_ORIGIN}/embed/${videoId}`;
-export const youtubeThumbnailUrl = (videoId: string) => `${YOUTUBE_THUMBNAIL_ORIGIN}/vi/${videoId}/hqdefault.jpg`;
+export const youtubeThumbnailUrl = (videoId: string) =>
+  `${YOUTUBE_THUMBNAIL_ORIGIN}/vi/${videoId}/hqdefault.jpg`;
 
 /** SPEC.md §5: optional http(s) scheme, optional www, youtube.com or youtu.be, then a path. */
 export const YOUTUBE_URL = /^(https?:\/\/)?(www\.|m\.)?(youtube\.com|youtu\.be)\/.+$/i;
