@@ -195,7 +195,7 @@ describe('navigation', () => {
       .first()
       .waitFor();
     await page.getByRole('heading', { name: 'Rebuilt the carburettor' }).waitFor();
-    expect(await page.title()).toBe('Garage | My Personal Blog');
+    expect(await page.title()).toBe('Garage — My Personal Blog');
     await expectAccessible(page);
 
     await page.goto('/aquariums');
@@ -284,7 +284,7 @@ describe('search', () => {
 
     await page.getByRole('button', { name: 'Clear search' }).first().click();
     await page.getByRole('heading', { name: 'About' }).first().waitFor();
-    expect(await page.title()).toBe('About | My Personal Blog');
+    expect(await page.title()).toBe('About — My Personal Blog');
 
     const shared = await context.newPage();
     await shared.goto('/?q=zzzznothing');
@@ -307,7 +307,7 @@ describe('post page', () => {
   test('title, badges, tags, content, the carousel by buttons, keyboard, wrap-around and swipe', async () => {
     await page.goto(showcase.url!);
     await page.getByRole('heading', { level: 1, name: 'Rebuilt the carburettor' }).waitFor();
-    expect(await page.title()).toBe('Rebuilt the carburettor | My Personal Blog');
+    expect(await page.title()).toBe('Rebuilt the carburettor — My Personal Blog');
     await expect(page.locator('.post-meta time').textContent()).resolves.toBe('March 5, 2025 at 3:04 PM');
     await page.getByRole('link', { name: 'Bike One' }).waitFor();
     await page.getByText('Published March 5, 2025').waitFor();

@@ -1,4 +1,10 @@
-import { escapeHtml, type PageMeta } from '@blog/contracts';
+import {
+  escapeHtml,
+  type PageMeta,
+  type PreloadedData,
+  type SiteConfig,
+  PRELOADED_ELEMENT_ID,
+} from '@blog/contracts';
 
 const TITLE = /<title>[\s\S]*?<\/title>/i;
 const DESCRIPTION = /<meta\s+name=["']description["'][^>]*>/i;
@@ -20,7 +26,8 @@ export class AppShell {
    * The shell with the page's title and description, and its canonical link, Open Graph and
    * Twitter card tags, for search engines and link previews (which do not run the app).
    */
-  fill(meta: PageMeta, siteName: string): string {
+  fill(meta: PageMeta, site: SiteConfig, preloaded: Omit<PreloadedData, 'site'> = {}): string {
+    const siteName = site.title;
     const attr = (name: string, value: string, key = 'property') =>
       `<meta ${key}="${name}" content="${escapeHtml(value)}" />`;
     const tags = [
@@ -45,6 +52,10 @@ export class AppShell {
     html = DESCRIPTION.test(html)
       ? html.replace(DESCRIPTION, () => description)
       : html.replace(HEAD_END, () => `${description}\n</head>`);
+    // The data the app would fetch first, so its first paint needs no API round trip. JSON in
+    // a non-executable script element; `<` escaped so no text can close the element.
+    const data = JSON.stringify({ ...preloaded, site } satisfies PreloadedData).replace(/</g, '\\u003c');
+    tags.push(`<script type="application/json" id="${PRELOADED_ELEMENT_ID}">${data}</script>`);
     return html.replace(HEAD_END, () => `${tags.join('\n    ')}\n  </head>`);
   }
 }

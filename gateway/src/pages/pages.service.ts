@@ -57,10 +57,10 @@ export class PagesService {
     } catch {
       return { status: 503, html: shell.plain };
     }
-    const notFound = { status: 404, html: shell.fill(notFoundMeta(site, siteUrl, path), site.title) };
+    const notFound = { status: 404, html: shell.fill(notFoundMeta(site, siteUrl, path), site) };
     const route = routePage(site, siteUrl, path);
     if (!route) return notFound;
-    if (route.kind === 'page') return { status: 200, html: shell.fill(route.meta, site.title) };
+    if (route.kind === 'page') return { status: 200, html: shell.fill(route.meta, site) };
 
     let post: PostView;
     try {
@@ -75,6 +75,6 @@ export class PagesService {
     // The slug exists under another section (the post moved): send readers and links to its page.
     if (route.kind === 'post' && post.url !== route.path)
       return post.url ? { status: 301, location: post.url } : notFound;
-    return { status: 200, html: shell.fill(postPageMeta(site, siteUrl, post), site.title) };
+    return { status: 200, html: shell.fill(postPageMeta(site, siteUrl, post), site, { post }) };
   }
 }

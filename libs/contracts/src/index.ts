@@ -12,4 +12,6 @@ export * from './posts.js';
 export * from './settings.js';
 export * from './media-jobs.js';
 export * from './mail.js';
+export * from './links.js';
 export * from './seo.js';
+export * from './preloaded.js';

@@ -1,15 +1,11 @@
 import { describeValidationError } from './auth.js';
+import { absoluteUrl, excerpt, EXCERPT_LENGTH, mainImageUrl, postLink } from './links.js';
 import {
-  absoluteUrl,
   contactSchema,
-  excerpt,
-  EXCERPT_LENGTH,
   isHoneypotFilled,
   messageListQuerySchema,
   mailTokenSchema,
-  mainImageUrl,
   maskEmail,
-  postLink,
   subscribeSchema,
   subscriberListQuerySchema,
 } from './mail.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { pageParam, type MainMedia } from './posts.js';
+import { pageParam } from './posts.js';
 
 /** Contact, subscriptions and the weekly digest (SPEC.md §2 "Contact and subscribe forms", §5, §7, §9). */
 
@@ -11,8 +11,6 @@ export const EMAIL_MAX = 254;
 /** The hidden field of the contact and subscribe forms: people leave it empty, form-filling robots do not. */
 export const HONEYPOT_FIELD = 'website';
 /** SPEC.md §9: "Excerpt default: 150 characters, cut at a word boundary with '...'". */
-export const EXCERPT_LENGTH = 150;
-export const EXCERPT_ELLIPSIS = '...';
 /** Confirmation and unsubscribe tokens: 32 random bytes, base64url (43 characters). */
 export const MAIL_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const MAIL_PAGE_DEFAULT = 20;
@@ -151,43 +149,6 @@ export interface SubscriberView {
   created_at: string;
   confirmed_at: string | null;
   unsubscribed_at: string | null;
-}
-
-/**
- * The excerpt rule (SPEC.md §9): whitespace collapsed; text longer than `max` characters is
- * cut at the last word boundary within them (a single longer word is cut hard), trailing
- * punctuation dropped, and '...' appended.
- */
-export function excerpt(input: string | null | undefined, max = EXCERPT_LENGTH): string {
-  const clean = (input ?? '').replace(/\s+/g, ' ').trim();
-  const chars = Array.from(clean); // code points: never split a surrogate pair
-  if (chars.length <= max) return clean;
-  const head = chars.slice(0, max).join('');
-  const atBoundary = chars[max] === ' ';
-  const lastSpace = head.lastIndexOf(' ');
-  const cut = atBoundary ? head : lastSpace > 0 ? head.slice(0, lastSpace) : head;
-  const trimmed = cut.replace(/[\s.,;:!?…—–-]+$/u, '');
-  return `${trimmed || cut}${EXCERPT_ELLIPSIS}`;
-}
-
-/** SITE_URL without a trailing slash joined to a site path. */
-export function absoluteUrl(siteUrl: string, path: string): string {
-  if (/^https?:\/\//i.test(path)) return path;
-  return `${siteUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
-}
-
-/** A post's absolute link: its page URL (the shared URL builder's), or /post/{id} which redirects there. */
-export function postLink(siteUrl: string, post: { id: number; url: string | null }): string {
-  return absoluteUrl(siteUrl, post.url ?? `/post/${post.id}`);
-}
-
-/** The picture that stands for a post: its main image, a video's thumbnail or a YouTube thumbnail. */
-export function mainImageUrl(siteUrl: string, media: MainMedia | null | undefined): string | null {
-  if (!media) return null;
-  if (media.type === 'image' && media.path) return absoluteUrl(siteUrl, media.path);
-  if (media.type === 'video' && media.thumbnailPath) return absoluteUrl(siteUrl, media.thumbnailPath);
-  if (media.type === 'youtube' && media.thumbnailUrl) return absoluteUrl(siteUrl, media.thumbnailUrl);
-  return null;
 }
 
 /** "jane@example.com" → "j***@example.com": enough to recognise one's address on a page. */

@@ -3,7 +3,7 @@
  * canonical address and picture (the tags the gateway writes into the app shell, and the
  * pages the sitemap lists). One place, so the server's tags and the web's titles agree.
  */
-import { absoluteUrl, excerpt, mainImageUrl } from './mail.js';
+import { absoluteUrl, excerpt, mainImageUrl } from './links.js';
 import type { PostView } from './posts.js';
 import type { SiteCategory, SiteConfig, SiteEntry, SiteSubcategory } from './site.js';
 import { buildListingPath, resolvePath } from './urls.js';

@@ -1,4 +1,4 @@
-import { useEffect, useState, type DependencyList } from 'react';
+import { useEffect, useRef, useState, type DependencyList } from 'react';
 
 export type AsyncState<T> =
   { status: 'loading' } | { status: 'error'; error: unknown } | { status: 'ready'; data: T };
@@ -7,9 +7,21 @@ export type AsyncState<T> =
  * Runs `load` when the deps change and keeps its state; an older call still in flight is
  * aborted, so a slow answer never overwrites a newer one.
  */
-export function useAsync<T>(load: (signal: AbortSignal) => Promise<T>, deps: DependencyList): AsyncState<T> {
-  const [state, setState] = useState<AsyncState<T>>({ status: 'loading' });
+export function useAsync<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  deps: DependencyList,
+  /** Data already at hand for the first deps (written into the page by the server). */
+  initial: T | null = null,
+): AsyncState<T> {
+  const [state, setState] = useState<AsyncState<T>>(
+    initial ? { status: 'ready', data: initial } : { status: 'loading' },
+  );
+  const skipFirst = useRef(initial !== null);
   useEffect(() => {
+    if (skipFirst.current) {
+      skipFirst.current = false;
+      return;
+    }
     const controller = new AbortController();
     setState({ status: 'loading' });
     load(controller.signal).then(

@@ -1,6 +1,8 @@
 import { Link } from 'react-router-dom';
+import { usePageTitle } from '../hooks/usePageTitle';
 
 export function NotFoundPage() {
+  usePageTitle();
   return (
     <section className="card" aria-labelledby="not-found-heading">
       <h1 id="not-found-heading">Page not found</h1>

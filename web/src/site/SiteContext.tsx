@@ -1,16 +1,20 @@
 import type { SiteConfig } from '@blog/contracts/site';
 import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../api/ApiContext';
+import { preloadedSite } from '../lib/preloaded';
 
 export type SiteState = { status: 'loading' } | { status: 'error' } | { status: 'ready'; site: SiteConfig };
 
 const SiteContext = createContext<SiteState>({ status: 'loading' });
 
-/** Loads GET /api/site once: the texts and the category tree that the menus and routes come from. */
+/** The site config the server wrote into the page, else GET /api/site once: the texts and the category tree that the menus and routes come from. */
 export function SiteProvider({ children }: { children: ReactNode }) {
   const api = useApi();
-  const [state, setState] = useState<SiteState>({ status: 'loading' });
+  const [state, setState] = useState<SiteState>(
+    preloadedSite ? { status: 'ready', site: preloadedSite } : { status: 'loading' },
+  );
   useEffect(() => {
+    if (preloadedSite) return;
     const controller = new AbortController();
     api.request<SiteConfig>('/api/site', { signal: controller.signal }).then(
       (site) => setState({ status: 'ready', site }),

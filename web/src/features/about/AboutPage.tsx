@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
-import { useDocumentTitle } from '../../hooks/useDocumentTitle';
+import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
 import { ContactForm } from './ContactForm';
 import { CONTACT_SCROLL_DELAY_MS } from './ContactRedirect';
@@ -11,7 +11,7 @@ export function AboutPage() {
   const site = useSite();
   const location = useLocation();
   const scrollToContact = (location.state as { scrollTo?: string } | null)?.scrollTo === 'contact';
-  useDocumentTitle(site?.about.title ?? 'About', site?.about.text);
+  usePageTitle();
 
   // Arriving from /contact: after 100 ms, a smooth scroll to the form (SPEC.md §2, §9).
   useEffect(() => {

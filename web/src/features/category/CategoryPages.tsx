@@ -5,7 +5,7 @@ import { useApi } from '../../api/ApiContext';
 import { listPosts, type PostQuery } from '../../api/posts';
 import { PostList } from '../../components/PostList';
 import { useAsync } from '../../hooks/useAsync';
-import { useDocumentTitle } from '../../hooks/useDocumentTitle';
+import { usePageTitle } from '../../hooks/usePageTitle';
 import { usePageParam } from '../../hooks/usePageParam';
 import { SectionSidebar } from './SectionSidebar';
 
@@ -55,7 +55,7 @@ const emptyTextOf = (category: SiteCategory, name = category.label) =>
 
 /** A section landing page: hub cards to browse plus recent posts, or the section's posts. */
 export function SectionPage({ site, category }: { site: SiteConfig; category: SiteCategory }) {
-  useDocumentTitle(category.label, category.intro);
+  usePageTitle();
   const hub = isHub(category);
   return (
     <>
@@ -110,10 +110,7 @@ interface SubsectionProps {
 /** A sub-section, optionally filtered to one level-2 entry (a model page, a friend's page). */
 export function SubsectionPage({ site, category, subcategory, entry }: SubsectionProps) {
   const name = entry ? entry.label : subcategory.label;
-  useDocumentTitle(
-    entry ? `${entry.label} – ${subcategory.label}` : `${subcategory.label} – ${category.label}`,
-    subcategory.intro ?? category.intro,
-  );
+  usePageTitle();
   const content = entry?.underConstruction ? (
     <p className="card under-construction">This page is under construction.</p>
   ) : (

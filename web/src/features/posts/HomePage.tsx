@@ -2,7 +2,7 @@ import { useApi } from '../../api/ApiContext';
 import { listPosts } from '../../api/posts';
 import { PostList } from '../../components/PostList';
 import { useAsync } from '../../hooks/useAsync';
-import { useDocumentTitle } from '../../hooks/useDocumentTitle';
+import { usePageTitle } from '../../hooks/usePageTitle';
 import { usePageParam } from '../../hooks/usePageParam';
 import { useSite } from '../../site/SiteContext';
 
@@ -15,7 +15,7 @@ export function HomePage() {
   const site = useSite();
   const [page, setPage] = usePageParam();
   const state = useAsync((signal) => listPosts(api, { page, limit: HOME_PAGE_SIZE }, signal), [api, page]);
-  useDocumentTitle(null, site?.welcome.text);
+  usePageTitle();
 
   return (
     <>

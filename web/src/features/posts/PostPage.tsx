@@ -1,12 +1,13 @@
 import type { PostView } from '@blog/contracts/posts';
 import { buildListingPath } from '@blog/contracts/urls';
-import { useEffect } from 'react';
+import { useEffect, useState } from 'react';
 import { Link, useLocation, useNavigate } from 'react-router-dom';
 import { useApi } from '../../api/ApiContext';
 import { getPostBySlug } from '../../api/posts';
 import { useAsync } from '../../hooks/useAsync';
-import { useDocumentTitle } from '../../hooks/useDocumentTitle';
-import { formatDateTime, formatLongDate, preview } from '../../lib/format';
+import { usePageTitle } from '../../hooks/usePageTitle';
+import { takePreloadedPost } from '../../lib/preloaded';
+import { formatDateTime, formatLongDate } from '../../lib/format';
 import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
@@ -17,9 +18,10 @@ export function PostPage({ slug }: { slug: string }) {
   const api = useApi();
   const navigate = useNavigate();
   const { pathname } = useLocation();
-  const state = useAsync((signal) => getPostBySlug(api, slug, signal), [api, slug]);
+  const [preloaded] = useState(() => takePreloadedPost(slug));
+  const state = useAsync((signal) => getPostBySlug(api, slug, signal), [api, slug], preloaded);
   const post = state.status === 'ready' ? state.data : null;
-  useDocumentTitle(post?.title ?? null, post ? preview(post.content, 150) : undefined);
+  usePageTitle(post);
 
   // A post reached under another section (moved since the link was made) shows at its own URL.
   useEffect(() => {
