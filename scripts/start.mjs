@@ -123,12 +123,43 @@ async function waitHealthy(timeoutMs) {
   return false;
 }
 
+/** Set once the database is starting, so a stop during start-up still stops it. */
+let databaseStarting = null;
+
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  await Promise.all(
+    [...children.values()].map(
+      ({ process: child }) =>
+        new Promise((done) => {
+          if (!child || child.exitCode !== null || child.signalCode !== null) return done();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            done();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  const database = await databaseStarting?.catch(() => null);
+  await database?.stop();
+  say('stopped');
+  process.exit(0);
+}
+
 async function main() {
   const started = Date.now();
+  // Handled from the start: a stop while PostgreSQL starts must not leave it running.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   await chmod(dataDir, 0o755); // the embedded PostgreSQL runs as the postgres user and must reach its folder
   buildIfNeeded();
-  const database = await startDatabase();
+  databaseStarting = startDatabase();
+  const database = await databaseStarting;
   const ports = {};
   for (const service of SERVICES) {
     ports[service.portVar] =
@@ -141,35 +172,13 @@ async function main() {
     DATABASE_URL: database.url,
     JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
+    // Links in e-mails point at the port the site really answers on.
+    SITE_URL: process.env.SITE_URL || `http://localhost:${port}`,
     // A small young generation keeps each idle process near 100 MB instead of 130+.
     NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2',
   };
 
-  const shutdown = async (signal) => {
-    if (stopping) return;
-    stopping = true;
-    say(`${signal}: stopping`);
-    await Promise.all(
-      [...children.values()].map(
-        ({ process: child }) =>
-          new Promise((done) => {
-            if (!child || child.exitCode !== null || child.signalCode !== null) return done();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              done();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await database.stop();
-    say('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
+  if (stopping) return;
   for (const service of SERVICES.filter((s) => s.name !== 'gateway')) startChild(service, env);
   startChild(
     SERVICES.find((s) => s.name === 'gateway'),
