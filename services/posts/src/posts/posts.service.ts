@@ -424,6 +424,9 @@ export class PostsService {
     const [filteredSql, params] = filtered.clone().select('p.id').getQueryAndParameters();
     params.push(words);
     const typed = `$${params.length}`;
+    // One typed word: the newest candidates are among the newest of each of its fixes, read
+    // from the end of the index. Several must all match, so older posts may count: no cut.
+    const perWordLimit = words.length === 1 ? `LIMIT ${SEARCH_CANDIDATES}` : '';
     return [
       `WITH typed AS (
          SELECT n, posts.f_unaccent(word) AS word FROM unnest(${typed}::text[]) WITH ORDINALITY AS t (word, n)
@@ -433,7 +436,10 @@ export class PostsService {
          WHERE posts.similarity(t.word, v.word) >= ${TYPO_SIMILARITY}
        ), per_word AS (
          SELECT w.post_id, w.created_at, f.n, max(f.similarity) AS similarity
-         FROM fixes f JOIN posts.post_words w ON w.word = f.word
+         FROM fixes f CROSS JOIN LATERAL (
+           SELECT post_id, created_at FROM posts.post_words
+           WHERE word = f.word ORDER BY created_at DESC ${perWordLimit}
+         ) w
          GROUP BY w.post_id, w.created_at, f.n
        )
        SELECT post_id AS id, created_at, sum(similarity) AS score FROM per_word
