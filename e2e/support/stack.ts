@@ -67,16 +67,18 @@ export interface RunningStack {
 
 /**
  * The whole built stack as `npm start` runs it (launcher, embedded PostgreSQL, four services,
- * gateway serving the web app), on a free port with its own data folder.
+ * gateway serving the web app), on a free port with its own data folder. `root` runs the
+ * launcher of another copy of the repo (default: this one).
  */
 export async function startStack(
-  options: { env?: Record<string, string>; dataDir?: string } = {},
+  options: { env?: Record<string, string>; dataDir?: string; root?: string } = {},
 ): Promise<RunningStack> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'blog-e2e-')));
   const port = await freePort();
   let output = '';
-  const launcher: ChildProcess = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const launcher: ChildProcess = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+    cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
