@@ -29,7 +29,9 @@ export async function launchBrowser(source: BrowserSource = defaultBrowserSource
   if (source === 'sparticuz') {
     // Unpacks once into the temp folder (about 2 s); later calls reuse the unpacked binary.
     const executablePath = await sparticuz.executablePath();
-    return chromium.launch({ executablePath, args: [...sparticuz.args, ...OUR_ARGS] });
+    // --single-process suits AWS Lambda, but there the browser dies once a test's context closes.
+    const args = sparticuz.args.filter((arg) => arg !== '--single-process');
+    return chromium.launch({ executablePath, args: [...args, ...OUR_ARGS] });
   }
   const executablePath = source === 'CHROME_PATH' ? process.env.CHROME_PATH : SYSTEM_CHROMIUM;
   if (!executablePath || !existsSync(executablePath)) {

@@ -23,14 +23,18 @@ afterAll(async () => {
 // The one this machine picks by default, and the bundled fallback used where there is no Chromium.
 const sources = [...new Set<BrowserSource>([defaultBrowserSource(), 'sparticuz'])];
 test.each(sources)(
-  'launches the %s Chromium and runs a page',
+  'launches the %s Chromium and runs a page in one context after another, as the suites do',
   async (source) => {
     const browser = await launchBrowser(source);
     try {
-      const page = await browser.newPage();
-      await page.goto(url);
-      expect(await page.title()).toBe('Probe');
-      expect(await page.textContent('#out')).toBe('42');
+      for (let round = 0; round < 2; round++) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        await page.goto(url);
+        expect(await page.title()).toBe('Probe');
+        expect(await page.textContent('#out')).toBe('42');
+        await context.close();
+      }
     } finally {
       await browser.close();
     }
