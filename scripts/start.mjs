@@ -224,14 +224,16 @@ async function main() {
     DATABASE_URL: database.url,
     JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
-    // Links in e-mails point at the port the site really answers on.
-    SITE_URL: process.env.SITE_URL || `http://localhost:${port}`,
     // A small young generation keeps each idle process near 100 MB instead of 130+.
     NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2',
   };
 
   if (stopping) return;
-  for (const service of SERVICES.filter((s) => s.name !== 'gateway')) startChild(service, env);
+  // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
+  const mailEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
+  for (const service of SERVICES.filter((s) => s.name !== 'gateway')) {
+    startChild(service, service.name === 'mail' ? mailEnv : env);
+  }
   startChild(
     SERVICES.find((s) => s.name === 'gateway'),
     env,
