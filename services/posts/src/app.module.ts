@@ -5,6 +5,7 @@ import type { PostsConfig } from './config.js';
 import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
 import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaProcessing.js';
+import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -23,7 +24,12 @@ export class PostsModule {
           name: 'posts',
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
-          migrations: [CreatePosts1763810000000, SlugPrefixIndex1763820000000, MediaProcessing1763830000000],
+          migrations: [
+            CreatePosts1763810000000,
+            SlugPrefixIndex1763820000000,
+            MediaProcessing1763830000000,
+            TypoSearchWords1763840000000,
+          ],
         }),
       ],
       controllers: [PostsController, SiteController],

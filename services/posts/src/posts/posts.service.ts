@@ -30,11 +30,13 @@ import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
 import { parsePostForm, type ParsedPostForm } from './post-form.js';
 import { toPostView } from './post-view.js';
-import { toPrefixTsquery, toTypoText } from './search-query.js';
+import { toPrefixTsquery, toTypoWords } from './search-query.js';
 
 const UNIQUE_VIOLATION = '23505';
 /** Relevance ranks at most this many of the newest matches, so a common word stays fast. */
 const SEARCH_CANDIDATES = 1000;
+/** Trigram similarity from which a known word counts as what a typo meant: "helmte" and "helmet" score 0.4. */
+const TYPO_SIMILARITY = 0.4;
 
 /** Every storage key an item owns: the upload and what processing derived from it. */
 export function keysOf(item: MediaItem): string[] {
@@ -401,7 +403,7 @@ export class PostsService {
 
   /**
    * Full text (weighted, stemmed, accents ignored, last word as prefix), ranked by relevance
-   * then recency; trigram similarity on titles and tags when that finds nothing. The cost is
+   * then recency; when that finds nothing, the typo fallback (typoCandidates). The cost is
    * bounded for common words: relevance ranks the newest SEARCH_CANDIDATES matches, and the
    * total counts at most that many (more matches than that report SEARCH_CANDIDATES).
    */
@@ -413,50 +415,83 @@ export class PostsService {
   ): Promise<PostListResult> {
     const tsquery = toPrefixTsquery(text);
     if (tsquery) {
-      const matches = filtered
+      const [sql, params] = filtered
         .clone()
         .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery })
-        .select(['p.id AS id', 'p.created_at AS created_at', 'p.search AS search']);
+        .select(['p.id AS id', 'p.created_at AS created_at', 'p.search AS search'])
+        .orderBy('p.created_at', 'DESC')
+        .limit(SEARCH_CANDIDATES)
+        .getQueryAndParameters();
       const page = await this.rankedPage(
-        matches,
+        sql,
+        params,
         `ts_rank_cd(c.search, to_tsquery('english', posts.f_unaccent($tsquery)))`,
         { tsquery },
         query,
       );
       if (page.total > 0) return { items: await this.viewsInOrder(page.ids, options), total: page.total };
     }
-    const typo = toTypoText(text);
-    if (!typo) return { items: [], total: 0 };
-    // `<%` is pg_trgm's word-similarity operator (threshold 0.6), served by the trigram index.
-    const similar = filtered
-      .clone()
-      .andWhere(`posts.f_unaccent(:typo) <% p.typo_text`, { typo })
-      .select(['p.id AS id', 'p.created_at AS created_at', 'p.typo_text AS typo_text']);
-    const page = await this.rankedPage(
-      similar,
-      `posts.word_similarity(posts.f_unaccent($typo), c.typo_text)`,
-      { typo },
-      query,
-    );
+    const words = toTypoWords(text);
+    if (words.length === 0) return { items: [], total: 0 };
+    const [sql, params] = this.typoCandidates(filtered, words);
+    const page = await this.rankedPage(sql, params, 'c.score', {}, query);
     return { items: await this.viewsInOrder(page.ids, options), total: page.total };
   }
 
   /**
-   * Takes the newest SEARCH_CANDIDATES matches, orders them by `rank` (highest first, then
-   * newest) and returns one page of ids with the number of candidates as the total, in one query.
+   * The typo fallback's candidates: the newest SEARCH_CANDIDATES posts whose title or tags
+   * hold, for every typed word that resembles a known word, that word or one close to it
+   * (trigram similarity at least TYPO_SIMILARITY, so "aquarim" finds "aquarium"). `score` adds
+   * up how close each post's words are. Typed words like nothing on the blog are left out.
+   * Known words come from search_words and their posts from post_words (see the
+   * TypoSearchWords migration), so without filters the posts table is not read at all.
+   */
+  private typoCandidates(filtered: SelectQueryBuilder<Post>, words: string[]): [string, unknown[]] {
+    const hasFilters = filtered.expressionMap.wheres.length > 0;
+    const [filteredSql, params] = filtered.clone().select('p.id').getQueryAndParameters();
+    params.push(words);
+    const typed = `$${params.length}`;
+    // One typed word: the newest candidates are among the newest of each of its fixes, read
+    // from the end of the index. Several must all match, so older posts may count: no cut.
+    const perWordLimit = words.length === 1 ? `LIMIT ${SEARCH_CANDIDATES}` : '';
+    return [
+      `WITH typed AS (
+         SELECT n, posts.f_unaccent(word) AS word FROM unnest(${typed}::text[]) WITH ORDINALITY AS t (word, n)
+       ), fixes AS (
+         SELECT t.n, v.word, posts.similarity(t.word, v.word) AS similarity
+         FROM typed t JOIN posts.search_words v ON t.word % v.word
+         WHERE posts.similarity(t.word, v.word) >= ${TYPO_SIMILARITY}
+       ), per_word AS (
+         SELECT w.post_id, w.created_at, f.n, max(f.similarity) AS similarity
+         FROM fixes f CROSS JOIN LATERAL (
+           SELECT post_id, created_at FROM posts.post_words
+           WHERE word = f.word ORDER BY created_at DESC ${perWordLimit}
+         ) w
+         GROUP BY w.post_id, w.created_at, f.n
+       )
+       SELECT post_id AS id, created_at, sum(similarity) AS score FROM per_word
+       WHERE ${hasFilters ? `post_id IN (${filteredSql})` : 'true'}
+       GROUP BY post_id, created_at
+       HAVING count(*) = (SELECT count(DISTINCT n) FROM fixes)
+       ORDER BY created_at DESC
+       LIMIT ${SEARCH_CANDIDATES}`,
+      params,
+    ];
+  }
+
+  /**
+   * Orders the candidates (`sql`: rows of id and created_at, the newest SEARCH_CANDIDATES
+   * matches) by `rank` (highest first, then newest) and returns one page of ids with the number
+   * of candidates as the total, in one query.
    */
   private async rankedPage(
-    matches: SelectQueryBuilder<Post>,
+    sql: string,
+    candidateParams: unknown[],
     rank: string,
     rankParams: Record<string, string>,
     query: PostListQuery,
   ): Promise<{ ids: number[]; total: number }> {
-    const [sql, params] = matches
-      .clone()
-      .orderBy('p.created_at', 'DESC')
-      .limit(SEARCH_CANDIDATES)
-      .getQueryAndParameters();
-    const matchParams = [...params];
+    const params = [...candidateParams];
     let rankSql = rank;
     for (const [name, value] of Object.entries(rankParams)) {
       params.push(value);
@@ -474,7 +509,7 @@ export class PostsService {
     // A page past the end: count the candidates on their own.
     const counted: { total: string }[] = await this.db.query(
       `SELECT count(*) AS total FROM (${sql}) c`,
-      matchParams,
+      candidateParams,
     );
     return { ids: [], total: Number(counted[0]?.total ?? 0) };
   }

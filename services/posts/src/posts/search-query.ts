@@ -11,9 +11,8 @@ export function toPrefixTsquery(input: string): string | null {
   return usable.map((word, i) => `'${word}'${i === last ? ':*' : ''}`).join(' & ');
 }
 
-/** The text for trigram matching: the words only, lowercased, space-separated. */
-export function toTypoText(input: string): string | null {
+/** The words for typo matching: lowercased, distinct, three characters or more (shorter ones have too few trigrams to compare). */
+export function toTypoWords(input: string): string[] {
   const words = input.normalize('NFKC').match(/[\p{L}\p{N}]+/gu) ?? [];
-  const text = words.slice(0, 12).join(' ').toLowerCase();
-  return text.length >= 3 ? text : null;
+  return [...new Set(words.slice(0, 12).map((w) => w.toLowerCase()))].filter((w) => w.length >= 3);
 }
