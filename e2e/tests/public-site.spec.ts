@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeViolations, seriousViolations } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { createPost, makeJpeg, makeMp4, signInApi, waitMediaReady } from '../support/content.js';
-import { startStack } from '../support/stack.js';
+import { startStack, stopAllStacks } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await stack?.stop();
+  await stopAllStacks(); // also one whose start a failing beforeAll abandoned
 });
 
 beforeEach(async () => {
