@@ -31,7 +31,7 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
       onSubmit={(e) => e.preventDefault()}
     >
       <div className="field admin-filter-search">
-        <label htmlFor="filter-search">Search</label>
+        <label htmlFor="filter-search">Search text</label>
         <input
           id="filter-search"
           type="search"
