@@ -80,3 +80,16 @@ export async function adminGet<T>(rig: AdminRig, path: string): Promise<T> {
   if (!response.ok) throw new Error(`${path}: ${response.status}`);
   return (await response.json()) as T;
 }
+
+/** Runs `check` until it stops throwing (the page or the worker catching up), up to `timeoutMs`. */
+export async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

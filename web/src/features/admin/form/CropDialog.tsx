@@ -62,7 +62,12 @@ export function CropDialog({ src, initial, onApply, onClose }: CropDialogProps) 
           onZoomChange={setZoom}
           mediaProps={{ alt: 'Main image in the crop frame' } as ImgHTMLAttributes<HTMLElement>}
           cropperProps={
-            { 'aria-label': 'Crop frame', 'aria-describedby': 'crop-help' } as HTMLAttributes<HTMLDivElement>
+            {
+              // The focusable frame moves the picture with the arrow keys: a named group.
+              role: 'group',
+              'aria-label': 'Crop frame',
+              'aria-describedby': 'crop-help',
+            } as HTMLAttributes<HTMLDivElement>
           }
         />
       </div>

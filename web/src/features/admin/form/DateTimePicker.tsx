@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import { from12Hour, to12Hour, type Period, type PostFormValues } from '../lib/postForm';
 
 type Value = Pick<PostFormValues, 'selectedDate' | 'selectedTime'>;
@@ -7,6 +8,7 @@ const MINUTES = Array.from({ length: 60 }, (_, i) => i);
 
 /** The post's date and time, shown on a 12-hour clock (SPEC.md §2, §9). */
 export function DateTimePicker({ value, onChange }: { value: Value; onChange(value: Value): void }) {
+  const id = useId();
   const { hour, period } = to12Hour(value.selectedTime.hours);
   const setTime = (h: number, p: Period, minutes: number) =>
     onChange({ ...value, selectedTime: { hours: from12Hour(h, p), minutes } });
@@ -14,9 +16,9 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
     <fieldset className="admin-datetime">
       <legend>Date and time</legend>
       <div className="field">
-        <label htmlFor="post-date">Date</label>
+        <label htmlFor={`${id}-post-date`}>Date</label>
         <input
-          id="post-date"
+          id={`${id}-post-date`}
           type="date"
           required
           value={value.selectedDate}
@@ -24,9 +26,9 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
         />
       </div>
       <div className="field">
-        <label htmlFor="post-hour">Hour</label>
+        <label htmlFor={`${id}-post-hour`}>Hour</label>
         <select
-          id="post-hour"
+          id={`${id}-post-hour`}
           value={hour}
           onChange={(e) => setTime(Number(e.target.value), period, value.selectedTime.minutes)}
         >
@@ -38,9 +40,9 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
         </select>
       </div>
       <div className="field">
-        <label htmlFor="post-minute">Minute</label>
+        <label htmlFor={`${id}-post-minute`}>Minute</label>
         <select
-          id="post-minute"
+          id={`${id}-post-minute`}
           value={value.selectedTime.minutes}
           onChange={(e) => setTime(hour, period, Number(e.target.value))}
         >
@@ -52,9 +54,9 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
         </select>
       </div>
       <div className="field">
-        <label htmlFor="post-period">AM/PM</label>
+        <label htmlFor={`${id}-post-period`}>AM/PM</label>
         <select
-          id="post-period"
+          id={`${id}-post-period`}
           value={period}
           onChange={(e) => setTime(hour, e.target.value as Period, value.selectedTime.minutes)}
         >

@@ -17,7 +17,7 @@ import {
   useSortable,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useState, type DragEvent } from 'react';
+import { useId, useState, type DragEvent } from 'react';
 import { thumbnailSrc } from '../posts/MediaThumb';
 import { mainImage, type FormMedia } from '../lib/formMedia';
 
@@ -47,6 +47,7 @@ export function mediaName(item: FormMedia): string {
  */
 export function MediaArea(props: MediaAreaProps) {
   const { media, errors, onFiles, onYoutube, onMove } = props;
+  const id = useId();
   const [dragOver, setDragOver] = useState(false);
   const [url, setUrl] = useState('');
   const [title, setTitle] = useState('');
@@ -67,8 +68,11 @@ export function MediaArea(props: MediaAreaProps) {
   const announcements: Announcements = {
     onDragStart: ({ active }) =>
       `Picked up ${nameOf(active.id)}, position ${position(active.id)} of ${media.length}.`,
+    // Over itself (as at pick-up) is no move: the pick-up message stays.
     onDragOver: ({ active, over }) =>
-      over ? `${nameOf(active.id)} moved to position ${position(over.id)} of ${media.length}.` : undefined,
+      over && over.id !== active.id
+        ? `${nameOf(active.id)} moved to position ${position(over.id)} of ${media.length}.`
+        : undefined,
     onDragEnd: ({ active, over }) =>
       over
         ? `${nameOf(active.id)} dropped at position ${position(over.id)} of ${media.length}.`
@@ -106,11 +110,11 @@ export function MediaArea(props: MediaAreaProps) {
         onDragLeave={() => setDragOver(false)}
         onDrop={drop}
       >
-        <label htmlFor="post-files" className="button button-secondary">
+        <label htmlFor={`${id}-post-files`} className="button button-secondary">
           Add images or videos
         </label>
         <input
-          id="post-files"
+          id={`${id}-post-files`}
           className="visually-hidden"
           type="file"
           multiple
@@ -131,14 +135,14 @@ export function MediaArea(props: MediaAreaProps) {
       )}
       <div className="admin-youtube">
         <div className="field">
-          <label htmlFor="youtube-url">YouTube link</label>
+          <label htmlFor={`${id}-youtube-url`}>YouTube link</label>
           <input
-            id="youtube-url"
+            id={`${id}-youtube-url`}
             type="url"
             inputMode="url"
             value={url}
             aria-invalid={urlError ? true : undefined}
-            aria-describedby={urlError ? 'youtube-error' : undefined}
+            aria-describedby={urlError ? `${id}-youtube-error` : undefined}
             onChange={(e) => setUrl(e.target.value)}
             onKeyDown={(e) => {
               if (e.key === 'Enter') {
@@ -149,13 +153,13 @@ export function MediaArea(props: MediaAreaProps) {
           />
         </div>
         <div className="field">
-          <label htmlFor="youtube-title">Video title (optional)</label>
-          <input id="youtube-title" value={title} onChange={(e) => setTitle(e.target.value)} />
+          <label htmlFor={`${id}-youtube-title`}>Video title (optional)</label>
+          <input id={`${id}-youtube-title`} value={title} onChange={(e) => setTitle(e.target.value)} />
         </div>
         <button type="button" className="button button-secondary" onClick={addLink}>
           Add YouTube video
         </button>
-        <p id="youtube-error" className="form-error" role="alert">
+        <p id={`${id}-youtube-error`} className="form-error" role="alert">
           {urlError}
         </p>
       </div>
