@@ -7,6 +7,7 @@ import type { ImageSettings } from '@blog/contracts/image-settings';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createPost } from '../support/content.js';
 import {
+  eventually,
   adminGet,
   axeProblems,
   newAdminPage,
@@ -99,7 +100,9 @@ test('filters, count line and paging run in the API over 25 posts; the URL keeps
   const pager = page.getByRole('navigation', { name: 'Post list pages' });
   await pager.getByRole('button', { name: 'Page 3' }).click();
   await page.getByText(AdminText.showing(21, 25, 25, 25)).waitFor();
-  expect(await rowTitles()).toEqual([5, 4, 3, 2, 1].map((n) => `Seeded post 0${n}`));
+  await eventually(async () =>
+    expect(await rowTitles()).toEqual([5, 4, 3, 2, 1].map((n) => `Seeded post 0${n}`)),
+  );
   await pager.getByText('Page 3 of 3 (25 total results)').waitFor();
   // Pagination brings the section header back into view.
   await page.waitForFunction(

@@ -226,7 +226,7 @@ test('leaving during an upload warns; staying lets the upload finish', async () 
     }),
   );
   await page.evaluate(() => {
-    const link = [...document.querySelectorAll('a')].find((a) => a.textContent === 'About')!;
+    const link = Array.from(document.querySelectorAll('a')).find((a) => a.textContent === 'About')!;
     link.click();
   });
   expect(await asked).toBe(AdminText.leaveWarning);

@@ -19,6 +19,7 @@ import {
 import { CSS } from '@dnd-kit/utilities';
 import { useId, useState, type DragEvent } from 'react';
 import { thumbnailSrc } from '../posts/MediaThumb';
+import { Thumbnail } from '../ui/Thumbnail';
 import { mainImage, type FormMedia } from '../lib/formMedia';
 
 interface MediaAreaProps {
@@ -255,13 +256,7 @@ function SortableMedia({
         aria-roledescription="sortable media item"
       >
         <span className="admin-media-picture">
-          {src ? (
-            <img src={src} alt="" draggable={false} />
-          ) : (
-            <span className="admin-thumb-placeholder" aria-hidden="true">
-              {item.type === 'video' ? '▶' : status === 'failed' ? '!' : '…'}
-            </span>
-          )}
+          <Thumbnail src={src} placeholder={item.type === 'video' ? '▶' : status === 'failed' ? '!' : '…'} />
         </span>
       </button>
       <div className="admin-media-info">

@@ -275,7 +275,10 @@ function PostFormBody({
             value={values.title}
             aria-invalid={titleError ? true : undefined}
             aria-describedby={titleError ? `${id}-title-error` : undefined}
-            onChange={(e) => edit({ ...values, title: e.target.value })}
+            onChange={(e) => {
+              if (titleError && e.target.value.trim()) setTitleError(null);
+              edit({ ...values, title: e.target.value });
+            }}
           />
           <p id={`${id}-title-error`} className="form-error" role="alert">
             {titleError}

@@ -1,4 +1,5 @@
 import type { MediaItemView } from '@blog/contracts/posts';
+import { Thumbnail } from '../ui/Thumbnail';
 
 const STATE_LABEL = { pending: 'Processing', failed: 'Failed', ready: 'Ready' } as const;
 
@@ -21,13 +22,11 @@ export function MediaThumb({ item, index }: { item: MediaItemView; index: number
   const state = item.type === 'youtube' ? 'YouTube' : STATE_LABEL[item.status];
   return (
     <figure className={`admin-thumb admin-thumb-${item.status}`} data-status={item.status}>
-      {src ? (
-        <img src={src} alt={`${index + 1}: ${name}`} loading="lazy" width={64} height={64} />
-      ) : (
-        <span className="admin-thumb-placeholder" role="img" aria-label={`${index + 1}: ${name}, ${state}`}>
-          {item.type === 'video' ? '▶' : item.status === 'failed' ? '!' : '…'}
-        </span>
-      )}
+      <Thumbnail
+        src={src}
+        alt={`${index + 1}: ${name}, ${state}`}
+        placeholder={item.type === 'video' ? '▶' : item.status === 'failed' ? '!' : '…'}
+      />
       <figcaption className="admin-thumb-state">{state}</figcaption>
     </figure>
   );

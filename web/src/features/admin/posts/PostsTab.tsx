@@ -43,8 +43,10 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
   const [deleteError, setDeleteError] = useState<string | null>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
 
+  // The answer carries its page, so a render between a page change and the new answer never
+  // pairs the old rows with the new page's count line.
   const list = useAsync(
-    (signal) => listPosts(api, postQuery(filters, page), signal),
+    async (signal) => ({ page, ...(await listPosts(api, postQuery(filters, page), signal)) }),
     [api, filters, page, reload],
   );
   // The unfiltered total, for '(filtered from M total)'.
@@ -95,7 +97,7 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
     setReload((n) => n + 1);
   };
 
-  const [from, to] = shownRange(page, total);
+  const [from, to] = shownRange(list.status === 'ready' ? list.data.page : page, total);
   const allTotal = all.status === 'ready' ? all.data.total : total;
   return (
     <section className="card admin-posts" aria-labelledby="posts-heading">
