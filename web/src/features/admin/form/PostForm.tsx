@@ -1,26 +1,14 @@
 import { AdminText } from '@blog/contracts/admin';
 import { PostErrors, type PostView } from '@blog/contracts/posts';
 import { useEffect, useId, useRef, useState } from 'react';
-import { useNavigate } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
-import { useSession } from '../../../session/SessionContext';
 import { useSite } from '../../../site/SiteContext';
 import { retryMedia } from '../lib/adminApi';
-import { clearDraft, draftMedia, loadDraft, makeDraft, saveDraft, type CropSettings } from '../lib/draft';
+import { makeDraft, type CropSettings } from '../lib/draft';
+import { formStart, newMediaKey } from '../lib/formStart';
 import { checkFiles, mediaTypeOf, readPreview } from '../lib/fileChecks';
+import { addYoutube, mainImage, moveMedia, removeMedia, type FormMedia } from '../lib/formMedia';
 import {
-  addYoutube,
-  mainImage,
-  mediaFromPost,
-  mediaPayload,
-  moveMedia,
-  removeMedia,
-  type FormMedia,
-} from '../lib/formMedia';
-import {
-  localDateTime,
-  newPostValues,
-  postValues,
   submenu1Options,
   submenu2Options,
   withCategory,
@@ -28,15 +16,15 @@ import {
   worthSaving,
   type PostFormValues,
 } from '../lib/postForm';
-import { formSaveError, saveBannerMessage, saveNotification } from '../lib/saveErrors';
-import { sendPostForm } from '../lib/upload';
+import { postFormData } from '../lib/postPayload';
 import { Modal } from '../ui/Modal';
 import { useNotify } from '../ui/Notifications';
 import { useReportUploading } from '../ui/UploadFlag';
 import { CropDialog } from './CropDialog';
 import { DateTimePicker } from './DateTimePicker';
 import { MediaArea } from './MediaArea';
-import { UploadOverlay, type UploadPhase } from './UploadOverlay';
+import { UploadOverlay } from './UploadOverlay';
+import { usePostSave } from './usePostSave';
 import { useAutosave } from './useAutosave';
 
 interface PostFormProps {
@@ -44,33 +32,6 @@ interface PostFormProps {
   post?: PostView;
   onSaved(post: PostView): void;
   onCancel(): void;
-}
-
-let keySeq = 0;
-const newKey = () => `new-${++keySeq}`;
-
-/** What the form starts from: the post, else a draft younger than 24 hours, else a blank post. */
-function initialState(post: PostView | undefined, site: NonNullable<ReturnType<typeof useSite>>) {
-  const now = new Date();
-  if (post) {
-    const media = mediaFromPost(post.media);
-    const main = mainImage(media);
-    const item = main?.source === 'saved' ? main.item : null;
-    const crop =
-      item && item.cropScale != null
-        ? { x: item.cropX ?? 0, y: item.cropY ?? 0, scale: item.cropScale }
-        : null;
-    return { values: postValues(post, now), media, crop, restored: null };
-  }
-  const draft = loadDraft(window.localStorage, now.getTime());
-  if (!draft) return { values: newPostValues(site, now), media: [], crop: null, restored: null };
-  const { cropSettings, fileCount, timestamp, youtubeVideos: _videos, ...values } = draft;
-  return {
-    values: values as PostFormValues,
-    media: draftMedia(draft, newKey),
-    crop: cropSettings,
-    restored: { timestamp, fileCount },
-  };
 }
 
 /**
@@ -91,11 +52,9 @@ function PostFormBody({
 }: PostFormProps & { site: NonNullable<ReturnType<typeof useSite>> }) {
   const api = useApi();
   const notify = useNotify();
-  const navigate = useNavigate();
-  const { session, logout } = useSession();
   const id = useId();
   const isNew = !post;
-  const [initial] = useState(() => initialState(post, site));
+  const [initial] = useState(() => formStart(post, site, window.localStorage, new Date()));
   const [values, setValues] = useState(initial.values);
   const [media, setMedia] = useState<FormMedia[]>(initial.media);
   const [crop, setCrop] = useState<CropSettings | null>(initial.crop);
@@ -104,10 +63,7 @@ function PostFormBody({
   const [mediaErrors, setMediaErrors] = useState<string[]>([]);
   const [heicMessage, setHeicMessage] = useState<string | null>(null);
   const [cropOpen, setCropOpen] = useState(false);
-  const [upload, setUpload] = useState<UploadPhase | null>(null);
-  const [saveError, setSaveError] = useState<{ banner: string; form: string; canRetry: boolean } | null>(
-    null,
-  );
+  const { upload, failure: saveError, save } = usePostSave(post, onSaved);
   const [retryingItem, setRetryingItem] = useState<string | null>(null);
   const titleRef = useRef<HTMLInputElement>(null);
   useReportUploading(upload !== null);
@@ -139,7 +95,7 @@ function PostFormBody({
     setMediaErrors(check.errors);
     setHeicMessage(check.heicMessage);
     const added = check.accepted.map((file): FormMedia => ({
-      key: newKey(),
+      key: newMediaKey(),
       source: 'new',
       type: mediaTypeOf(file),
       order: 0,
@@ -161,7 +117,7 @@ function PostFormBody({
   };
 
   const addLink = (url: string, title: string) => {
-    const result = addYoutube(media, url, title, newKey());
+    const result = addYoutube(media, url, title, newMediaKey());
     if (!result.error && result.items !== media) editMedia(() => result.items);
     return result.error;
   };
@@ -184,59 +140,14 @@ function PostFormBody({
     }
   };
 
-  const submit = async (retrying: boolean) => {
+  const submit = (retrying: boolean) => {
     if (!values.title.trim()) {
       setTitleError(PostErrors.titleRequired);
       titleRef.current?.focus();
       return;
     }
     setTitleError(null);
-    setSaveError(null);
-    const { unifiedMedia, files } = mediaPayload(media);
-    const form = new FormData();
-    form.set('title', values.title.trim());
-    form.set('content', values.content);
-    form.set('date', localDateTime(values));
-    form.set('category', values.category);
-    form.set('submenu1', values.submenu1);
-    form.set('submenu2', values.submenu2);
-    form.set('tags', values.tags);
-    if (crop && main) form.set('cropSettings', JSON.stringify(crop));
-    form.set('unifiedMedia', JSON.stringify(unifiedMedia));
-    for (const file of files) form.append('files', file, file.name);
-
-    setUpload({ phase: 'uploading', percent: 0 });
-    try {
-      const saved = await sendPostForm({
-        method: isNew ? 'POST' : 'PUT',
-        url: isNew ? '/api/posts' : `/api/posts/${post.id}`,
-        body: form,
-        token: session?.token ?? null,
-        onProgress: (percent) =>
-          setUpload((u) => (u?.phase === 'uploading' ? { phase: 'uploading', percent } : u)),
-        onUploaded: () => setUpload({ phase: 'processing' }),
-        onUnauthorized: () => {
-          logout();
-          navigate('/login', { replace: true });
-        },
-      });
-      setUpload(null);
-      if (isNew) clearDraft(window.localStorage);
-      notify('success', isNew ? AdminText.uploaded : AdminText.updated);
-      onSaved(saved);
-    } catch (error) {
-      setUpload(null);
-      const form = formSaveError(error, retrying);
-      if (form.canRetry && isNew) {
-        try {
-          saveDraft(window.localStorage, makeDraft(values, media, crop, Date.now()));
-        } catch {
-          // Storage refused: the form itself still holds everything for Retry.
-        }
-      }
-      setSaveError({ banner: saveBannerMessage(error), form: form.message, canRetry: form.canRetry });
-      notify('error', saveNotification(isNew ? 'create' : 'update', error));
-    }
+    void save(postFormData(values, media, crop), () => makeDraft(values, media, crop, Date.now()), retrying);
   };
 
   const level1 = submenu1Options(site, values.category);
@@ -264,7 +175,7 @@ function PostFormBody({
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
-          void submit(false);
+          submit(false);
         }}
       >
         <div className="field">
@@ -369,7 +280,7 @@ function PostFormBody({
             {isNew ? 'Create Post' : 'Update Post'}
           </button>
           {saveError?.canRetry && (
-            <button type="button" className="button button-secondary" onClick={() => void submit(true)}>
+            <button type="button" className="button button-secondary" onClick={() => submit(true)}>
               Retry
             </button>
           )}
