@@ -253,7 +253,18 @@ test('saved settings drive the next upload: max size 400 scales a 1200 px photo 
     .locator('input[type=file]')
     .setInputFiles([{ name: 'wide.jpg', mimeType: 'image/jpeg', buffer: red }]);
   await form.locator('img[src^="data:image/jpeg"]').waitFor();
+  // A second of network latency before the answer: every byte is sent and the overlay's
+  // second stage shows while the answer is on its way.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.emulateNetworkConditions', {
+    offline: false,
+    latency: 1000,
+    downloadThroughput: -1,
+    uploadThroughput: -1,
+  });
   await form.getByRole('button', { name: 'Create Post' }).click();
+  await page.getByRole('dialog', { name: AdminText.processingFiles }).getByRole('progressbar').waitFor();
   await page.getByText(AdminText.uploaded).waitFor();
   const [post] = await adminGet<PostView[]>(rig!, '/api/posts?search=small+pictures');
   const ready = await waitMediaReady(rig!.stack.baseUrl, rig!.token, post!.id);
