@@ -1,6 +1,8 @@
 import { readTokenExpiry } from '@blog/contracts/token';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
+import { useApi } from '../../api/ApiContext';
+import { listUsers } from '../../api/auth';
 import { useSession } from '../../session/SessionContext';
 import './admin.css';
 import { DigestAction } from './tabs/DigestAction';
@@ -35,6 +37,7 @@ export function AdminPage() {
   const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
   const [uploading, setUploading] = useState(false);
   useSignOutAtExpiry();
+  useServerSessionCheck();
   useLeaveWarning(uploading);
 
   const openTab = (id: TabId) => setParams(id === 'posts' ? {} : { tab: id });
@@ -119,4 +122,18 @@ function useSignOutAtExpiry() {
     const timer = setTimeout(logout, ms);
     return () => clearTimeout(timer);
   }, [token, logout]);
+}
+
+/**
+ * The post list is public (a refused token just reads as a guest), so the dashboard asks an
+ * admin-only call once on entry: a token the server refuses (401/403) then signs out and
+ * goes to /login through the API client's rule (SPEC.md §4).
+ */
+function useServerSessionCheck() {
+  const api = useApi();
+  useEffect(() => {
+    const controller = new AbortController();
+    listUsers(api, controller.signal).catch(() => undefined);
+    return () => controller.abort();
+  }, [api]);
 }

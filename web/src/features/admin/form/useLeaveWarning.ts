@@ -7,8 +7,11 @@ import { useBlocker } from 'react-router-dom';
  * close, and 'Uploads are still in progress. Are you sure you want to leave?' for links.
  */
 export function useLeaveWarning(active: boolean) {
+  // Any move away, a tab or list page of the dashboard too: the form that uploads would go.
   const blocker = useBlocker(
-    ({ currentLocation, nextLocation }) => active && currentLocation.pathname !== nextLocation.pathname,
+    ({ currentLocation, nextLocation }) =>
+      active &&
+      (currentLocation.pathname !== nextLocation.pathname || currentLocation.search !== nextLocation.search),
   );
   useEffect(() => {
     if (blocker.state !== 'blocked') return;
