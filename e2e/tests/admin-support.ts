@@ -14,9 +14,22 @@ export interface AdminRig {
 }
 
 export async function startRig(env?: Record<string, string>): Promise<AdminRig> {
-  const [stack, browser] = await Promise.all([startStack({ env }), launchBrowser()]);
-  const token = await signInApi(stack.baseUrl, stack.admin.username, stack.admin.password);
-  return { stack, browser, token };
+  const [stack, browser] = await Promise.allSettled([startStack({ env }), launchBrowser()]);
+  try {
+    if (stack.status === 'rejected') throw stack.reason;
+    if (browser.status === 'rejected') throw browser.reason;
+    const token = await signInApi(
+      stack.value.baseUrl,
+      stack.value.admin.username,
+      stack.value.admin.password,
+    );
+    return { stack: stack.value, browser: browser.value, token };
+  } catch (error) {
+    // Nothing half-started stays behind when the start fails.
+    if (browser.status === 'fulfilled') await browser.value.close();
+    if (stack.status === 'fulfilled') await stack.value.stop();
+    throw error;
+  }
 }
 
 export async function stopRig(rig: AdminRig | undefined) {

@@ -66,7 +66,12 @@ function PostFormBody({
   const { upload, failure: saveError, save } = usePostSave(post, onSaved);
   const [retryingItem, setRetryingItem] = useState<string | null>(null);
   const titleRef = useRef<HTMLInputElement>(null);
+  const bannerRef = useRef<HTMLDivElement>(null);
   useReportUploading(upload !== null);
+  // The banner sits above the form: bring it into view when a save fails.
+  useEffect(() => {
+    if (saveError) bannerRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [saveError]);
 
   const main = mainImage(media);
   const mainKey = main?.key ?? null;
@@ -160,7 +165,7 @@ function PostFormBody({
     <section className="admin-form-card" aria-labelledby={`${id}-heading`}>
       <h3 id={`${id}-heading`}>{heading}</h3>
       {saveError && (
-        <div className="admin-banner admin-banner-error" role="alert">
+        <div className="admin-banner admin-banner-error" role="alert" ref={bannerRef}>
           {saveError.banner}
         </div>
       )}
