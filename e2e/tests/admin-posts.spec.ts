@@ -145,6 +145,8 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   await handle(AdminText.youtubeTitle(1)).focus();
   await page.keyboard.press('Space');
   await page.getByText(/Picked up YouTube Video 1, position 4 of 4/).waitFor({ state: 'attached' });
+  // dnd-kit's keyboard sensor listens for the arrow keys from its next tick on.
+  await page.waitForTimeout(300);
   await page.keyboard.press('ArrowLeft');
   await page.getByText(/YouTube Video 1 moved to position 3 of 4/).waitFor({ state: 'attached' });
   await page.keyboard.press('Space');
