@@ -83,6 +83,7 @@ test('an admin signs in, lands on the dashboard, sees the users and logs out', a
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
   await page.getByText(`Welcome, ${username} (admin)`).waitFor();
   await page.getByRole('link', { name: 'Admin Dashboard' }).waitFor();
+  await page.getByRole('tab', { name: 'Users' }).click();
   await page.getByRole('table').waitFor();
   const firstCells = await page.locator('tbody tr td:first-child').allInnerTexts();
   expect(firstCells).toContain(username);

@@ -55,6 +55,17 @@ export class PostWriter {
     }
   }
 
+  /** A failed media item queued again (the owner's Retry); the item turns pending at once. */
+  async retryMedia(id: number, itemId: string): Promise<PostView> {
+    try {
+      const post = await this.services.call<PostView>('posts', Patterns.posts.retryMedia, { id, itemId });
+      this.enqueueMedia(post);
+      return post;
+    } finally {
+      this.cache.clear();
+    }
+  }
+
   /**
    * Asks the media service to process the post's pending items (and re-cropped ones) now,
    * without waiting for it.

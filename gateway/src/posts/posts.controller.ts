@@ -1,6 +1,7 @@
 import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   Patterns,
+  PostErrors,
   postListQuerySchema,
   type PostListQuery,
   type PostListResult,
@@ -15,8 +16,10 @@ import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { PostWriter } from './post-writer.service.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 function postId(raw: string): number {
-  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(404, 'Post not found');
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(404, PostErrors.notFound);
   return Number(raw);
 }
 
@@ -79,6 +82,14 @@ export class PostsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<PostView> {
     return this.writer.update(postId(id), req, res);
+  }
+
+  @Post('posts/:id/media/:itemId/retry')
+  @AdminOnly()
+  @HttpCode(200)
+  retryMedia(@Param('id') id: string, @Param('itemId') itemId: string): Promise<PostView> {
+    if (!UUID.test(itemId)) throw new ApiError(404, PostErrors.mediaNotFound);
+    return this.writer.retryMedia(postId(id), itemId);
   }
 
   @Delete('posts/:id')

@@ -14,6 +14,8 @@ export const SEARCH_QUERY_MAX = 200;
 export const PostErrors = {
   titleRequired: 'Title is required',
   notFound: 'Post not found',
+  mediaNotFound: 'Media item not found',
+  mediaNotFailed: 'Only a failed media item can be retried',
 } as const;
 
 /** Lowercase ASCII words joined by hyphens; accents dropped ("Crème brûlée!" → "creme-brulee"). */

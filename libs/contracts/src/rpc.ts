@@ -22,6 +22,8 @@ export const Patterns = {
     pendingMedia: 'posts.media.pending',
     /** The worker's outcome for one item (ready with its files, or failed with the reason). */
     mediaResult: 'posts.media.result',
+    /** A failed media item back to pending, so the worker tries it again (admin Retry). */
+    retryMedia: 'posts.media.retry',
   },
   media: {
     getSettings: 'media.settings.get',

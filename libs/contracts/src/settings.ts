@@ -1,22 +1,9 @@
 import { z } from 'zod';
 
-/** The admin's image settings (SPEC.md §2 Settings tab, §3 Settings, §5 sliders, §9 defaults). */
-export interface ImageSettings {
-  image_max_size: number;
-  image_quality: number;
-  image_auto_optimize: boolean;
-}
+import { SETTINGS_LIMITS } from './image-settings.js';
 
-export const SETTINGS_DEFAULTS: ImageSettings = {
-  image_max_size: 800,
-  image_quality: 85,
-  image_auto_optimize: true,
-};
-
-export const SETTINGS_LIMITS = {
-  image_max_size: { min: 400, max: 2000, step: 100 },
-  image_quality: { min: 50, max: 95, step: 5 },
-} as const;
+// The plain values live apart so the browser gets them without the schema library.
+export { CROP_FRAME, SETTINGS_DEFAULTS, SETTINGS_LIMITS, type ImageSettings } from './image-settings.js';
 
 function slider(field: keyof typeof SETTINGS_LIMITS) {
   const { min, max, step } = SETTINGS_LIMITS[field];
@@ -45,6 +32,3 @@ export const settingsUpdateSchema = z.object(
   { error: 'Expected a JSON object' },
 );
 export type SettingsUpdate = z.infer<typeof settingsUpdateSchema>;
-
-/** The crop preview frame (SPEC.md §9). */
-export const CROP_FRAME = { width: 400, height: 128 } as const;

@@ -30,6 +30,7 @@ const writeSchema = z.object({
   files: z.array(uploadedFile).default([]),
 });
 
+const retryQuery = z.object({ id: idSchema, itemId: z.string().uuid('itemId must be a media item id') });
 const pendingQuery = z.object({
   ids: z.array(z.string().uuid()).max(1000).optional(),
   olderThanSeconds: z.number().int().nonnegative().optional(),
@@ -121,6 +122,12 @@ export class PostsController {
   @MessagePattern(Patterns.posts.mediaResult)
   mediaResult(@Payload() { data }: RpcEnvelope<unknown>) {
     return this.posts.applyMediaResult(parseOrThrow(mediaResult, data));
+  }
+
+  @MessagePattern(Patterns.posts.retryMedia)
+  retryMedia(@Payload() { data }: RpcEnvelope<{ id: unknown; itemId: unknown }>) {
+    const { id, itemId } = parseOrThrow(retryQuery, data ?? {});
+    return this.posts.retryMedia(id, itemId);
   }
 
   @MessagePattern(Patterns.posts.referencedKeys)

@@ -274,6 +274,24 @@ export class PostsService {
     return { applied: true };
   }
 
+  /**
+   * Puts a failed upload back to pending (admin Retry); the caller queues it. The original is
+   * kept while an item exists, so the worker starts again from the owner's file.
+   */
+  async retryMedia(postId: number, itemId: string): Promise<PostView> {
+    await this.db.transaction(async (manager) => {
+      const item = await manager.findOne(MediaItem, {
+        where: { id: itemId, postId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!item || !item.originalKey) throw RpcError.notFound(PostErrors.mediaNotFound);
+      if (item.status !== 'failed') throw RpcError.conflict(PostErrors.mediaNotFailed);
+      Object.assign(item, { status: 'pending', error: null, statusChangedAt: new Date() });
+      await manager.save(item);
+    });
+    return this.get(postId, { includeAllMedia: true });
+  }
+
   private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
     try {
       return planMedia(parsed.form, command.files, existing);

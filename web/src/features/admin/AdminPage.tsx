@@ -1,83 +1,139 @@
-import type { PublicUser } from '@blog/contracts';
-import { useEffect, useState } from 'react';
+import { readTokenExpiry } from '@blog/contracts/token';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../api/ApiContext';
 import { listUsers } from '../../api/auth';
-import { errorMessage } from '../../api/client';
 import { useSession } from '../../session/SessionContext';
+import './admin.css';
+import { DigestAction } from './tabs/DigestAction';
+import { MessagesTab, SubscribersTab } from './tabs/MailTabs';
+import { SettingsTab } from './tabs/SettingsTab';
+import { UsersTab } from './tabs/UsersTab';
+import { PostsTab } from './posts/PostsTab';
+import { useLeaveWarning } from './form/useLeaveWarning';
+import { NotificationProvider } from './ui/Notifications';
+import { UploadFlagContext } from './ui/UploadFlag';
 
-/** Admin dashboard; the Posts and Settings tabs are added by later issues. */
+const TABS = [
+  { id: 'posts', label: 'Posts' },
+  { id: 'users', label: 'Users' },
+  { id: 'settings', label: 'Settings' },
+  { id: 'messages', label: 'Messages' },
+  { id: 'subscribers', label: 'Subscribers' },
+] as const;
+type TabId = (typeof TABS)[number]['id'];
+
+const isTab = (value: string | null): value is TabId => TABS.some((t) => t.id === value);
+
+/**
+ * The Admin Dashboard (SPEC.md §2): the open tab and its filters live in the URL, so reload
+ * and the back button keep them. Guarded by RequireAdmin; signs out when the token expires.
+ */
 export function AdminPage() {
   const { session } = useSession();
+  const [params, setParams] = useSearchParams();
+  const tab: TabId = isTab(params.get('tab')) ? (params.get('tab') as TabId) : 'posts';
+  const [creating, setCreating] = useState(false);
+  const tabRefs = useRef<Record<string, HTMLButtonElement | null>>({});
+  const [uploading, setUploading] = useState(false);
+  useSignOutAtExpiry();
+  useServerSessionCheck();
+  useLeaveWarning(uploading);
+
+  const openTab = (id: TabId) => setParams(id === 'posts' ? {} : { tab: id });
+  const onTabKey = (event: KeyboardEvent, index: number) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    const next = TABS[(index + step + TABS.length) % TABS.length]!;
+    openTab(next.id);
+    tabRefs.current[next.id]?.focus();
+  };
+
   return (
-    <div className="admin">
-      <header className="page-header">
-        <h1>Admin Dashboard</h1>
-        <p>Welcome, {session?.username}</p>
-      </header>
-      <UsersPanel />
-    </div>
+    <NotificationProvider>
+      <UploadFlagContext.Provider value={setUploading}>
+        <div className="admin">
+          <header className="page-header admin-header">
+            <div>
+              <h1>Admin Dashboard</h1>
+              <p>Welcome, {session?.username}</p>
+            </div>
+            <div className="admin-header-actions">
+              <button
+                type="button"
+                className="button"
+                onClick={() => {
+                  if (tab !== 'posts') openTab('posts');
+                  setCreating(true);
+                }}
+              >
+                New Post
+              </button>
+              <DigestAction />
+            </div>
+          </header>
+          <div role="tablist" aria-label="Admin sections" className="admin-tabs">
+            {TABS.map((t, index) => (
+              <button
+                key={t.id}
+                ref={(el) => {
+                  tabRefs.current[t.id] = el;
+                }}
+                type="button"
+                role="tab"
+                id={`tab-${t.id}`}
+                aria-selected={tab === t.id}
+                aria-controls={`panel-${t.id}`}
+                tabIndex={tab === t.id ? 0 : -1}
+                className={tab === t.id ? 'admin-tab active' : 'admin-tab'}
+                onClick={() => openTab(t.id)}
+                onKeyDown={(event) => onTabKey(event, index)}
+              >
+                {t.label}
+              </button>
+            ))}
+          </div>
+          <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="admin-panel">
+            {tab === 'posts' && <PostsTab creating={creating} onCreatingChange={setCreating} />}
+            {tab === 'users' && <UsersTab />}
+            {tab === 'settings' && <SettingsTab />}
+            {tab === 'messages' && <MessagesTab />}
+            {tab === 'subscribers' && <SubscribersTab />}
+          </div>
+        </div>
+      </UploadFlagContext.Provider>
+    </NotificationProvider>
   );
 }
 
-type UsersState =
-  { status: 'loading' } | { status: 'error'; message: string } | { status: 'ready'; users: PublicUser[] };
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
-function UsersPanel() {
+/** SPEC.md §4: the admin area reads the token's expiry; once past it the session goes (RequireAdmin then sends to /login). */
+function useSignOutAtExpiry() {
+  const { session, logout } = useSession();
+  const token = session?.token;
+  useEffect(() => {
+    const exp = readTokenExpiry(token);
+    if (exp === null) return logout();
+    const ms = exp * 1000 - Date.now();
+    if (ms <= 0) return logout();
+    // setTimeout holds at most ~24.8 days; RequireAdmin checks such a long token on each render.
+    if (ms > MAX_TIMER_MS) return;
+    const timer = setTimeout(logout, ms);
+    return () => clearTimeout(timer);
+  }, [token, logout]);
+}
+
+/**
+ * The post list is public (a refused token just reads as a guest), so the dashboard asks an
+ * admin-only call once on entry: a token the server refuses (401/403) then signs out and
+ * goes to /login through the API client's rule (SPEC.md §4).
+ */
+function useServerSessionCheck() {
   const api = useApi();
-  const [state, setState] = useState<UsersState>({ status: 'loading' });
-
   useEffect(() => {
     const controller = new AbortController();
-    listUsers(api, controller.signal).then(
-      (users) => setState({ status: 'ready', users: Array.isArray(users) ? users : [] }),
-      (error: unknown) => {
-        if (!controller.signal.aborted) {
-          setState({ status: 'error', message: errorMessage(error, 'Failed to load users') });
-        }
-      },
-    );
+    listUsers(api, controller.signal).catch(() => undefined);
     return () => controller.abort();
   }, [api]);
-
-  return (
-    <section className="card" aria-labelledby="users-heading">
-      <h2 id="users-heading">Users</h2>
-      {state.status === 'loading' && <p role="status">Loading users...</p>}
-      {state.status === 'error' && (
-        <p className="form-error" role="alert">
-          {state.message}
-        </p>
-      )}
-      {state.status === 'ready' &&
-        (state.users.length === 0 ? (
-          <p>No users found.</p>
-        ) : (
-          <div className="table-wrap">
-            <table className="table">
-              <thead>
-                <tr>
-                  <th scope="col">Username</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Created</th>
-                </tr>
-              </thead>
-              <tbody>
-                {state.users.map((user) => (
-                  <tr key={user.id}>
-                    <td>{user.username}</td>
-                    <td>{user.role}</td>
-                    <td>{formatDate(user.created_at)}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-        ))}
-    </section>
-  );
-}
-
-function formatDate(value: string): string {
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? value : date.toLocaleDateString();
 }

@@ -1,0 +1,108 @@
+/** Shared steps of the admin browser tests (admin-*.spec.ts): one stack and one Chromium per file. */
+import { SessionKeys } from '@blog/contracts';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../support/browser.js';
+import { signInApi } from '../support/content.js';
+import { startStack, type RunningStack } from '../support/stack.js';
+
+export interface AdminRig {
+  stack: RunningStack;
+  browser: Browser;
+  token: string;
+}
+
+export async function startRig(env?: Record<string, string>): Promise<AdminRig> {
+  const [stack, browser] = await Promise.allSettled([startStack({ env }), launchBrowser()]);
+  try {
+    if (stack.status === 'rejected') throw stack.reason;
+    if (browser.status === 'rejected') throw browser.reason;
+    const token = await signInApi(
+      stack.value.baseUrl,
+      stack.value.admin.username,
+      stack.value.admin.password,
+    );
+    return { stack: stack.value, browser: browser.value, token };
+  } catch (error) {
+    // Nothing half-started stays behind when the start fails.
+    if (browser.status === 'fulfilled') await browser.value.close();
+    if (stack.status === 'fulfilled') await stack.value.stop();
+    throw error;
+  }
+}
+
+export async function stopRig(rig: AdminRig | undefined) {
+  await rig?.browser.close();
+  await rig?.stack.stop();
+}
+
+/** A context that may run axe (the site's CSP forbids injected scripts otherwise). */
+export async function newAdminPage(
+  rig: AdminRig,
+  viewport = { width: 1280, height: 800 },
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await rig.browser.newContext({ baseURL: rig.stack.baseUrl, bypassCSP: true, viewport });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Puts the admin's session into localStorage (as sign-in does), then opens `path`. */
+export async function openAsAdmin(rig: AdminRig, page: Page, path = '/admin') {
+  await page.goto('/about');
+  await page.evaluate(
+    ({ keys, token, username }) => {
+      localStorage.setItem(keys.token, token);
+      localStorage.setItem(keys.username, username);
+      localStorage.setItem(keys.role, 'admin');
+    },
+    { keys: SessionKeys, token: rig.token, username: rig.stack.admin.username },
+  );
+  await page.goto(path);
+  await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+}
+
+const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+
+/** Serious and critical axe-core violations on the page, described for a failed expectation. */
+export async function axeProblems(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: await readFile(axePath, 'utf8') });
+  const violations = await page.evaluate(async () => {
+    type Result = {
+      violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
+    };
+    const axe = (window as unknown as { axe: { run(): Promise<Result> } }).axe;
+    return (await axe.run()).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** Screens for a person to look at (SCREENSHOTS=dir); nothing is written otherwise. */
+export async function screenshot(page: Page, name: string) {
+  const dir = process.env.SCREENSHOTS;
+  if (dir) await page.screenshot({ path: `${dir}/${name}.png`, fullPage: true });
+}
+
+export async function adminGet<T>(rig: AdminRig, path: string): Promise<T> {
+  const response = await fetch(`${rig.stack.baseUrl}${path}`, {
+    headers: { Authorization: `Bearer ${rig.token}` },
+  });
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return (await response.json()) as T;
+}
+
+/** Runs `check` until it stops throwing (the page or the worker catching up), up to `timeoutMs`. */
+export async function eventually(check: () => Promise<void>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { AdminText } from '@blog/contracts/admin';
+import type { PostView } from '@blog/contracts/posts';
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { useSession } from '../../../session/SessionContext';
+import { clearDraft, saveDraft, type Draft } from '../lib/draft';
+import { formSaveError, saveBannerMessage, saveNotification } from '../lib/saveErrors';
+import { sendPostForm } from '../lib/upload';
+import { useNotify } from '../ui/Notifications';
+import type { UploadPhase } from './UploadOverlay';
+
+export interface SaveFailure {
+  /** The dashboard banner (SPEC.md §8 table). */
+  banner: string;
+  /** The form's own line. */
+  form: string;
+  canRetry: boolean;
+}
+
+/**
+ * Sends the post (create or update) with its progress, then tells the owner (SPEC.md §4, §8).
+ * A network failure or timeout keeps the new post's draft and offers Retry.
+ */
+export function usePostSave(post: PostView | undefined, onSaved: (post: PostView) => void) {
+  const notify = useNotify();
+  const navigate = useNavigate();
+  const { session, logout } = useSession();
+  const [upload, setUpload] = useState<UploadPhase | null>(null);
+  const [failure, setFailure] = useState<SaveFailure | null>(null);
+  const isNew = !post;
+
+  const save = async (body: FormData, draft: () => Draft, retrying: boolean) => {
+    setFailure(null);
+    setUpload({ phase: 'uploading', percent: 0 });
+    try {
+      const saved = await sendPostForm({
+        method: isNew ? 'POST' : 'PUT',
+        url: isNew ? '/api/posts' : `/api/posts/${post.id}`,
+        body,
+        token: session?.token ?? null,
+        onProgress: (percent) =>
+          setUpload((u) => (u?.phase === 'uploading' ? { phase: 'uploading', percent } : u)),
+        onUploaded: () => setUpload({ phase: 'processing' }),
+        onUnauthorized: () => {
+          logout();
+          navigate('/login', { replace: true });
+        },
+      });
+      setUpload(null);
+      if (isNew) clearDraft(window.localStorage);
+      notify('success', isNew ? AdminText.uploaded : AdminText.updated);
+      onSaved(saved);
+    } catch (error) {
+      setUpload(null);
+      const line = formSaveError(error, retrying);
+      if (line.canRetry && isNew) {
+        try {
+          saveDraft(window.localStorage, draft());
+        } catch {
+          // Storage refused: the form itself still holds everything for Retry.
+        }
+      }
+      setFailure({ banner: saveBannerMessage(error), form: line.message, canRetry: line.canRetry });
+      notify('error', saveNotification(isNew ? 'create' : 'update', error));
+    }
+  };
+
+  return { upload, failure, save };
+}

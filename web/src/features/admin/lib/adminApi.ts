@@ -1,0 +1,36 @@
+import type { ContactMessageView, DigestRunResult, SubscriberView } from '@blog/contracts/mail';
+import type { PostView } from '@blog/contracts/posts';
+import type { ImageSettings } from '@blog/contracts/settings';
+import type { ApiClient, Page } from '../../../api/client';
+
+/** The admin calls of README "Posts API", "Media processing" and "Mail" (all with the Bearer token). */
+export const deletePost = (api: ApiClient, id: number) =>
+  api.request<{ success: true }>(`/api/posts/${id}`, { method: 'DELETE' });
+
+export const retryMedia = (api: ApiClient, postId: number, itemId: string) =>
+  api.request<PostView>(`/api/posts/${postId}/media/${encodeURIComponent(itemId)}/retry`, { method: 'POST' });
+
+export const getSettings = (api: ApiClient, signal?: AbortSignal) =>
+  api.request<ImageSettings>('/api/settings', { signal });
+
+export const saveSettings = (api: ApiClient, settings: ImageSettings) =>
+  api.request<ImageSettings>('/api/settings', { method: 'PUT', body: { settings } });
+
+export const runDigest = (api: ApiClient) =>
+  api.request<DigestRunResult>('/api/admin/digest', { method: 'POST' });
+
+export const MAIL_PAGE_SIZE = 20;
+
+export const listMessages = (
+  api: ApiClient,
+  page: number,
+  signal?: AbortSignal,
+): Promise<Page<ContactMessageView>> =>
+  api.list(`/api/admin/messages?page=${page}&limit=${MAIL_PAGE_SIZE}`, { signal });
+
+export const listSubscribers = (
+  api: ApiClient,
+  page: number,
+  signal?: AbortSignal,
+): Promise<Page<SubscriberView>> =>
+  api.list(`/api/admin/subscribers?page=${page}&limit=${MAIL_PAGE_SIZE}`, { signal });

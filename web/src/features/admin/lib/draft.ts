@@ -1,0 +1,77 @@
+import { DRAFT_KEY, DRAFT_LIFETIME_MS } from '@blog/contracts/admin';
+import type { FormMedia } from './formMedia';
+import type { PostFormValues } from './postForm';
+
+export interface CropSettings {
+  x: number;
+  y: number;
+  scale: number;
+}
+
+type YoutubeEntry = Extract<FormMedia, { source: 'youtube' }>;
+
+/** The new-post draft in localStorage (SPEC.md §3 Local draft); files never go in it. */
+export interface Draft extends PostFormValues {
+  cropSettings: CropSettings | null;
+  youtubeVideos: { url: string; title: string; thumbnailUrl: string }[];
+  /** How many files the form held: they cannot be kept, and the restored form says so. */
+  fileCount: number;
+  timestamp: number;
+}
+
+type DraftStorage = Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>;
+
+export function makeDraft(
+  values: PostFormValues,
+  media: FormMedia[],
+  cropSettings: CropSettings | null,
+  now: number,
+): Draft {
+  return {
+    ...values,
+    cropSettings,
+    youtubeVideos: media
+      .filter((m): m is YoutubeEntry => m.source === 'youtube')
+      .map(({ url, title, thumbnailUrl }) => ({ url, title, thumbnailUrl })),
+    fileCount: media.filter((m) => m.source !== 'youtube').length,
+    timestamp: now,
+  };
+}
+
+/** Throws when storage refuses (full, disabled): the indicator then says 'Save failed'. */
+export function saveDraft(storage: DraftStorage, draft: Draft): void {
+  storage.setItem(DRAFT_KEY, JSON.stringify(draft));
+}
+
+/** The draft if younger than 24 hours; an older or unreadable one is removed. */
+export function loadDraft(storage: DraftStorage, now: number): Draft | null {
+  const text = storage.getItem(DRAFT_KEY);
+  if (!text) return null;
+  let draft: Draft | null = null;
+  try {
+    const parsed = JSON.parse(text) as Partial<Draft>;
+    if (typeof parsed.timestamp === 'number' && typeof parsed.title === 'string') draft = parsed as Draft;
+  } catch {
+    draft = null;
+  }
+  if (!draft || now - draft.timestamp >= DRAFT_LIFETIME_MS || draft.timestamp > now) {
+    storage.removeItem(DRAFT_KEY);
+    return null;
+  }
+  return draft;
+}
+
+export function clearDraft(storage: DraftStorage): void {
+  storage.removeItem(DRAFT_KEY);
+}
+
+/** The restored form's YouTube entries, keyed afresh. */
+export function draftMedia(draft: Draft, key: (i: number) => string): FormMedia[] {
+  return (draft.youtubeVideos ?? []).map((v, order) => ({
+    key: key(order),
+    source: 'youtube',
+    type: 'youtube',
+    order,
+    ...v,
+  }));
+}

@@ -1,0 +1,45 @@
+import type { PostView } from '@blog/contracts/posts';
+import type { SiteConfig } from '@blog/contracts/site';
+import { draftMedia, loadDraft, type CropSettings } from './draft';
+import { mainImage, mediaFromPost, type FormMedia } from './formMedia';
+import { newPostValues, postValues, type PostFormValues } from './postForm';
+
+let keySeq = 0;
+/** Keys for items the form adds (saved items keep their ids). */
+export const newMediaKey = () => `new-${++keySeq}`;
+
+export interface FormStart {
+  values: PostFormValues;
+  media: FormMedia[];
+  crop: CropSettings | null;
+  /** Set when a local draft was restored. */
+  restored: { timestamp: number; fileCount: number } | null;
+}
+
+/** What the form opens with: the post, else a draft younger than 24 hours (SPEC.md §4), else a blank post. */
+export function formStart(
+  post: PostView | undefined,
+  site: SiteConfig,
+  storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>,
+  now: Date,
+): FormStart {
+  if (post) {
+    const media = mediaFromPost(post.media);
+    const main = mainImage(media);
+    const item = main?.source === 'saved' ? main.item : null;
+    const crop =
+      item && item.cropScale != null
+        ? { x: item.cropX ?? 0, y: item.cropY ?? 0, scale: item.cropScale }
+        : null;
+    return { values: postValues(post, now), media, crop, restored: null };
+  }
+  const draft = loadDraft(storage, now.getTime());
+  if (!draft) return { values: newPostValues(site, now), media: [], crop: null, restored: null };
+  const { cropSettings, fileCount, timestamp, youtubeVideos: _videos, ...values } = draft;
+  return {
+    values,
+    media: draftMedia(draft, newMediaKey),
+    crop: cropSettings,
+    restored: { timestamp, fileCount },
+  };
+}

@@ -1,0 +1,60 @@
+import { ADMIN_PREVIEW_LENGTH, ADMIN_ROW_THUMBNAILS } from '@blog/contracts/admin';
+import { byOrder } from '@blog/contracts/media';
+import type { PostView } from '@blog/contracts/posts';
+import { formatDateTime, preview } from '../../../lib/format';
+import { MediaThumb } from './MediaThumb';
+
+interface PostRowProps {
+  post: PostView;
+  deleting: boolean;
+  onEdit(): void;
+  onDelete(): void;
+}
+
+/** A list row: title, place, date, the first 100 characters and up to 6 thumbnails in order. */
+export function PostRow({ post, deleting, onEdit, onDelete }: PostRowProps) {
+  const media = [...post.media].sort(byOrder).slice(0, ADMIN_ROW_THUMBNAILS);
+  const place = [post.category, post.submenu1, post.submenu2].filter(Boolean).join(' › ');
+  return (
+    <li className="admin-post-row" aria-labelledby={`post-${post.id}-title`}>
+      <div className="admin-post-main">
+        <h3 id={`post-${post.id}-title`} className="admin-post-title">
+          {post.url ? <a href={post.url}>{post.title}</a> : post.title}
+        </h3>
+        <p className="admin-post-meta">
+          {place} · {formatDateTime(post.created_at)}
+          {post.tags.length > 0 && <> · {post.tags.join(', ')}</>}
+        </p>
+        {post.content && <p className="admin-post-preview">{preview(post.content, ADMIN_PREVIEW_LENGTH)}</p>}
+        {media.length > 0 && (
+          <ul className="admin-thumbs" aria-label="Media">
+            {media.map((item, index) => (
+              <li key={item.id}>
+                <MediaThumb item={item} index={index} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+      <div className="admin-post-actions">
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={onEdit}
+          aria-label={`Edit ${post.title}`}
+        >
+          Edit
+        </button>
+        <button
+          type="button"
+          className="button button-danger button-small"
+          onClick={onDelete}
+          disabled={deleting}
+          aria-label={`Delete ${post.title}`}
+        >
+          {deleting ? 'Deleting...' : 'Delete'}
+        </button>
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,142 @@
+import { AdminText, SETTINGS_MESSAGE_MS } from '@blog/contracts/admin';
+import { SETTINGS_DEFAULTS, SETTINGS_LIMITS, type ImageSettings } from '@blog/contracts/image-settings';
+import { useEffect, useState } from 'react';
+import { useApi } from '../../../api/ApiContext';
+import { ApiError } from '../../../api/client';
+import { getSettings, saveSettings } from '../lib/adminApi';
+
+type Message = { kind: 'success' | 'error'; text: string } | null;
+
+/** Settings tab: the image settings panel (SPEC.md §2, §5 sliders, §8 messages). */
+export function SettingsTab() {
+  const api = useApi();
+  const [settings, setSettings] = useState<ImageSettings | null>(null);
+  const [loadError, setLoadError] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [message, setMessage] = useState<Message>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getSettings(api, controller.signal).then(setSettings, () => {
+      if (!controller.signal.aborted) {
+        setLoadError(true);
+        setSettings(SETTINGS_DEFAULTS);
+      }
+    });
+    return () => controller.abort();
+  }, [api]);
+
+  useEffect(() => {
+    if (message?.kind !== 'success') return;
+    const timer = setTimeout(() => setMessage(null), SETTINGS_MESSAGE_MS);
+    return () => clearTimeout(timer);
+  }, [message]);
+
+  const save = async () => {
+    if (!settings) return;
+    setSaving(true);
+    setMessage(null);
+    try {
+      setSettings(await saveSettings(api, settings));
+      setMessage({ kind: 'success', text: AdminText.settingsSaved });
+    } catch (error) {
+      const server = error instanceof ApiError ? error.serverMessage : null;
+      setMessage({ kind: 'error', text: server ? `Error: ${server}` : AdminText.settingsFailed });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  return (
+    <section className="card" aria-labelledby="settings-heading">
+      <h2 id="settings-heading">Image Settings</h2>
+      {!settings && <p role="status">Loading settings...</p>}
+      {loadError && (
+        <p className="form-error" role="alert">
+          Could not load the stored settings; showing the defaults.
+        </p>
+      )}
+      {settings && (
+        <form
+          className="form admin-settings"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save();
+          }}
+        >
+          <Slider
+            id="image-max-size"
+            label="Maximum image size"
+            unit="px"
+            limits={SETTINGS_LIMITS.image_max_size}
+            value={settings.image_max_size}
+            onChange={(image_max_size) => setSettings({ ...settings, image_max_size })}
+          />
+          <Slider
+            id="image-quality"
+            label="Image quality"
+            unit="%"
+            limits={SETTINGS_LIMITS.image_quality}
+            value={settings.image_quality}
+            onChange={(image_quality) => setSettings({ ...settings, image_quality })}
+          />
+          <label className="admin-switch">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={settings.image_auto_optimize}
+              onChange={(event) => setSettings({ ...settings, image_auto_optimize: event.target.checked })}
+            />
+            <span>Auto-optimise images</span>
+            <span className="admin-switch-state">{settings.image_auto_optimize ? 'On' : 'Off'}</span>
+          </label>
+          <div className="admin-actions">
+            <button type="submit" className="button" disabled={saving}>
+              {saving ? 'Saving...' : 'Save Settings'}
+            </button>
+          </div>
+          <p
+            role={message?.kind === 'error' ? 'alert' : 'status'}
+            className={message?.kind === 'error' ? 'form-error' : 'form-success'}
+          >
+            {message?.text}
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
+
+interface SliderProps {
+  id: string;
+  label: string;
+  unit: string;
+  limits: { min: number; max: number; step: number };
+  value: number;
+  onChange(value: number): void;
+}
+
+function Slider({ id, label, unit, limits, value, onChange }: SliderProps) {
+  return (
+    <div className="field admin-slider">
+      <label htmlFor={id}>
+        {label}: <output htmlFor={id}>{`${value}${unit}`}</output>
+      </label>
+      <input
+        id={id}
+        type="range"
+        min={limits.min}
+        max={limits.max}
+        step={limits.step}
+        value={value}
+        aria-valuetext={`${value}${unit}`}
+        onChange={(event) => onChange(Number(event.target.value))}
+      />
+      <span className="admin-hint">
+        {limits.min}
+        {unit} to {limits.max}
+        {unit}, steps of {limits.step}
+      </span>
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+import { createContext, useContext, useEffect } from 'react';
+
+/** The dashboard's "a post is uploading" flag (SPEC.md §4), set by the form that uploads. */
+export const UploadFlagContext = createContext<(uploading: boolean) => void>(() => undefined);
+
+export function useReportUploading(uploading: boolean) {
+  const report = useContext(UploadFlagContext);
+  useEffect(() => {
+    report(uploading);
+    return () => report(false);
+  }, [report, uploading]);
+}
