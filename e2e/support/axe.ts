@@ -26,8 +26,9 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** A readable summary for a failed expectation. */
-export const describeViolations = (violations: AxeViolation[]) =>
-  violations.map(
+/** Serious and critical violations, described for a failed expectation (`toEqual([])`). */
+export async function axeProblems(page: Page): Promise<string[]> {
+  return (await seriousViolations(page)).map(
     (v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
   );
+}

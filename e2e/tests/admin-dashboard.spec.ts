@@ -9,14 +9,14 @@ import { createPost } from '../support/content.js';
 import {
   eventually,
   adminGet,
-  axeProblems,
   newAdminPage,
   openAsAdmin,
   screenshot,
   startRig,
   stopRig,
   type AdminRig,
-} from './admin-support.js';
+} from '../support/admin-rig.js';
+import { axeProblems } from '../support/axe.js';
 
 let rig: AdminRig | undefined;
 let context: BrowserContext;

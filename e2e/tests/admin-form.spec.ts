@@ -12,7 +12,6 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { makeJpeg } from '../support/content.js';
 import {
   adminGet,
-  axeProblems,
   eventually,
   newAdminPage,
   openAsAdmin,
@@ -20,7 +19,8 @@ import {
   startRig,
   stopRig,
   type AdminRig,
-} from './admin-support.js';
+} from '../support/admin-rig.js';
+import { axeProblems } from '../support/axe.js';
 
 let rig: AdminRig | undefined;
 let context: BrowserContext;

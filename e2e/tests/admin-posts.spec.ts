@@ -13,7 +13,6 @@ import sharp from 'sharp';
 import { createPost, makeJpeg, makeMp4, waitMediaReady } from '../support/content.js';
 import {
   adminGet,
-  axeProblems,
   eventually,
   newAdminPage,
   openAsAdmin,
@@ -21,7 +20,8 @@ import {
   startRig,
   stopRig,
   type AdminRig,
-} from './admin-support.js';
+} from '../support/admin-rig.js';
+import { axeProblems } from '../support/axe.js';
 
 let rig: AdminRig | undefined;
 let context: BrowserContext;

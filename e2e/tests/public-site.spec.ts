@@ -6,7 +6,7 @@ import type { PostView } from '@blog/contracts';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeViolations, seriousViolations } from '../support/axe.js';
+import { axeProblems } from '../support/axe.js';
 import { launchBrowser } from '../support/browser.js';
 import { createPost, makeJpeg, makeMp4, signInApi, waitMediaReady } from '../support/content.js';
 import { startStack, stopAllStacks } from '../support/stack.js';
@@ -77,7 +77,7 @@ const cards = (p: Page) => p.locator('article.post-card');
 const mainNav = (p: Page) => p.getByRole('navigation', { name: 'Main' });
 
 async function expectAccessible(p: Page) {
-  expect(describeViolations(await seriousViolations(p))).toEqual([]);
+  expect(await axeProblems(p)).toEqual([]);
 }
 
 describe('home', () => {
@@ -95,7 +95,7 @@ describe('home', () => {
     );
     // 'Read more...' on screen; its hidden words name the post for screen readers and crawlers.
     const shown = (link: Element) =>
-      [...link.childNodes]
+      Array.from(link.childNodes)
         .filter((node) => node.nodeType === Node.TEXT_NODE)
         .map((node) => node.textContent)
         .join('');

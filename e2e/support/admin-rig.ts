@@ -1,11 +1,9 @@
-/** Shared steps of the admin browser tests (admin-*.spec.ts): one stack and one Chromium per file. */
+/** Shared steps of the admin browser tests (e2e/tests/admin-*.spec.ts): one stack and one Chromium per file. */
 import { SessionKeys } from '@blog/contracts';
-import { readFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchBrowser } from '../support/browser.js';
-import { signInApi } from '../support/content.js';
-import { startStack, type RunningStack } from '../support/stack.js';
+import { launchBrowser } from './browser.js';
+import { signInApi } from './content.js';
+import { startStack, stopAllStacks, type RunningStack } from './stack.js';
 
 export interface AdminRig {
   stack: RunningStack;
@@ -34,7 +32,7 @@ export async function startRig(env?: Record<string, string>): Promise<AdminRig> 
 
 export async function stopRig(rig: AdminRig | undefined) {
   await rig?.browser.close();
-  await rig?.stack.stop();
+  await stopAllStacks(); // also one whose start a failing beforeAll abandoned
 }
 
 /** A context that may run axe (the site's CSP forbids injected scripts otherwise). */
@@ -61,23 +59,6 @@ export async function openAsAdmin(rig: AdminRig, page: Page, path = '/admin') {
   );
   await page.goto(path);
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
-}
-
-const axePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
-
-/** Serious and critical axe-core violations on the page, described for a failed expectation. */
-export async function axeProblems(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: await readFile(axePath, 'utf8') });
-  const violations = await page.evaluate(async () => {
-    type Result = {
-      violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[];
-    };
-    const axe = (window as unknown as { axe: { run(): Promise<Result> } }).axe;
-    return (await axe.run()).violations;
-  });
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 /** Screens for a person to look at (SCREENSHOTS=dir); nothing is written otherwise. */
