@@ -74,6 +74,9 @@ afterEach(async () => {
 const pathOf = (p: Page) => new URL(p.url()).pathname;
 const searchOf = (p: Page) => new URL(p.url()).search;
 const cards = (p: Page) => p.locator('article.post-card');
+/** Waits for the focused element to be the one named (a menu opens in the same key press). */
+const expectFocus = (name: string) =>
+  page.waitForFunction((text) => document.activeElement?.textContent === text, name, { timeout: 2000 });
 const mainNav = (p: Page) => p.getByRole('navigation', { name: 'Main' });
 
 async function expectAccessible(p: Page) {
@@ -172,16 +175,16 @@ describe('navigation', () => {
     await mainNav(page).getByRole('link', { name: 'Garage', exact: true }).waitFor();
     await mainNav(page).getByRole('link', { name: 'Home', exact: true }).focus();
     await page.keyboard.press('ArrowRight');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Garage');
+    await expectFocus('Garage');
     await page.keyboard.press('ArrowDown');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Automobiles');
+    await expectFocus('Automobiles');
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Motorcycles');
+    await expectFocus('Motorcycles');
     await page.keyboard.press('ArrowRight');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Bike One');
+    await expectFocus('Bike One');
     await page.keyboard.press('Escape');
-    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Motorcycles');
+    await expectFocus('Motorcycles');
     await page.keyboard.press('Enter');
     await page.waitForURL('**/garage/motorcycles');
     await page.getByRole('heading', { level: 1, name: 'Motorcycles' }).waitFor();

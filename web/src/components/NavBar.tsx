@@ -1,6 +1,7 @@
 import { buildListingPath } from '@blog/contracts/urls';
 import type { SiteConfig } from '@blog/contracts/site';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { flushSync } from 'react-dom';
 import { NavLink, useLocation, useNavigate } from 'react-router-dom';
 import { useSession } from '../session/SessionContext';
 import { useSite } from '../site/SiteContext';
@@ -135,8 +136,9 @@ function MenuEntry({ item, level }: { item: MenuItem; level: number }) {
   const submenuId = `menu-${item.to.replace(/\W+/g, '-')}`;
 
   const focusFirstChild = () => {
-    setOpen(true);
-    requestAnimationFrame(() => li.current?.querySelector<HTMLAnchorElement>(':scope > ul a')?.focus());
+    // Rendered open at once, so the first link is there to take focus in this same key press.
+    flushSync(() => setOpen(true));
+    li.current?.querySelector<HTMLAnchorElement>(':scope > ul a')?.focus();
   };
 
   const onKeyDown = (event: KeyboardEvent<HTMLAnchorElement>) => {
