@@ -1,6 +1,5 @@
 /** Message patterns between the gateway and the services: one name per call. */
 export const Patterns = {
-  health: 'health',
   auth: {
     login: 'auth.login',
     register: 'auth.register',
@@ -48,6 +47,11 @@ export const Patterns = {
 export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
+/** Each service's own health subject: under NATS every service shares one subject space. */
+export function healthPattern(service: ServiceName): string {
+  return `${service}.health`;
+}
+
 /** Every RPC request carries the request id so logs can be followed across processes. */
 export interface RpcEnvelope<T> {
   requestId: string;
@@ -76,4 +80,5 @@ export interface HealthReport {
   service: string;
   status: 'up';
   database: 'up' | 'down';
+  transport: 'tcp' | 'nats';
 }

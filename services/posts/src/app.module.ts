@@ -22,6 +22,7 @@ export class PostsModule {
       imports: [
         ServiceCoreModule.forRoot({
           name: 'posts',
+          transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
           migrations: [
