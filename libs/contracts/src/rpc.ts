@@ -23,6 +23,9 @@ export const Patterns = {
     mediaResult: 'posts.media.result',
     /** A failed media item back to pending, so the worker tries it again (admin Retry). */
     retryMedia: 'posts.media.retry',
+    /** A processing run of one item begins (counted) or failed for a reason a retry may fix. */
+    mediaRunStarted: 'posts.media.run.started',
+    mediaRunFailed: 'posts.media.run.failed',
   },
   media: {
     getSettings: 'media.settings.get',

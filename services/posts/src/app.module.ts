@@ -6,6 +6,7 @@ import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
 import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaProcessing.js';
 import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
+import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -30,6 +31,7 @@ export class PostsModule {
             SlugPrefixIndex1763820000000,
             MediaProcessing1763830000000,
             TypoSearchWords1763840000000,
+            MediaAttempts1764000000000,
           ],
         }),
       ],
