@@ -833,7 +833,7 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
     let text = replaceOnce(conf, UPSTREAM, `server 127.0.0.1:${upstreamPort};`);
     text = replaceOnce(text, 'pid /tmp/nginx.pid;', `pid ${dir}/nginx.pid;`);
     const temporary = text.match(/ \/tmp\/nginx-/g) ?? [];
-    expect(temporary).toHaveLength(5);
+    expect(temporary).toHaveLength(6);
     return text.replaceAll(' /tmp/nginx-', ` ${dir}/nginx-`);
   }
 
@@ -913,7 +913,16 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
           req.resume();
           return;
         }
-        if (req.url?.startsWith('/api/stream')) {
+        if (req.url?.startsWith('/post/slow')) {
+          // A slow page: requests arriving meanwhile wait on the cache lock.
+          setTimeout(
+            () => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>slow'),
+            300,
+          );
+          req.resume();
+          return;
+        }
+        if (req.url?.startsWith('/api/stream') || req.url?.startsWith('/api/posts?upload')) {
           // Answer at once: the test only checks that the request arrived before its body.
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
           req.resume();
@@ -1080,6 +1089,58 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       });
     }
 
+    nginx('microcaches public reads for 1 s with a lock, never a signed-in request or a write', async () => {
+      const hits = (url: string) => seen.filter((r) => r.url === url && r.method === 'GET').length;
+      for (const url of [
+        '/api/posts?limit=15&m=1',
+        '/api/site?m=1',
+        '/post/7-micro',
+        '/rss.xml?m=1',
+        '/sitemap.xml?m=1',
+      ]) {
+        const first = await get(url);
+        const second = await get(url);
+        expect([url, first.headers['x-cache-status'], second.headers['x-cache-status']]).toEqual([
+          url,
+          'MISS',
+          'HIT',
+        ]);
+        expect([url, second.body.toString()]).toEqual([url, first.body.toString()]);
+        expect([url, hits(url)]).toEqual([url, 1]);
+      }
+      // Signed in: always the gateway, never stored (the next visitor's read is still a hit).
+      const url = '/api/posts?limit=15&m=1';
+      for (let i = 0; i < 2; i++) {
+        const signedIn = await get(url, { authorization: 'Bearer admin-token' });
+        expect(signedIn.headers['x-cache-status']).toBe('BYPASS');
+      }
+      expect(hits(url)).toBe(3);
+      expect((await get(url)).headers['x-cache-status']).toBe('HIT');
+      // A write goes through.
+      const before = seen.length;
+      const write = await get(url, { 'content-type': 'application/json' }, 'POST', Buffer.from('{}'));
+      // (POST is not a cacheable method: nginx does not even look the cache up.)
+      expect([write.status, write.headers['x-cache-status'], seen.length]).toEqual([
+        200,
+        undefined,
+        before + 1,
+      ]);
+      // Then the entry is refreshed from the gateway (nginx counts whole seconds: a 1 s
+      // entry expires once the clock's second after the next has begun, 1 to 2 s later).
+      await new Promise((wait) => setTimeout(wait, 2050));
+      expect((await get(url)).headers['x-cache-status']).not.toBe('HIT');
+      for (const until = Date.now() + 2000; hits(url) < 4 && Date.now() < until;)
+        await new Promise((wait) => setTimeout(wait, 20));
+      expect(hits(url)).toBe(4);
+      // Twenty visitors at once on a slow page: one request reaches the gateway.
+      const answers = await Promise.all(Array.from({ length: 20 }, () => get('/post/slow-1')));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(hits('/post/slow-1')).toBe(1);
+      // Other API calls and uploads are not cached.
+      expect((await get('/api/health')).headers['x-cache-status']).toBeUndefined();
+      expect((await get('/uploads/media/a.jpg')).headers['x-cache-status']).toBeUndefined();
+    });
+
     nginx('streams a 400 MB upload to the gateway as it arrives and refuses 600 MB at once', async () => {
       // Only 1 KB of the declared 400 MB is ever sent: the gateway sees the request only
       // because nginx does not buffer request bodies.
@@ -1087,6 +1148,11 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       streamed.close();
       expect(streamed.line).toBe('HTTP/1.1 200 OK');
       expect(seen.some((r) => r.url === '/api/stream')).toBe(true);
+
+      // Posts are written in the microcached location: their uploads stream all the same.
+      const post = await declareUpload('/api/posts?upload', 400 * 1024 * 1024, true);
+      post.close();
+      expect(post.line).toBe('HTTP/1.1 200 OK');
 
       const tooLarge = await declareUpload('/api/stream-too-large', 600 * 1024 * 1024, false);
       tooLarge.close();
