@@ -154,6 +154,7 @@ export async function startProdStack(options = {}) {
     await pg.start();
     stops.push(() => pg.stop());
     await pg.createDatabase('blog');
+    stack.databaseUrl = `postgres://blog:${pgPassword}@127.0.0.1:${ports.postgres}/blog`;
     log(`postgres on ${ports.postgres}`);
 
     // Redis and NATS
@@ -315,25 +316,37 @@ export async function startProdStack(options = {}) {
     await until('gateway', () => httpOk(`${stack.gatewayUrl}/api/health`), 60_000);
 
     // nginx with the committed config, rendered for these ports and folders
-    let conf = readFileSync(join(ROOT, 'infra/nginx/nginx.conf'), 'utf8');
-    const replaceOnce = (from, to) => {
-      if (conf.split(from).length !== 2) throw new Error(`nginx.conf: expected one "${from}"`);
-      conf = conf.replace(from, to);
+    let nginxCount = 0;
+    /** One more nginx in front of the gateway (benchmarks compare with and without the microcache). */
+    stack.startNginx = async ({ microcache: cache = true, root = join(ROOT, 'web/dist'), port } = {}) => {
+      const n = ++nginxCount;
+      const listen = port ?? (await freePort());
+      const own = join(dir, `nginx-${n}`);
+      mkdirSync(own);
+      chmodSync(own, 0o755);
+      let conf = readFileSync(join(ROOT, 'infra/nginx/nginx.conf'), 'utf8');
+      const replaceOnce = (from, to) => {
+        if (conf.split(from).length !== 2) throw new Error(`nginx.conf: expected one "${from}"`);
+        conf = conf.replace(from, to);
+      };
+      replaceOnce('server gateway:3000;', `server 127.0.0.1:${gateway.port};`);
+      replaceOnce('listen 8080;', `listen 127.0.0.1:${listen};`);
+      replaceOnce('root /usr/share/nginx/html;', `root ${root};`);
+      replaceOnce('pid /tmp/nginx.pid;', `pid ${own}/nginx.pid;`);
+      replaceOnce('access_log /dev/stdout blog;', `access_log ${logs}/nginx-${n}-access.log blog;`);
+      conf = conf.replaceAll(' /tmp/nginx-', ` ${own}/nginx-`);
+      if (!cache) conf = conf.replace(/^\s*proxy_cache blog_micro;\n/gm, '');
+      const confFile = join(own, 'nginx.conf');
+      writeFileSync(confFile, conf);
+      const nginx = spawnLogged(`nginx-${n}`, 'nginx', ['-e', 'stderr', '-c', confFile, '-g', 'daemon off;']);
+      const stopNginx = () => kill(nginx, 'SIGQUIT');
+      stops.push(stopNginx);
+      const url = `http://127.0.0.1:${listen}`;
+      await until('nginx', () => accepting(listen));
+      await until('the site through nginx', () => httpOk(`${url}/api/health`), 30_000);
+      return { url, stop: stopNginx };
     };
-    replaceOnce('server gateway:3000;', `server 127.0.0.1:${gateway.port};`);
-    replaceOnce('listen 8080;', `listen 127.0.0.1:${ports.nginx};`);
-    replaceOnce('root /usr/share/nginx/html;', `root ${join(ROOT, 'web/dist')};`);
-    replaceOnce('pid /tmp/nginx.pid;', `pid ${dir}/nginx.pid;`);
-    replaceOnce('access_log /dev/stdout blog;', `access_log ${logs}/nginx-access.log blog;`);
-    conf = conf.replaceAll(' /tmp/nginx-', ` ${dir}/nginx-`);
-    if (!microcache) conf = conf.replace(/^\s*proxy_cache blog_micro;\n/gm, '');
-    const confFile = join(dir, 'nginx.conf');
-    writeFileSync(confFile, conf);
-    const nginx = spawnLogged('nginx', 'nginx', ['-e', 'stderr', '-c', confFile, '-g', 'daemon off;']);
-    stops.push(() => kill(nginx, 'SIGQUIT'));
-    stack.url = `http://127.0.0.1:${ports.nginx}`;
-    await until('nginx', () => accepting(ports.nginx));
-    await until('the site through nginx', () => httpOk(`${stack.url}/api/health`), 30_000);
+    stack.url = (await stack.startNginx({ microcache, port: ports.nginx })).url;
     log(`the blog is up at ${stack.url}`);
     return stack;
   } catch (error) {

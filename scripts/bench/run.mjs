@@ -6,6 +6,7 @@ import { benchMedia } from './media.mjs';
 import { benchMail } from './mail.mjs';
 import { benchWeb } from './web.mjs';
 import { benchSeo } from './seo.mjs';
+import { benchTopology } from './topology.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -15,6 +16,7 @@ const benches = {
   mail: benchMail,
   web: benchWeb,
   seo: benchSeo,
+  topology: benchTopology,
 };
 const only = process.argv.slice(2);
 const results = {};
