@@ -214,27 +214,31 @@ export async function startProdStack(options = {}) {
     const mailDir = join(dir, 'mail');
     mkdirSync(mailDir);
     let received = 0;
-    const smtpState = { down: false };
-    const smtp = new SMTPServer({
-      authOptional: true,
-      disabledCommands: ['STARTTLS'],
-      logger: false,
-      onData(stream, _session, callback) {
-        const chunks = [];
-        stream.on('data', (chunk) => chunks.push(chunk));
-        stream.on('end', () => {
-          received += 1;
-          writeFileSync(join(mailDir, `${String(received).padStart(6, '0')}.eml`), Buffer.concat(chunks));
-          callback();
-        });
-      },
-    });
+    // A fresh server each start: a closed smtp-server does not listen again.
+    let smtp = null;
+    const newSmtp = () =>
+      new SMTPServer({
+        authOptional: true,
+        disabledCommands: ['STARTTLS'],
+        logger: false,
+        onData(stream, _session, callback) {
+          const chunks = [];
+          stream.on('data', (chunk) => chunks.push(chunk));
+          stream.on('end', () => {
+            received += 1;
+            writeFileSync(join(mailDir, `${String(received).padStart(6, '0')}.eml`), Buffer.concat(chunks));
+            callback();
+          });
+        },
+      });
     stack.smtp = {
       dir: mailDir,
       start: () =>
-        new Promise((done, fail) => smtp.listen(ports.smtp, '127.0.0.1', done).once('error', fail)),
-      stop: () => new Promise((done) => smtp.close(done)),
-      state: smtpState,
+        new Promise((done, fail) => {
+          smtp = newSmtp();
+          smtp.listen(ports.smtp, '127.0.0.1', done).once('error', fail);
+        }),
+      stop: () => new Promise((done) => (smtp ? smtp.close(done) : done())),
     };
     await stack.smtp.start();
     stops.push(() => stack.smtp.stop().catch(() => undefined));

@@ -7,6 +7,7 @@ import { benchMail } from './mail.mjs';
 import { benchWeb } from './web.mjs';
 import { benchSeo } from './seo.mjs';
 import { benchTopology } from './topology.mjs';
+import { benchFaults } from './faults.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -17,6 +18,7 @@ const benches = {
   web: benchWeb,
   seo: benchSeo,
   topology: benchTopology,
+  faults: benchFaults,
 };
 const only = process.argv.slice(2);
 const results = {};
