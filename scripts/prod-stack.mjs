@@ -321,6 +321,7 @@ export async function startProdStack(options = {}) {
 
     // nginx with the committed config, rendered for these ports and folders
     let nginxCount = 0;
+    const nginxes = (stack.nginxes = []);
     /** One more nginx in front of the gateway (benchmarks compare with and without the microcache). */
     stack.startNginx = async ({ microcache: cache = true, root = join(ROOT, 'web/dist'), port } = {}) => {
       const n = ++nginxCount;
@@ -343,6 +344,7 @@ export async function startProdStack(options = {}) {
       const confFile = join(own, 'nginx.conf');
       writeFileSync(confFile, conf);
       const nginx = spawnLogged(`nginx-${n}`, 'nginx', ['-e', 'stderr', '-c', confFile, '-g', 'daemon off;']);
+      nginxes.push(nginx);
       const stopNginx = () => kill(nginx, 'SIGQUIT');
       stops.push(stopNginx);
       const url = `http://127.0.0.1:${listen}`;
@@ -376,6 +378,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   // One line a test or a script can read: where everything is.
   process.stdout.write(
     `STACK ${JSON.stringify({ url: stack.url, gateway: stack.gatewayUrl, dir: stack.dir, s3Dir: stack.s3Dir, mailDir: stack.smtp.dir, nats: stack.nats.monitor, pids: Object.fromEntries([...stack.children].map(([id, { child }]) => [id, child.pid])) })}\n`,
+  );
+  // What runs, as the launcher's stack.json says it (the test teardown kills these if this script hangs).
+  const pids = { redis: stack.redis.child.pid, nats: stack.nats.child.pid };
+  stack.nginxes.forEach((nginx, i) => (pids[`nginx#${i + 1}`] = nginx.pid));
+  for (const [id, { child }] of stack.children) pids[id] = child.pid;
+  writeFileSync(
+    join(stack.dir, 'stack.json'),
+    JSON.stringify({ launcher: process.pid, children: pids }, null, 2),
   );
   say(`processes log to ${stack.dir}/logs; Ctrl-C stops everything`);
   let stopping = false;

@@ -8,7 +8,7 @@
 import { SessionKeys } from '@blog/contracts';
 import { simpleParser } from 'mailparser';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -74,12 +74,17 @@ beforeAll(async () => {
     launcher!.once('exit', (code) => fail(new Error(`stack:prod exited with ${code}:\n${output}`)));
   });
   stack = JSON.parse(line) as StackInfo;
+  // The Jest global teardown stops it too, should this worker die before afterAll.
+  const pids = process.env.BLOG_TEST_PIDS_DIR;
+  if (pids) writeFileSync(join(pids, String(launcher.pid)), stack.dir);
   browser = await launchBrowser();
 }, 180_000);
 
 afterAll(async () => {
   await browser?.close();
   await stopLauncher();
+  if (process.env.BLOG_TEST_PIDS_DIR && launcher?.pid)
+    rmSync(join(process.env.BLOG_TEST_PIDS_DIR, String(launcher.pid)), { force: true });
   // Everything it started is gone, its folder too.
   for (const pid of Object.values(stack?.pids ?? {})) {
     // Gone, or a zombie nobody reaps (this container's PID 1 does not).
