@@ -13,6 +13,7 @@ describe('gateway over the real services', () => {
     expect(response.status).toBe(200);
     expect(response.json).toEqual({
       status: 'ok',
+      transport: { kind: 'tcp', state: 'up' },
       services: { gateway: 'up', auth: 'up', posts: 'up', media: 'up', mail: 'up' },
     });
   });

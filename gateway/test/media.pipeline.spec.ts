@@ -13,6 +13,7 @@ import {
   makeTransparentPng,
 } from '../../services/media/test/fixtures.js';
 import { MediaWorker } from '../../services/media/src/processing/media-worker.js';
+import { STORAGE } from '../../services/media/src/tokens.js';
 import { fields, makeMp4, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
@@ -22,6 +23,7 @@ const FAST_SWEEP = {
   MEDIA_SWEEP_SECONDS: '1',
   MEDIA_PENDING_AFTER_SECONDS: '2',
   MEDIA_LOCK_SECONDS: '2',
+  MEDIA_JOB_ATTEMPTS: '3',
   LOG_LEVEL: process.env.DEBUG_MEDIA ? 'info' : 'error',
 };
 
@@ -244,6 +246,38 @@ describe.each(['in-process', 'bullmq'] as const)('media pipeline (%s runner)', (
     const visitor = await asVisitor(created.id, (p) => p.media.length === 3);
     expect(visitor.media.map((m: Json) => m.name)).toEqual(['clear.png', 'spin.gif', 'clip.mp4']);
   });
+
+  it('ends an item failing for an unknown reason `failed` after MEDIA_JOB_ATTEMPTS runs, and leaves it so', async () => {
+    // The fault is injected: reading originals fails as an unreachable S3 would (the local
+    // folder the test stack stores in cannot time out by itself). No other item is pending now.
+    const workerStorage = stack.services.media.get<symbol, ObjectStorage>(STORAGE);
+    const realGet = workerStorage.get;
+    const reads: string[] = [];
+    workerStorage.get = async (key) => {
+      if (!key.startsWith('private/originals/')) return realGet.call(workerStorage, key);
+      reads.push(key);
+      throw new Error('storage timed out');
+    };
+    try {
+      const created = await createPost('Flaky storage', [
+        file('flaky.png', 'image/png', await makePhoto(40, 30)),
+      ]);
+      const post = await settled(created.id, 30_000);
+      expect(post.media[0]).toMatchObject({
+        status: 'failed',
+        error: 'gave up after 3 runs: storage timed out',
+      });
+      expect(reads).toEqual(Array(3).fill(post.media[0].originalKey ?? reads[0]));
+      // Sweeps (every second here, for items pending over 2 s) do not bring it back.
+      await new Promise((r) => setTimeout(r, 3500));
+      expect(reads.length).toBe(3);
+      expect(
+        ((await api(stack, `/api/posts/${created.id}`, { token: admin })).json as Json).media[0].status,
+      ).toBe('failed');
+    } finally {
+      workerStorage.get = realGet;
+    }
+  }, 45_000);
 
   if (runner === 'bullmq') {
     // Needs a Redis this test can stop: reported as skipped (not passed) with an external TEST_REDIS_URL.

@@ -31,9 +31,11 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2/HorizontalPodAutoscaler';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { Ingress } from 'kubernetes-models/networking.k8s.io/v1/Ingress';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- manifests are free-form YAML */
 type Obj = Record<string, any>;
@@ -57,8 +59,11 @@ type NodeProcess = keyof typeof NODE_PROCESSES;
 const SERVICES = ['auth', 'posts', 'media', 'mail'] as const;
 const SERVICE_PORTS = { auth: 4001, posts: 4002, media: 4003, mail: 4004 } as const;
 
-const ADDRESSES = SERVICES.flatMap((name) => [`${name.toUpperCase()}_HOST`, `${name.toUpperCase()}_PORT`]);
-const DATABASE = ['DATABASE_URL', 'BIND_HOST', 'NODE_ENV', 'LOG_LEVEL'];
+/** Every call between the processes goes through NATS in these deployments. */
+const TRANSPORT = ['TRANSPORT', 'NATS_URL'];
+const DATABASE = ['DATABASE_URL', 'BIND_HOST', 'NODE_ENV', 'LOG_LEVEL', ...TRANSPORT];
+/** Processes that run two replicas by default; media scales on its queue. */
+const REPLICATED = ['gateway', 'auth', 'posts', 'mail'] as const;
 const S3 = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
 
 /** The variables each process must be given (README configuration table and the issues' settings). */
@@ -72,23 +77,13 @@ const REQUIRED_ENV: Record<NodeProcess, string[]> = {
     'TRUST_PROXY',
     'SITE_URL',
     'APP_SHELL',
-    ...ADDRESSES,
+    ...TRANSPORT,
     ...S3,
   ],
   auth: [...DATABASE, 'AUTH_PORT', 'JWT_SECRET', 'DATA_DIR'],
   posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL'],
-  media: [...DATABASE, 'MEDIA_PORT', 'REDIS_URL', 'POSTS_HOST', 'POSTS_PORT', ...S3],
-  mail: [
-    ...DATABASE,
-    'MAIL_PORT',
-    'REDIS_URL',
-    'SMTP_URL',
-    'MAIL_FROM',
-    'OWNER_EMAIL',
-    'SITE_URL',
-    'POSTS_HOST',
-    'POSTS_PORT',
-  ],
+  media: [...DATABASE, 'MEDIA_PORT', 'REDIS_URL', ...S3],
+  mail: [...DATABASE, 'MAIL_PORT', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'OWNER_EMAIL', 'SITE_URL'],
 };
 /** nginx serves the web app in these deployments; the gateway must not serve it too. */
 const FORBIDDEN_ENV: Record<NodeProcess, string[]> = {
@@ -189,6 +184,8 @@ const MODELS: Record<string, new (data: any) => { validate(): void }> = {
   'batch/v1/Job': Job,
   'networking.k8s.io/v1/Ingress': Ingress,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
+  'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
+  'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
 };
 
 /** Fields of a Kubernetes container (v1.33); the schemas themselves accept unknown fields. */
@@ -319,7 +316,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     const deployments = byKind('Deployment').map((d) => d.metadata.name);
     expect(deployments).toEqual(expect.arrayContaining([...Object.keys(NODE_PROCESSES), 'web']));
     const stores = [...byKind('StatefulSet'), ...byKind('Deployment')].map((w) => w.metadata.name);
-    expect(stores).toEqual(expect.arrayContaining(['postgres', 'redis', 'minio']));
+    expect(stores).toEqual(expect.arrayContaining(['postgres', 'redis', 'nats', 'minio']));
     expect(byKind('ConfigMap')).toHaveLength(1);
     expect(byKind('Ingress')).toHaveLength(1);
   });
@@ -405,18 +402,26 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(find('Service', 'postgres')!.spec.ports[0].port).toBe(5432);
   });
 
-  it('agrees on hosts and ports between the config, the containers and the Services', () => {
+  it('agrees on NATS, ports and Services between the config and the containers', () => {
     const gateway = nodeContainer('gateway');
-    for (const name of SERVICES) {
-      const upper = name.toUpperCase();
-      const service = find('Service', name)!;
+    const nats = find('Service', 'nats')!;
+    const natsPod = find('Deployment', 'nats')!.spec.template.spec.containers[0];
+    for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
       const container = nodeContainer(name);
-      const port = Number(envValue(container, `${upper}_PORT`));
+      expect([name, envValue(container, 'TRANSPORT')]).toEqual([name, 'nats']);
+      expect([name, envValue(container, 'NATS_URL')]).toEqual([
+        name,
+        `nats://nats:${nats.spec.ports[0].port}`,
+      ]);
+    }
+    expect(natsPod.args).toEqual(expect.arrayContaining(['--port', String(nats.spec.ports[0].port)]));
+    for (const name of SERVICES) {
+      const container = nodeContainer(name);
+      // NATS routes the calls: a Service in front of a service would only suggest otherwise.
+      expect([name, find('Service', name)]).toEqual([name, undefined]);
+      const port = Number(envValue(container, `${name.toUpperCase()}_PORT`));
       expect([name, port]).toEqual([name, SERVICE_PORTS[name]]);
-      expect([name, container.ports[0].containerPort]).toEqual([name, port]);
-      expect([name, service.spec.ports[0].port]).toEqual([name, port]);
-      expect([name, envValue(gateway, `${upper}_HOST`)]).toEqual([name, service.metadata.name]);
-      expect([name, Number(envValue(gateway, `${upper}_PORT`))]).toEqual([name, port]);
+      expect([name, container.ports]).toEqual([name, [{ name: 'health', containerPort: port }]]);
     }
     const gatewayPort = Number(envValue(gateway, 'PORT'));
     expect(gateway.ports.find((p: Obj) => p.name === 'http').containerPort).toBe(gatewayPort);
@@ -473,7 +478,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(ingress.metadata.annotations['nginx.ingress.kubernetes.io/proxy-body-size']).toBe(bodySize);
   });
 
-  it('probes every long-running container: /api/health for the gateway, TCP for the services', () => {
+  it('probes every long-running container: /api/health for the gateway, /health for the services', () => {
     for (const workload of [...byKind('Deployment'), ...byKind('StatefulSet')]) {
       for (const container of workload.spec.template.spec.containers) {
         expect([id(workload), !!container.readinessProbe, !!container.livenessProbe]).toEqual([
@@ -495,8 +500,13 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     expect(gateway.livenessProbe.httpGet).toBeUndefined();
     for (const name of SERVICES) {
       const container = nodeContainer(name);
+      // A service's /health is 200 while it is connected to NATS (its way of taking requests).
       for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe']) {
-        expect([name, probe, container[probe]?.tcpSocket?.port]).toEqual([name, probe, 'rpc']);
+        expect([name, probe, container[probe]?.httpGet]).toEqual([
+          name,
+          probe,
+          { path: '/health', port: 'health' },
+        ]);
       }
     }
   });
@@ -551,7 +561,7 @@ describe('Kubernetes manifests (infra/k8s)', () => {
     }
   });
 
-  it('runs every pod as non-root on a read-only root filesystem, within about 1 GiB', () => {
+  it('runs every pod as non-root on a read-only root filesystem, within about 1.5 GiB at the default replicas', () => {
     const problems: string[] = [];
     let requestedMemory = 0;
     for (const workload of workloads) {
@@ -592,9 +602,49 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       }
     }
     expect(problems).toEqual([]);
-    expect(requestedMemory).toBeLessThanOrEqual(1024 ** 3);
+    expect(requestedMemory).toBeLessThanOrEqual(1.5 * 1024 ** 3);
     // The namespace enforces this for every pod created in it.
     expect(byKind('Namespace')[0].metadata.labels['pod-security.kubernetes.io/enforce']).toBe('restricted');
+  });
+
+  it('scales out: two replicas by default, autoscalers, disruption budgets and spread over nodes', () => {
+    const matches = (selector: Obj, name: string) =>
+      JSON.stringify(selector) === JSON.stringify({ matchLabels: { 'app.kubernetes.io/name': name } });
+    for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
+      const deployment = find('Deployment', name)!;
+      const expected = (REPLICATED as readonly string[]).includes(name) ? 2 : 1;
+      expect([name, deployment.spec.replicas]).toEqual([name, expected]);
+      const spread = deployment.spec.template.spec.topologySpreadConstraints as Obj[];
+      expect([name, spread?.length]).toEqual([name, 1]);
+      expect([name, spread[0].topologyKey, matches(spread[0].labelSelector, name)]).toEqual([
+        name,
+        'kubernetes.io/hostname',
+        true,
+      ]);
+      // A budget that lets a drain go on (never "all replicas must stay").
+      const budgets = byKind('PodDisruptionBudget').filter((b) => matches(b.spec.selector, name));
+      expect([name, budgets.length]).toEqual([name, 1]);
+      const budget = budgets[0].spec;
+      if (budget.minAvailable !== undefined)
+        expect([name, budget.minAvailable]).toEqual([name, expected - 1]);
+      else expect([name, budget.maxUnavailable]).toEqual([name, 1]);
+    }
+    const autoscaled = byKind('HorizontalPodAutoscaler');
+    expect(autoscaled.map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(['gateway', 'media']);
+    for (const hpa of autoscaled) {
+      const target = find(hpa.spec.scaleTargetRef.kind, hpa.spec.scaleTargetRef.name)!;
+      expect([hpa.metadata.name, hpa.spec.minReplicas]).toEqual([hpa.metadata.name, target.spec.replicas]);
+      expect(hpa.spec.maxReplicas).toBeGreaterThan(hpa.spec.minReplicas);
+      // CPU utilisation needs a CPU request to be measured against.
+      expect(target.spec.template.spec.containers[0].resources.requests.cpu).toBeDefined();
+    }
+    // Media scales on the BullMQ queue all its replicas share.
+    const media = autoscaled.find((h) => h.metadata.name === 'media')!;
+    const queue = media.spec.metrics.find((m: Obj) => m.type === 'External');
+    expect(queue.external.metric.selector.matchLabels).toEqual({ queue: 'media-items' });
+    expect(readFileSync(join(ROOT, 'services/media/src/index.ts'), 'utf8')).toContain(
+      "MEDIA_QUEUE = 'media-items'",
+    );
   });
 
   it('keeps data on PersistentVolumeClaims for postgres and minio', () => {
@@ -653,9 +703,9 @@ describe('docker-compose.yml', () => {
     expect(text).not.toMatch(/start_interval/);
   });
 
-  it('runs the whole stack: postgres, redis, minio, a mail sink, the five Node processes and web', () => {
+  it('runs the whole stack: postgres, redis, nats, minio, a mail sink, the five Node processes and web', () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgres', 'redis', 'minio', ...Object.keys(NODE_PROCESSES), 'web']),
+      expect.arrayContaining(['postgres', 'redis', 'nats', 'minio', ...Object.keys(NODE_PROCESSES), 'web']),
     );
     const sinks = Object.values(services).filter((service) => /mailpit|mailhog/.test(service.image ?? ''));
     expect(sinks).toHaveLength(1);
@@ -701,12 +751,31 @@ describe('docker-compose.yml', () => {
       expect([name, services[name].healthcheck?.test]).toEqual([name, expect.any(Array)]);
     }
     expect(images.size).toBe(1);
-    const gateway = envOf('gateway');
-    for (const name of SERVICES) {
-      expect(gateway[`${name.toUpperCase()}_HOST`]).toBe(name);
-      expect(gateway[`${name.toUpperCase()}_PORT`]).toBe(String(SERVICE_PORTS[name]));
-    }
     expect(services.gateway.healthcheck.test.join(' ')).toContain('/api/health');
+  });
+
+  it('connects the five processes through a health-checked NATS, two replicas of the replicated ones', () => {
+    expect(services.nats.image).toMatch(/^nats:/);
+    expect(services.nats.healthcheck.test.join(' ')).toContain('/healthz');
+    const port = services.nats.command[services.nats.command.indexOf('--port') + 1];
+    for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
+      expect([name, envOf(name).TRANSPORT, envOf(name).NATS_URL]).toEqual([
+        name,
+        'nats',
+        `nats://nats:${port}`,
+      ]);
+      expect([name, services[name].depends_on.nats?.condition]).toEqual([name, 'service_healthy']);
+      const replicas = (REPLICATED as readonly string[]).includes(name) ? 2 : undefined;
+      expect([name, services[name].deploy?.replicas]).toEqual([name, replicas]);
+      if (name !== 'gateway') {
+        // The service's port answers its probe under NATS.
+        const probe = services[name].healthcheck.test.join(' ');
+        expect([name, probe]).toEqual([
+          name,
+          expect.stringContaining(`127.0.0.1:${SERVICE_PORTS[name as 'auth']}/health`),
+        ]);
+      }
+    }
   });
 
   it('gives no secret a default value', () => {
@@ -764,7 +833,7 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
     let text = replaceOnce(conf, UPSTREAM, `server 127.0.0.1:${upstreamPort};`);
     text = replaceOnce(text, 'pid /tmp/nginx.pid;', `pid ${dir}/nginx.pid;`);
     const temporary = text.match(/ \/tmp\/nginx-/g) ?? [];
-    expect(temporary).toHaveLength(5);
+    expect(temporary).toHaveLength(6);
     return text.replaceAll(' /tmp/nginx-', ` ${dir}/nginx-`);
   }
 
@@ -844,7 +913,16 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
           req.resume();
           return;
         }
-        if (req.url?.startsWith('/api/stream')) {
+        if (req.url?.startsWith('/post/slow')) {
+          // A slow page: requests arriving meanwhile wait on the cache lock.
+          setTimeout(
+            () => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html>slow'),
+            300,
+          );
+          req.resume();
+          return;
+        }
+        if (req.url?.startsWith('/api/stream') || req.url?.startsWith('/api/posts?upload')) {
           // Answer at once: the test only checks that the request arrived before its body.
           res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
           req.resume();
@@ -1011,6 +1089,58 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       });
     }
 
+    nginx('microcaches public reads for 1 s with a lock, never a signed-in request or a write', async () => {
+      const hits = (url: string) => seen.filter((r) => r.url === url && r.method === 'GET').length;
+      for (const url of [
+        '/api/posts?limit=15&m=1',
+        '/api/site?m=1',
+        '/post/7-micro',
+        '/rss.xml?m=1',
+        '/sitemap.xml?m=1',
+      ]) {
+        const first = await get(url);
+        const second = await get(url);
+        expect([url, first.headers['x-cache-status'], second.headers['x-cache-status']]).toEqual([
+          url,
+          'MISS',
+          'HIT',
+        ]);
+        expect([url, second.body.toString()]).toEqual([url, first.body.toString()]);
+        expect([url, hits(url)]).toEqual([url, 1]);
+      }
+      // Signed in: always the gateway, never stored (the next visitor's read is still a hit).
+      const url = '/api/posts?limit=15&m=1';
+      for (let i = 0; i < 2; i++) {
+        const signedIn = await get(url, { authorization: 'Bearer admin-token' });
+        expect(signedIn.headers['x-cache-status']).toBe('BYPASS');
+      }
+      expect(hits(url)).toBe(3);
+      expect((await get(url)).headers['x-cache-status']).toBe('HIT');
+      // A write goes through.
+      const before = seen.length;
+      const write = await get(url, { 'content-type': 'application/json' }, 'POST', Buffer.from('{}'));
+      // (POST is not a cacheable method: nginx does not even look the cache up.)
+      expect([write.status, write.headers['x-cache-status'], seen.length]).toEqual([
+        200,
+        undefined,
+        before + 1,
+      ]);
+      // Then the entry is refreshed from the gateway (nginx counts whole seconds: a 1 s
+      // entry expires once the clock's second after the next has begun, 1 to 2 s later).
+      await new Promise((wait) => setTimeout(wait, 2050));
+      expect((await get(url)).headers['x-cache-status']).not.toBe('HIT');
+      for (const until = Date.now() + 2000; hits(url) < 4 && Date.now() < until;)
+        await new Promise((wait) => setTimeout(wait, 20));
+      expect(hits(url)).toBe(4);
+      // Twenty visitors at once on a slow page: one request reaches the gateway.
+      const answers = await Promise.all(Array.from({ length: 20 }, () => get('/post/slow-1')));
+      expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
+      expect(hits('/post/slow-1')).toBe(1);
+      // Other API calls and uploads are not cached.
+      expect((await get('/api/health')).headers['x-cache-status']).toBeUndefined();
+      expect((await get('/uploads/media/a.jpg')).headers['x-cache-status']).toBeUndefined();
+    });
+
     nginx('streams a 400 MB upload to the gateway as it arrives and refuses 600 MB at once', async () => {
       // Only 1 KB of the declared 400 MB is ever sent: the gateway sees the request only
       // because nginx does not buffer request bodies.
@@ -1018,6 +1148,11 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       streamed.close();
       expect(streamed.line).toBe('HTTP/1.1 200 OK');
       expect(seen.some((r) => r.url === '/api/stream')).toBe(true);
+
+      // Posts are written in the microcached location: their uploads stream all the same.
+      const post = await declareUpload('/api/posts?upload', 400 * 1024 * 1024, true);
+      post.close();
+      expect(post.line).toBe('HTTP/1.1 200 OK');
 
       const tooLarge = await declareUpload('/api/stream-too-large', 600 * 1024 * 1024, false);
       tooLarge.close();

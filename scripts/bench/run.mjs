@@ -6,6 +6,8 @@ import { benchMedia } from './media.mjs';
 import { benchMail } from './mail.mjs';
 import { benchWeb } from './web.mjs';
 import { benchSeo } from './seo.mjs';
+import { benchTopology } from './topology.mjs';
+import { benchFaults } from './faults.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -15,6 +17,8 @@ const benches = {
   mail: benchMail,
   web: benchWeb,
   seo: benchSeo,
+  topology: benchTopology,
+  faults: benchFaults,
 };
 const only = process.argv.slice(2);
 const results = {};

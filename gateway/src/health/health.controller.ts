@@ -5,6 +5,7 @@ import { ServiceClients, type ServiceState } from '../rpc/service-clients.js';
 
 export interface HealthResponse {
   status: 'ok' | 'unavailable';
+  transport: { kind: 'tcp' | 'nats'; state: ServiceState };
   services: Record<string, ServiceState>;
   down?: string[];
 }
@@ -13,7 +14,7 @@ export interface HealthResponse {
 export class HealthController {
   constructor(private readonly services: ServiceClients) {}
 
-  /** 200 when every process is up; 503 naming the ones that are not. */
+  /** 200 when every process is up; 503 naming the ones that are not. Says which transport carries the calls. */
   @Get()
   @Header('Cache-Control', 'no-store')
   async health(@Res({ passthrough: true }) response: Response): Promise<HealthResponse> {
@@ -22,8 +23,9 @@ export class HealthController {
     );
     const services: Record<string, ServiceState> = { gateway: 'up', ...Object.fromEntries(states) };
     const down = states.filter(([, state]) => state !== 'up').map(([name]) => name);
-    if (down.length === 0) return { status: 'ok', services };
+    const transport = this.services.transportState();
+    if (down.length === 0) return { status: 'ok', transport, services };
     response.status(503);
-    return { status: 'unavailable', services, down };
+    return { status: 'unavailable', transport, services, down };
   }
 }

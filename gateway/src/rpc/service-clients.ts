@@ -1,15 +1,15 @@
 import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import type { ClientProxy } from '@nestjs/microservices';
 import {
   ErrorText,
+  healthPattern,
   isRpcErrorBody,
-  Patterns,
   SERVICE_NAMES,
   type HealthReport,
   type RpcEnvelope,
   type ServiceName,
 } from '@blog/contracts';
-import { currentRequestId, JsonLogger } from '@blog/server-kit';
+import { createRpcClient, currentRequestId, JsonLogger } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
 import { firstValueFrom, timeout } from 'rxjs';
 import { ApiError } from '../common/api-error.js';
@@ -31,11 +31,15 @@ export class ServiceUnavailableError extends ApiError {
  * The gateway's only way to reach a service. A service's own error keeps its status;
  * a service that is down, drops the connection or does not answer in time is a quick 503.
  * Clients reconnect by themselves on the next call once the service is back.
+ * TCP: one connection per service address. NATS: one connection for all, and whichever
+ * replica of the service is free answers (a request lost with a dying replica times out: 503).
  */
 @Injectable()
 export class ServiceClients implements OnModuleDestroy {
   private readonly clients: Record<ServiceName, ClientProxy>;
   private readonly logger: JsonLogger;
+  /** The NATS connection's last known state (TCP has no shared connection to report). */
+  private natsConnected = false;
 
   constructor(@Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig) {
     this.logger = new JsonLogger('gateway', config.LOG_LEVEL);
@@ -45,11 +49,10 @@ export class ServiceClients implements OnModuleDestroy {
       media: { host: config.MEDIA_HOST, port: config.MEDIA_PORT },
       mail: { host: config.MAIL_HOST, port: config.MAIL_PORT },
     };
+    const shared = config.TRANSPORT === 'nats' ? createRpcClient(config, 'gateway', address.posts) : null;
+    shared?.status.subscribe((status) => (this.natsConnected = status === 'connected'));
     this.clients = Object.fromEntries(
-      SERVICE_NAMES.map((name) => [
-        name,
-        ClientProxyFactory.create({ transport: Transport.TCP, options: address[name] }),
-      ]),
+      SERVICE_NAMES.map((name) => [name, shared ?? createRpcClient(config, 'gateway', address[name])]),
     ) as Record<ServiceName, ClientProxy>;
   }
 
@@ -84,7 +87,7 @@ export class ServiceClients implements OnModuleDestroy {
     try {
       const report = await this.call<HealthReport>(
         service,
-        Patterns.health,
+        healthPattern(service),
         {},
         this.config.HEALTH_TIMEOUT_MS,
       );
@@ -94,7 +97,13 @@ export class ServiceClients implements OnModuleDestroy {
     }
   }
 
+  /** Which transport carries the calls and whether it is up (TCP is per service: see each state). */
+  transportState(): { kind: GatewayConfig['TRANSPORT']; state: ServiceState } {
+    if (this.config.TRANSPORT === 'tcp') return { kind: 'tcp', state: 'up' };
+    return { kind: 'nats', state: this.natsConnected ? 'up' : 'down' };
+  }
+
   onModuleDestroy() {
-    for (const client of Object.values(this.clients)) client.close();
+    for (const client of new Set(Object.values(this.clients))) void client.close();
   }
 }

@@ -39,6 +39,19 @@ export type MediaResult =
     }
   | { id: string; originalKey: string; crop: PendingMediaItem['crop']; status: 'failed'; error: string };
 
+/** A processing run of one item, as the worker reports it (`error` when it failed). */
+export interface MediaRun {
+  id: string;
+  originalKey: string;
+  error?: string;
+}
+
+/**
+ * The run just counted: `attempts` includes it, `lastError` is the previous run's failure.
+ * Null when the item is gone, replaced or no longer waiting (nothing to do).
+ */
+export type MediaRunStarted = { attempts: number; lastError: string | null } | null;
+
 /** Which pending items to hand out: these ids, or those pending for longer than `olderThanSeconds`. */
 export interface PendingMediaQuery {
   ids?: string[];

@@ -1,6 +1,5 @@
 /** Message patterns between the gateway and the services: one name per call. */
 export const Patterns = {
-  health: 'health',
   auth: {
     login: 'auth.login',
     register: 'auth.register',
@@ -24,6 +23,9 @@ export const Patterns = {
     mediaResult: 'posts.media.result',
     /** A failed media item back to pending, so the worker tries it again (admin Retry). */
     retryMedia: 'posts.media.retry',
+    /** A processing run of one item begins (counted) or failed for a reason a retry may fix. */
+    mediaRunStarted: 'posts.media.run.started',
+    mediaRunFailed: 'posts.media.run.failed',
   },
   media: {
     getSettings: 'media.settings.get',
@@ -47,6 +49,11 @@ export const Patterns = {
 
 export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+/** Each service's own health subject: under NATS every service shares one subject space. */
+export function healthPattern(service: ServiceName): string {
+  return `${service}.health`;
+}
 
 /** Every RPC request carries the request id so logs can be followed across processes. */
 export interface RpcEnvelope<T> {
@@ -76,4 +83,5 @@ export interface HealthReport {
   service: string;
   status: 'up';
   database: 'up' | 'down';
+  transport: 'tcp' | 'nats';
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { transportEnv } from './transport.js';
 
 /**
  * Reads and validates configuration from the environment once, at start.
@@ -66,9 +67,10 @@ export const durationSeconds = (fallback: string) =>
       return seconds;
     });
 
-/** Variables every service reads: its database and where it listens. */
+/** Variables every service reads: its database, where it listens and how the processes talk. */
 export const serviceEnv = {
   DATABASE_URL: envSchemas.databaseUrl,
   BIND_HOST: envSchemas.host('127.0.0.1'),
   LOG_LEVEL: envSchemas.logLevel,
+  ...transportEnv,
 };

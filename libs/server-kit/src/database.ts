@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
-import type { DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
+import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
 
 export interface ServiceDatabaseOptions {
   url: string;
@@ -16,15 +16,21 @@ export interface ServiceDatabaseOptions {
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
 
-/** Creates the service's schema before TypeORM runs its migrations into it. */
-export async function ensureSchema(url: string, schema: string): Promise<void> {
+/**
+ * Creates the service's schema and opens the data source, which runs the migrations, under a
+ * PostgreSQL advisory lock: replicas starting together migrate one after the other, and the
+ * later ones find nothing left to do.
+ */
+export async function openMigrated(options: DataSourceOptions, schema: string): Promise<DataSource> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name: ${schema}`);
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const lock = new pg.Client({ connectionString: (options as { url: string }).url });
+  await lock.connect();
   try {
-    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await lock.query('SELECT pg_advisory_lock(hashtext($1))', [`blog-migrations:${schema}`]);
+    await lock.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    return await new DataSource(options).initialize();
   } finally {
-    await client.end();
+    await lock.end(); // ending the session releases the lock
   }
 }
 
@@ -52,10 +58,8 @@ export class DatabaseModule {
       module: DatabaseModule,
       imports: [
         TypeOrmModule.forRootAsync({
-          useFactory: async () => {
-            await ensureSchema(options.url, options.schema);
-            return dataSourceOptions(options);
-          },
+          useFactory: () => dataSourceOptions(options),
+          dataSourceFactory: (resolved) => openMigrated(resolved!, options.schema),
         }),
       ],
       exports: [TypeOrmModule],

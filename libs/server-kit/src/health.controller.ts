@@ -1,26 +1,24 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller, type Type } from '@nestjs/common';
 import { MessagePattern } from '@nestjs/microservices';
-import { Patterns, type HealthReport } from '@blog/contracts';
+import { healthPattern, type HealthReport, type ServiceName } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 
-export const SERVICE_NAME = Symbol('SERVICE_NAME');
+/** The health message of one service: up, with the state of its database and its transport. */
+export function healthController(service: ServiceName, transport: HealthReport['transport']): Type<unknown> {
+  @Controller()
+  class HealthController {
+    constructor(private readonly dataSource: DataSource) {}
 
-/** The health message every service answers: up, with the state of its database. */
-@Controller()
-export class HealthController {
-  constructor(
-    @Inject(SERVICE_NAME) private readonly service: string,
-    private readonly dataSource: DataSource,
-  ) {}
-
-  @MessagePattern(Patterns.health)
-  async health(): Promise<HealthReport> {
-    let database: HealthReport['database'] = 'up';
-    try {
-      await this.dataSource.query('SELECT 1');
-    } catch {
-      database = 'down';
+    @MessagePattern(healthPattern(service))
+    async health(): Promise<HealthReport> {
+      let database: HealthReport['database'] = 'up';
+      try {
+        await this.dataSource.query('SELECT 1');
+      } catch {
+        database = 'down';
+      }
+      return { service, status: 'up', database, transport };
     }
-    return { service: this.service, status: 'up', database };
   }
+  return HealthController;
 }

@@ -8,3 +8,4 @@ export * from './service-core.module.js';
 export * from './site-config.js';
 export * from './storage/index.js';
 export * from './jobs/index.js';
+export * from './transport.js';

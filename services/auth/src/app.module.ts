@@ -21,6 +21,7 @@ export class AuthModule {
       imports: [
         ServiceCoreModule.forRoot({
           name: 'auth',
+          transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [User, LoginAttempt],
           migrations: [CreateUsers1763800000000],

@@ -11,6 +11,7 @@ export function startAuthService(config: AuthConfig) {
     name: 'auth',
     host: config.BIND_HOST,
     port: config.AUTH_PORT,
+    transport: config,
     logLevel: config.LOG_LEVEL,
   });
 }

@@ -1,6 +1,12 @@
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import type { INestMicroservice } from '@nestjs/common';
-import { Patterns, type LoginResponse, type RegisterResponse, type PublicUser } from '@blog/contracts';
+import {
+  healthPattern,
+  Patterns,
+  type LoginResponse,
+  type RegisterResponse,
+  type PublicUser,
+} from '@blog/contracts';
 import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
 import { mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -172,10 +178,11 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
   });
 
   it('answers health with its database state', async () => {
-    await expect(send(Patterns.health, {})).resolves.toEqual({
+    await expect(send(healthPattern('auth'), {})).resolves.toEqual({
       service: 'auth',
       status: 'up',
       database: 'up',
+      transport: 'tcp',
     });
   });
 });

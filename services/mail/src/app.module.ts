@@ -29,6 +29,7 @@ export class MailModule {
       imports: [
         ServiceCoreModule.forRoot({
           name: 'mail',
+          transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [ContactMessage, Subscriber],
           migrations: [CreateMail1763900000000],

@@ -1,4 +1,4 @@
-import { durationSeconds, envSchemas, loadConfig, serviceEnv } from '@blog/server-kit';
+import { durationSeconds, envSchemas, loadConfig, requireNatsUrl, serviceEnv } from '@blog/server-kit';
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 
@@ -75,7 +75,7 @@ export const mailConfigSchema = z
         .regex(/^[A-Za-z0-9:_-]{1,64}$/, 'must be letters, digits, ":", "_" or "-"')
         .optional(),
     ),
-    /** Where the posts service listens (the digest asks it for the week's posts). */
+    /** Where the posts service listens under TRANSPORT=tcp (the digest asks it for the week's posts). */
     POSTS_HOST: envSchemas.host('127.0.0.1'),
     POSTS_PORT: envSchemas.port(4002),
     /** The owner's site file (its title names the e-mails); the shipped config/site.json otherwise. */
@@ -103,7 +103,8 @@ export const mailConfigSchema = z
     } catch (error) {
       ctx.addIssue({ code: 'custom', path: ['DIGEST_CRON'], message: (error as Error).message });
     }
-  });
+  })
+  .superRefine(requireNatsUrl);
 export type MailConfig = z.infer<typeof mailConfigSchema>;
 
 export const MAIL_CONFIG = Symbol('MAIL_CONFIG');

@@ -11,6 +11,7 @@ export function startMailService(config: MailConfig) {
     name: 'mail',
     host: config.BIND_HOST,
     port: config.MAIL_PORT,
+    transport: config,
     logLevel: config.LOG_LEVEL,
   });
 }

@@ -1,6 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
-import { ServiceCoreModule, type JobQueue, type ObjectStorage } from '@blog/server-kit';
+import { createRpcClient, ServiceCoreModule, type JobQueue, type ObjectStorage } from '@blog/server-kit';
 import type { PendingMediaItem } from '@blog/contracts';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
@@ -26,6 +25,7 @@ export class MediaModule {
       imports: [
         ServiceCoreModule.forRoot({
           name: 'media',
+          transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [SettingsRow],
           migrations: [CreateSettings1763830000000],
@@ -40,10 +40,7 @@ export class MediaModule {
         {
           provide: POSTS_CLIENT,
           useFactory: () =>
-            ClientProxyFactory.create({
-              transport: Transport.TCP,
-              options: { host: config.POSTS_HOST, port: config.POSTS_PORT },
-            }),
+            createRpcClient(config, 'media', { host: config.POSTS_HOST, port: config.POSTS_PORT }),
         },
         SettingsService,
         MediaWorker,

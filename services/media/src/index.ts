@@ -27,6 +27,7 @@ export async function startMediaService(config: MediaConfig, env: NodeJS.Process
     name: 'media',
     host: config.BIND_HOST,
     port: config.MEDIA_PORT,
+    transport: config,
     logLevel: config.LOG_LEVEL,
   });
 }

@@ -6,6 +6,7 @@ import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
 import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaProcessing.js';
 import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
+import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -22,6 +23,7 @@ export class PostsModule {
       imports: [
         ServiceCoreModule.forRoot({
           name: 'posts',
+          transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
           migrations: [
@@ -29,6 +31,7 @@ export class PostsModule {
             SlugPrefixIndex1763820000000,
             MediaProcessing1763830000000,
             TypoSearchWords1763840000000,
+            MediaAttempts1764000000000,
           ],
         }),
       ],

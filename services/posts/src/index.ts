@@ -13,6 +13,7 @@ export async function startPostsService(config: PostsConfig, env: NodeJS.Process
     name: 'posts',
     host: config.BIND_HOST,
     port: config.POSTS_PORT,
+    transport: config,
     logLevel: config.LOG_LEVEL,
   });
 }

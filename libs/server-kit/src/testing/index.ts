@@ -1,2 +1,3 @@
 export * from './postgres.js';
 export * from './ports.js';
+export * from './nats.js';

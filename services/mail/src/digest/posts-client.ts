@@ -1,5 +1,5 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import type { ClientProxy } from '@nestjs/microservices';
 import {
   ErrorText,
   isRpcErrorBody,
@@ -9,7 +9,7 @@ import {
   type PostView,
   type RpcEnvelope,
 } from '@blog/contracts';
-import { currentRequestId, RpcError } from '@blog/server-kit';
+import { createRpcClient, currentRequestId, RpcError } from '@blog/server-kit';
 import { firstValueFrom, timeout } from 'rxjs';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 
@@ -23,10 +23,7 @@ export class PostsClient implements OnApplicationShutdown {
   private readonly client: ClientProxy;
 
   constructor(@Inject(MAIL_CONFIG) config: MailConfig) {
-    this.client = ClientProxyFactory.create({
-      transport: Transport.TCP,
-      options: { host: config.POSTS_HOST, port: config.POSTS_PORT },
-    });
+    this.client = createRpcClient(config, 'mail', { host: config.POSTS_HOST, port: config.POSTS_PORT });
   }
 
   /** Published posts dated in [from, to), newest first, as visitors see them. */

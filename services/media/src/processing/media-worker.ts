@@ -3,6 +3,7 @@ import type { ClientProxy } from '@nestjs/microservices';
 import {
   Patterns,
   type MediaResult,
+  type MediaRunStarted,
   type MediaVariant,
   type PendingMediaItem,
   type PendingMediaQuery,
@@ -46,7 +47,9 @@ export function outputFolder(item: PendingMediaItem, fingerprint: unknown): stri
 /**
  * The media worker: queues pending items (on request and by a periodic sweep of the posts
  * service's pending items) and turns each original into what the site serves, then reports
- * the result to the posts service. Unreadable files end `failed`; anything else is retried.
+ * the result to the posts service. Unreadable files end `failed`; anything else is retried,
+ * up to MEDIA_JOB_ATTEMPTS runs counted by the posts service (so across sweeps, restarts and
+ * replicas), and then ends `failed` with its last error until an admin retries it.
  */
 @Injectable()
 export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
@@ -130,22 +133,39 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
   /** One job: render, store under deterministic keys, report. Throws only for what a retry may fix. */
   async process(job: Job<PendingMediaItem>): Promise<void> {
     const item = job.data;
+    const limit = this.config.MEDIA_JOB_ATTEMPTS;
+    const run = { id: item.id, originalKey: item.originalKey };
+    const started = await this.callPosts<MediaRunStarted>(Patterns.posts.mediaRunStarted, run);
+    if (!started) return; // gone, replaced or already done
+    const failed = (error: string): MediaResult => ({ ...run, crop: item.crop, status: 'failed', error });
     let result: MediaResult;
     let written: string[] = [];
-    try {
-      const made = item.type === 'video' ? await this.video(item) : await this.image(item);
-      written = made.written;
-      result = made.result;
-    } catch (error) {
-      if (!(error instanceof UnprocessableMediaError)) throw error;
-      this.logger.event('info', 'media item failed', { id: item.id, reason: error.message });
-      result = {
-        id: item.id,
-        originalKey: item.originalKey,
-        crop: item.crop,
-        status: 'failed',
-        error: error.message,
-      };
+    if (started.attempts > limit) {
+      // The earlier runs never reported (a worker died during each): stop here.
+      result = failed(
+        `gave up after ${limit} runs: ${started.lastError ?? 'the worker stopped during each run'}`,
+      );
+    } else {
+      try {
+        const made = item.type === 'video' ? await this.video(item) : await this.image(item);
+        written = made.written;
+        result = made.result;
+      } catch (error) {
+        const reason = (error as Error).message.split('\n')[0]!.slice(0, 1000);
+        if (error instanceof UnprocessableMediaError) {
+          result = failed(reason);
+        } else if (started.attempts >= limit) {
+          result = failed(`gave up after ${limit} runs: ${reason}`);
+        } else {
+          await this.callPosts(Patterns.posts.mediaRunFailed, { ...run, error: reason }).catch(
+            () => undefined,
+          );
+          throw error;
+        }
+      }
+    }
+    if (result.status === 'failed') {
+      this.logger.event('info', 'media item failed', { id: item.id, reason: result.error });
     }
     const { applied } = await this.callPosts<{ applied: boolean }>(Patterns.posts.mediaResult, result);
     if (applied) return;

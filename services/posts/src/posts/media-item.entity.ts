@@ -90,4 +90,8 @@ export class MediaItem {
   /** A ready item to render again (its crop changed); it stays served until the new result. */
   @Column({ type: 'boolean', default: false })
   reprocess!: boolean;
+
+  /** Processing runs since the item last ended ready or failed (the worker gives up at MEDIA_JOB_ATTEMPTS). */
+  @Column({ name: 'processing_attempts', type: 'int', default: 0 })
+  processingAttempts!: number;
 }

@@ -43,6 +43,11 @@ const variant = z.object({
   height: z.number().int().nonnegative(),
   size: z.number().int().nonnegative(),
 });
+const mediaRun = z.object({
+  id: z.string().uuid(),
+  originalKey: z.string().min(1),
+  error: z.string().max(2000).optional(),
+});
 const crop = z.object({ x: z.number(), y: z.number(), scale: z.number() }).nullable();
 const mediaResult = z.discriminatedUnion('status', [
   z.object({
@@ -128,6 +133,17 @@ export class PostsController {
   retryMedia(@Payload() { data }: RpcEnvelope<{ id: unknown; itemId: unknown }>) {
     const { id, itemId } = parseOrThrow(retryQuery, data ?? {});
     return this.posts.retryMedia(id, itemId);
+  }
+
+  @MessagePattern(Patterns.posts.mediaRunStarted)
+  mediaRunStarted(@Payload() { data }: RpcEnvelope<unknown>) {
+    return this.posts.startMediaRun(parseOrThrow(mediaRun, data));
+  }
+
+  @MessagePattern(Patterns.posts.mediaRunFailed)
+  async mediaRunFailed(@Payload() { data }: RpcEnvelope<unknown>) {
+    await this.posts.failMediaRun(parseOrThrow(mediaRun, data));
+    return { recorded: true };
   }
 
   @MessagePattern(Patterns.posts.referencedKeys)

@@ -18,6 +18,8 @@ import {
   type PostWriteCommand,
   type SiteConfig,
   type MediaResult,
+  type MediaRun,
+  type MediaRunStarted,
   type PendingMediaItem,
   type PendingMediaQuery,
 } from '@blog/contracts';
@@ -226,6 +228,28 @@ export class PostsService {
     }));
   }
 
+  /** Counts a processing run that begins; null when the item no longer waits for one. */
+  async startMediaRun(run: MediaRun): Promise<MediaRunStarted> {
+    // An UPDATE answers [rows, count] through DataSource.query.
+    const [rows] = (await this.db.query(
+      `UPDATE posts.media_items SET processing_attempts = processing_attempts + 1
+        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)
+        RETURNING processing_attempts AS attempts, error`,
+      [run.id, run.originalKey],
+    )) as [{ attempts: number; error: string | null }[], number];
+    const row = rows[0];
+    return row ? { attempts: row.attempts, lastError: row.error } : null;
+  }
+
+  /** Keeps a failed run's reason on the still waiting item: the run that gives up reports it. */
+  async failMediaRun(run: MediaRun): Promise<void> {
+    await this.db.query(
+      `UPDATE posts.media_items SET error = $3
+        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)`,
+      [run.id, run.originalKey, run.error ?? null],
+    );
+  }
+
   /**
    * Swaps the worker's result into the item. Applied only while the item still exists with
    * the same original; the same result twice changes nothing. Files of an older result that
@@ -265,6 +289,8 @@ export class PostsService {
       }
       item.statusChangedAt = new Date();
       item.reprocess = false;
+      // Ended: a later re-crop or an admin's retry starts counting runs afresh.
+      item.processingAttempts = 0;
       await manager.save(item);
       const now = new Set(keysOf(item));
       return before.filter((key) => !now.has(key));
@@ -286,7 +312,13 @@ export class PostsService {
       });
       if (!item || !item.originalKey) throw RpcError.notFound(PostErrors.mediaNotFound);
       if (item.status !== 'failed') throw RpcError.conflict(PostErrors.mediaNotFailed);
-      Object.assign(item, { status: 'pending', error: null, statusChangedAt: new Date() });
+      // A retry gets MEDIA_JOB_ATTEMPTS runs of its own.
+      Object.assign(item, {
+        status: 'pending',
+        error: null,
+        statusChangedAt: new Date(),
+        processingAttempts: 0,
+      });
       await manager.save(item);
     });
     return this.get(postId, { includeAllMedia: true });
@@ -361,6 +393,7 @@ export class PostsService {
       ) {
         row.reprocess = true;
         row.statusChangedAt = new Date();
+        row.processingAttempts = 0;
       }
       return row;
     });

@@ -1,0 +1,258 @@
+// `npm run bench -- faults`: faults under load in the production topology (`npm run stack:prod`,
+// two posts replicas). Each fault runs while autocannon reads the post list through nginx
+// (without its microcache, so the fault is not hidden) and another client writes posts:
+//  - a posts replica SIGKILLed;
+//  - NATS restarted;
+//  - Redis stopped for 30 s while photos are uploaded;
+//  - the SMTP server down while a digest goes out.
+// After each: every acknowledged post is in the database exactly once, every uploaded item
+// ends ready with its files once, every digest e-mail arrives exactly once; and the time
+// reads took to recover. Build first.
+import autocannon from 'autocannon';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import pg from 'pg';
+import { ROOT, startProdStack } from '../prod-stack.mjs';
+import { seedPosts } from '../seed.mjs';
+
+const ADMIN = { username: 'faultadmin', password: 'fault-admin-password-1' };
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+/** Reads the list every 50 ms: when the last failure after `since` was, and how many failed. */
+function probe(url) {
+  const state = { failures: 0, lastFailureAt: 0, running: true };
+  state.done = (async () => {
+    while (state.running) {
+      const ok = await fetch(url, { signal: AbortSignal.timeout(3000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (!ok) {
+        state.failures += 1;
+        state.lastFailureAt = Date.now();
+      }
+      await sleep(50);
+    }
+  })();
+  return state;
+}
+
+/** Writes posts one after another until stopped; keeps what was acknowledged. */
+function writer(url, token, prefix) {
+  const state = { acknowledged: [], failed: [], running: true };
+  state.done = (async () => {
+    for (let i = 0; state.running; i++) {
+      const title = `${prefix} ${i}`;
+      const form = new FormData();
+      form.set('title', title);
+      form.set('content', 'Written during a fault.');
+      form.set('category', 'Projects');
+      const response = await fetch(`${url}/api/posts`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      }).catch(() => null);
+      if (response?.status === 201) state.acknowledged.push(title);
+      else state.failed.push({ title, status: response?.status ?? 'network' });
+      await response?.arrayBuffer().catch(() => undefined);
+    }
+  })();
+  return state;
+}
+
+function reads(url, seconds) {
+  return new Promise((resolve, reject) =>
+    autocannon({ url, connections: 20, duration: seconds }, (error, result) =>
+      error
+        ? reject(error)
+        : resolve({ requests: result.requests.total, non2xx: result.non2xx, errors: result.errors }),
+    ),
+  );
+}
+
+async function countTitles(db, prefix) {
+  const { rows } = await db.query(
+    `SELECT title, count(*)::int AS n FROM posts.posts WHERE title LIKE $1 GROUP BY title`,
+    [`${prefix} %`],
+  );
+  return new Map(rows.map((r) => [r.title, r.n]));
+}
+
+/** Runs `fault` at 2 s into 10 s of reads and writes; checks and measures. */
+async function underLoad(stack, plainUrl, token, db, name, fault) {
+  const prefix = `fault-${name}`;
+  const list = `${plainUrl}/api/posts?limit=15`;
+  const load = reads(list, 10);
+  const writes = writer(plainUrl, token, prefix);
+  const watch = probe(list);
+  await sleep(2000);
+  const faultAt = Date.now();
+  await fault();
+  await load.then((r) => Object.assign(watch, { load: r }));
+  await sleep(1000);
+  writes.running = false;
+  watch.running = false;
+  await Promise.all([writes.done, watch.done]);
+  const stored = await countTitles(db, prefix);
+  const missing = writes.acknowledged.filter((t) => stored.get(t) !== 1);
+  return {
+    reads: watch.load,
+    readsRecoveredAfterMs: watch.lastFailureAt > faultAt ? watch.lastFailureAt - faultAt : 0,
+    writesAcknowledged: writes.acknowledged.length,
+    writesFailed: writes.failed.length,
+    writeFailures: [...new Set(writes.failed.map((f) => f.status))],
+    acknowledgedNotExactlyOnce: missing.length,
+    unacknowledgedButStored: writes.failed.filter((f) => stored.has(f.title)).length,
+  };
+}
+
+/** FAULTS=kill,nats,redis,smtp runs only those. */
+const wanted = (name) => !process.env.FAULTS || process.env.FAULTS.split(',').includes(name);
+
+export async function benchFaults() {
+  const stack = await startProdStack({
+    postsReplicas: 2,
+    variables: ADMIN_VARIABLES(),
+    // Faster retries so the SMTP case finishes in seconds; the rest is compose's.
+    env: { MAIL_RETRY_INTERVAL_MS: '1000', MEDIA_SWEEP_SECONDS: '5', MEDIA_PENDING_AFTER_SECONDS: '10' },
+  });
+  const db = new pg.Client({ connectionString: stack.databaseUrl });
+  await db.connect();
+  const results = {};
+  try {
+    await seedPosts(stack.databaseUrl, 500);
+    const plain = await stack.startNginx({ microcache: false });
+    const login = await fetch(`${plain.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const { token } = await login.json();
+
+    if (wanted('kill')) {
+      results.postsReplicaKilled = await underLoad(stack, plain.url, token, db, 'kill', async () => {
+        await stack.killProcess('posts#1', 'SIGKILL');
+      });
+      await stack.startProcess('posts', 3);
+    }
+    if (wanted('nats')) {
+      results.natsRestarted = await underLoad(stack, plain.url, token, db, 'nats', async () => {
+        await stack.nats.stop();
+        await sleep(1000);
+        await stack.nats.start();
+      });
+    }
+    if (wanted('redis')) results.redisDown30s = await redisDown(stack, plain.url, token, db);
+    if (wanted('smtp')) results.smtpDownDuringDigest = await smtpDown(stack, plain.url, token, db);
+  } finally {
+    await db.end();
+    await stack.stop();
+  }
+  return results;
+}
+
+const ADMIN_VARIABLES = () => ({
+  ADMIN_USERNAME: ADMIN.username,
+  ADMIN_PASSWORD: ADMIN.password,
+  LOG_LEVEL: 'error',
+});
+
+/** Photos uploaded while Redis is down for 30 s: every acknowledged one ends ready, its files once. */
+async function redisDown(stack, url, token, db) {
+  const sharp = createRequire(join(ROOT, 'package.json'))('sharp');
+  const photo = await sharp({ create: { width: 800, height: 600, channels: 3, background: '#468' } })
+    .jpeg()
+    .toBuffer();
+  await stack.redis.stop();
+  const downAt = Date.now();
+  const acknowledged = [];
+  let failed = 0;
+  for (let i = 0; Date.now() - downAt < 30_000; i++) {
+    const form = new FormData();
+    form.set('title', `fault-redis ${i}`);
+    form.set('category', 'Projects');
+    form.append('files', new Blob([photo], { type: 'image/jpeg' }), `photo-${i}.jpg`);
+    const response = await fetch(`${url}/api/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body: form,
+    }).catch(() => null);
+    if (response?.status === 201) acknowledged.push((await response.json()).id);
+    else failed += 1;
+    await sleep(1000);
+  }
+  await stack.redis.start();
+  const backAt = Date.now();
+  let pending = -1;
+  while (Date.now() - backAt < 120_000) {
+    const { rows } = await db.query(
+      `SELECT count(*)::int AS n FROM posts.media_items WHERE post_id = ANY($1) AND status <> 'ready'`,
+      [acknowledged],
+    );
+    pending = rows[0].n;
+    if (pending === 0) break;
+    await sleep(500);
+  }
+  const { rows } = await db.query(
+    `SELECT id, storage_key, variants FROM posts.media_items WHERE post_id = ANY($1)`,
+    [acknowledged],
+  );
+  let extraFiles = 0;
+  for (const item of rows) {
+    const referenced = new Set(item.variants.map((v) => v.key));
+    const written = await readdir(join(stack.s3Dir, 'blog-media', 'media', 'items', item.id), {
+      recursive: true,
+    }).catch(() => []);
+    // s3rver keeps each object as a folder of its data and metadata files.
+    const objects = new Set(
+      written.filter((f) => f.endsWith('._S3rver_object')).map((f) => f.replace(/\._S3rver_object$/, '')),
+    );
+    extraFiles += [...objects].filter((key) => !referenced.has(`media/items/${item.id}/${key}`)).length;
+  }
+  return {
+    uploadsAcknowledged: acknowledged.length,
+    uploadsFailed: failed,
+    itemsNotReadyAfterRedisBack: pending,
+    readyWithinMsOfRedisBack: Date.now() - backAt,
+    filesNotReferencedOrDuplicated: extraFiles,
+  };
+}
+
+/** A digest to 50 subscribers while the SMTP server is down for 5 s: each gets it once. */
+async function smtpDown(stack, url, token, db) {
+  await db.query(
+    `INSERT INTO mail.subscribers (email, status, confirmed_at)
+     SELECT 'fault-reader-' || g || '@example.com', 'confirmed', now() FROM generate_series(1, 50) g`,
+  );
+  const before = (await readdir(stack.smtp.dir)).length;
+  await stack.smtp.stop();
+  const digest = await fetch(`${url}/api/admin/digest`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+  });
+  const answer = { status: digest.status, body: await digest.json().catch(() => null) };
+  await sleep(5000);
+  await stack.smtp.start();
+  const backAt = Date.now();
+  const { simpleParser } = createRequire(join(ROOT, 'package.json'))('mailparser');
+  const { readFile } = await import('node:fs/promises');
+  let recipients = [];
+  while (Date.now() - backAt < 60_000) {
+    const files = (await readdir(stack.smtp.dir)).sort().slice(before);
+    recipients = [];
+    for (const file of files) {
+      const mail = await simpleParser(await readFile(join(stack.smtp.dir, file)));
+      recipients.push(mail.to?.text ?? '');
+    }
+    if (recipients.filter((r) => r.includes('fault-reader-')).length >= 50) break;
+    await sleep(500);
+  }
+  const readers = recipients.filter((r) => r.includes('fault-reader-'));
+  return {
+    digestAnswer: answer,
+    digestEmailsReceived: readers.length,
+    distinctRecipients: new Set(readers).size,
+    allDeliveredWithinMsOfSmtpBack: Date.now() - backAt,
+  };
+}
