@@ -124,6 +124,14 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   ]);
   // New images show their local preview at once.
   await form.locator('.admin-media-item[data-key] img[src^="data:image/jpeg"]').nth(1).waitFor();
+  // A new video shows its own first frame, read from the file (a blob: URL the CSP allows).
+  const videoPreview = form.locator('.admin-media-item[data-key] video[src^="blob:"]');
+  await videoPreview.waitFor();
+  // The preview is the picked file itself (whether the browser can decode its codec is its own affair).
+  const previewBytes = await videoPreview.evaluate(
+    async (video: HTMLVideoElement) => (await (await fetch(video.src)).arrayBuffer()).byteLength,
+  );
+  expect(previewBytes).toBe(clip.length);
 
   await form.getByLabel('YouTube link').fill('https://vimeo.com/12345');
   await form.getByRole('button', { name: 'Add YouTube video' }).click();

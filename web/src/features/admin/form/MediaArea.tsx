@@ -17,7 +17,7 @@ import {
   useSortable,
 } from '@dnd-kit/sortable';
 import { CSS } from '@dnd-kit/utilities';
-import { useId, useState, type DragEvent } from 'react';
+import { useEffect, useId, useState, type DragEvent } from 'react';
 import { thumbnailSrc } from '../posts/MediaThumb';
 import { Thumbnail } from '../ui/Thumbnail';
 import { mainImage, type FormMedia } from '../lib/formMedia';
@@ -256,7 +256,14 @@ function SortableMedia({
         aria-roledescription="sortable media item"
       >
         <span className="admin-media-picture">
-          <Thumbnail src={src} placeholder={item.type === 'video' ? '▶' : status === 'failed' ? '!' : '…'} />
+          {item.source === 'new' && item.type === 'video' ? (
+            <NewVideoPreview file={item.file} />
+          ) : (
+            <Thumbnail
+              src={src}
+              placeholder={item.type === 'video' ? '▶' : status === 'failed' ? '!' : '…'}
+            />
+          )}
         </span>
       </button>
       <div className="admin-media-info">
@@ -302,4 +309,17 @@ function SortableMedia({
       </div>
     </li>
   );
+}
+
+/** A picked video's first frame, from the file itself (a blob: URL, released when the item goes). */
+function NewVideoPreview({ file }: { file: File }) {
+  const [url, setUrl] = useState<string | null>(null);
+  useEffect(() => {
+    const objectUrl = URL.createObjectURL(file);
+    setUrl(objectUrl);
+    return () => URL.revokeObjectURL(objectUrl);
+  }, [file]);
+  return url ? (
+    <video className="admin-video-preview" src={url} muted preload="metadata" aria-hidden="true" />
+  ) : null;
 }

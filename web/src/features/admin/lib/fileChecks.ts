@@ -32,7 +32,7 @@ export const mediaTypeOf = (file: { type: string }): 'image' | 'video' =>
   file.type.toLowerCase().startsWith('video/') ? 'video' : 'image';
 
 /**
- * An image's local preview as a data: URL (the site's CSP allows data: images, not blob:).
+ * An image's local preview as a data: URL (read with a time limit, unlike a blob: URL).
  * Gives up after 30 s with 'Failed to process file "X": …' (SPEC.md §5, §9).
  */
 export function readPreview(file: File, timeoutMs = FILE_READ_TIMEOUT_MS): Promise<string> {
