@@ -128,13 +128,23 @@ const children = new Map(); // name -> { process, restarts }
 let stopping = false;
 
 let stateWrites = 0;
-/** DATA_DIR/stack.json names the processes (for operators and tests); written whole, then renamed into place. */
-async function writeState() {
-  const state = { launcher: process.pid, port, children: {} };
-  for (const [name, child] of children) state.children[name] = child.process?.pid ?? null;
-  const temp = join(dataDir, `.stack.json.${process.pid}.${stateWrites++}`);
-  await writeFile(temp, JSON.stringify(state, null, 2));
-  await rename(temp, join(dataDir, 'stack.json'));
+let stateQueue = Promise.resolve();
+/**
+ * DATA_DIR/stack.json names the processes (for operators and tests); written whole, then
+ * renamed into place. Writes run one after another, each with the state at its turn, so a
+ * slow earlier write can never land last with fewer processes in it.
+ */
+function writeState() {
+  stateQueue = stateQueue
+    .then(async () => {
+      const state = { launcher: process.pid, port, children: {} };
+      for (const [name, child] of children) state.children[name] = child.process?.pid ?? null;
+      const temp = join(dataDir, `.stack.json.${process.pid}.${stateWrites++}`);
+      await writeFile(temp, JSON.stringify(state, null, 2));
+      await rename(temp, join(dataDir, 'stack.json'));
+    })
+    .catch((error) => say(`could not write stack.json: ${error.message}`));
+  return stateQueue;
 }
 
 function startChild(service, env) {
