@@ -1,9 +1,4 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import sharp from 'sharp';
-import { resolveBinaries } from '../../services/media/src/processing/ffmpeg.js';
 import type { PostView } from '@blog/contracts';
 
 /** A JPEG photo-like image of the given size and colour, made by sharp. */
@@ -19,37 +14,6 @@ export function makeJpeg(
       `<rect x="0" y="${height - height / 6}" width="${width}" height="${height / 6}" fill="black"/></svg>`,
   );
   return sharp(stripes).jpeg({ quality: 80 }).toBuffer();
-}
-
-/** A real 2-second MP4 made with ffmpeg (the same binaries the media worker uses). */
-export async function makeMp4(): Promise<Buffer> {
-  const dir = await mkdtemp(join(tmpdir(), 'e2e-mp4-'));
-  const file = join(dir, 'clip.mp4');
-  try {
-    await new Promise<void>((resolve, reject) =>
-      execFile(
-        resolveBinaries().ffmpeg,
-        [
-          '-v',
-          'error',
-          '-f',
-          'lavfi',
-          '-i',
-          'testsrc=size=320x240:rate=10',
-          '-t',
-          '2',
-          '-c:v',
-          'mpeg4',
-          '-y',
-          file,
-        ],
-        (error) => (error ? reject(error) : resolve()),
-      ),
-    );
-    return await readFile(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 export async function signInApi(baseUrl: string, username: string, password: string): Promise<string> {
@@ -117,3 +81,6 @@ export async function waitMediaReady(
     await new Promise((r) => setTimeout(r, 250));
   }
 }
+
+/** A real 2-second MP4 (the media tests' own fixture, made with the worker's ffmpeg). */
+export { makeRealMp4 as makeMp4 } from '../../services/media/test/fixtures.js';

@@ -26,42 +26,30 @@ export function ContactForm() {
     <section id="contact" className="card form-section" aria-labelledby="contact-heading">
       <h2 id="contact-heading">Contact</h2>
       <form className="form" onSubmit={submit}>
-        <div className="field">
-          <label htmlFor="contact-name">Name</label>
-          <input
-            id="contact-name"
-            name="name"
-            required
-            maxLength={100}
-            autoComplete="name"
-            value={fields.name}
-            onChange={set('name')}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="contact-email">Email</label>
-          <input
-            id="contact-email"
-            name="email"
-            type="email"
-            required
-            maxLength={254}
-            autoComplete="email"
-            value={fields.email}
-            onChange={set('email')}
-          />
-        </div>
-        <div className="field">
-          <label htmlFor="contact-subject">Subject</label>
-          <input
-            id="contact-subject"
-            name="subject"
-            required
-            maxLength={200}
-            value={fields.subject}
-            onChange={set('subject')}
-          />
-        </div>
+        <Field
+          label="Name"
+          name="name"
+          maxLength={100}
+          autoComplete="name"
+          value={fields.name}
+          onChange={set('name')}
+        />
+        <Field
+          label="Email"
+          name="email"
+          type="email"
+          maxLength={254}
+          autoComplete="email"
+          value={fields.email}
+          onChange={set('email')}
+        />
+        <Field
+          label="Subject"
+          name="subject"
+          maxLength={200}
+          value={fields.subject}
+          onChange={set('subject')}
+        />
         <div className="field">
           <label htmlFor="contact-message">Message</label>
           <textarea
@@ -95,5 +83,25 @@ export function ContactForm() {
         </p>
       </form>
     </section>
+  );
+}
+
+interface FieldProps {
+  label: string;
+  name: string;
+  maxLength: number;
+  value: string;
+  onChange(event: { target: { value: string } }): void;
+  type?: 'text' | 'email';
+  autoComplete?: string;
+}
+
+/** A required one-line field with its label. */
+function Field({ label, name, type = 'text', ...input }: FieldProps) {
+  return (
+    <div className="field">
+      <label htmlFor={`contact-${name}`}>{label}</label>
+      <input id={`contact-${name}`} name={name} type={type} required {...input} />
+    </div>
   );
 }
