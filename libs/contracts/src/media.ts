@@ -27,71 +27,9 @@ export function isImageOrVideo(mimeType: string): boolean {
 export type MediaType = 'image' | 'video' | 'youtube';
 export type MediaStatus = 'pending' | 'ready' | 'failed';
 
-/** Missing order sorts last (SPEC.md §9). */
-export const MISSING_ORDER = 999;
-
-export function byOrder<T extends { order?: number | null }>(a: T, b: T): number {
-  return (a.order ?? MISSING_ORDER) - (b.order ?? MISSING_ORDER);
-}
-
-export interface YoutubeVideo {
-  videoId: string;
-  url: string;
-  embedUrl: string;
-  thumbnailUrl: string;
-  isShorts: boolean;
-}
-
-/**
- * Embeds come from YouTube's privacy-enhanced host (no cookies until the visitor plays) and
- * thumbnails from its image host; the Content-Security-Policy allows exactly these two.
- */
-export const YOUTUBE_EMBED_ORIGIN = 'https://www.youtube-nocookie.com';
-export const YOUTUBE_THUMBNAIL_ORIGIN = 'https://i.ytimg.com';
-export const youtubeEmbedUrl = (videoId: string) => `${YOUTUBE_EMBED_ORIGIN}/embed/${videoId}`;
-export const youtubeThumbnailUrl = (videoId: string) =>
-  `${YOUTUBE_THUMBNAIL_ORIGIN}/vi/${videoId}/hqdefault.jpg`;
-
-/** SPEC.md §5: optional http(s) scheme, optional www, youtube.com or youtu.be, then a path. */
-export const YOUTUBE_URL = /^(https?:\/\/)?(www\.|m\.)?(youtube\.com|youtu\.be)\/.+$/i;
-export const YOUTUBE_URL_ERROR = 'Please enter a valid YouTube URL';
-
-/** Reads the video id from v=, youtu.be/ID, /shorts/ID or /embed/ID; null when the URL is not a YouTube video. */
-export function parseYoutubeUrl(input: string): YoutubeVideo | null {
-  const url = input.trim();
-  if (!YOUTUBE_URL.test(url)) return null;
-  let parsed: URL;
-  try {
-    parsed = new URL(/^https?:\/\//i.test(url) ? url : `https://${url}`);
-  } catch {
-    return null;
-  }
-  const host = parsed.hostname.replace(/^(www|m)\./, '');
-  let videoId: string | null;
-  let isShorts = false;
-  if (host === 'youtu.be') {
-    videoId = parsed.pathname.split('/')[1] ?? null;
-  } else {
-    const shorts = /^\/shorts\/([^/?#]+)/.exec(parsed.pathname);
-    const embed = /^\/(embed|live)\/([^/?#]+)/.exec(parsed.pathname);
-    if (shorts) {
-      videoId = shorts[1]!;
-      isShorts = true;
-    } else if (embed) {
-      videoId = embed[2]!;
-    } else {
-      videoId = parsed.searchParams.get('v');
-    }
-  }
-  if (!videoId || !/^[A-Za-z0-9_-]{6,20}$/.test(videoId)) return null;
-  return {
-    videoId,
-    url,
-    embedUrl: youtubeEmbedUrl(videoId),
-    thumbnailUrl: youtubeThumbnailUrl(videoId),
-    isShorts,
-  };
-}
+// Order and YouTube rules live in media-view.ts (what a reader's page needs, kept apart so
+// the public bundle does not carry the upload checks above).
+export * from './media-view.js';
 
 /** Uploaded files are served under /uploads/{storage key} (SPEC.md §7). */
 export const UPLOADS_PREFIX = '/uploads/';

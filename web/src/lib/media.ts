@@ -1,4 +1,4 @@
-import { byOrder, parseYoutubeUrl, youtubeEmbedUrl, youtubeThumbnailUrl } from '@blog/contracts/media';
+import { byOrder, parseYoutubeUrl, youtubeEmbedUrl, youtubeThumbnailUrl } from '@blog/contracts/media-view';
 import type { VariantView } from '@blog/contracts/media-jobs';
 import type { MediaItemView } from '@blog/contracts/posts';
 
