@@ -33,11 +33,9 @@ import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import type { INestApplication, INestMicroservice } from '@nestjs/common';
 import {
   GetObjectCommand,
   ListObjectsV2Command,
@@ -47,12 +45,8 @@ import {
 } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { contentTypeForKey } from '@blog/server-kit';
-import { freePort } from '@blog/server-kit/testing';
-import { loadAuthConfig, startAuthService } from '@blog/auth';
-import { loadMailConfig, startMailService } from '@blog/mail';
-import { loadMediaConfig, startMediaService } from '@blog/media';
-import { loadPostsConfig, startPostsService } from '@blog/posts';
-import { createGateway, loadGatewayConfig } from '@blog/gateway';
+import { freePort, startTestS3 } from '@blog/server-kit/testing';
+import { startTestStack } from '../../gateway/test/support/test-stack.js';
 import { makePhoto, makeTransparentPng } from '../../services/media/test/fixtures.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -74,18 +68,6 @@ async function sh(command: string, args: string[]): Promise<string> {
     throw new Error(`${command} ${args.join(' ')} failed: ${e.stderr || e.message}`, { cause: error });
   }
 }
-
-/** s3rver ships no types; this is the part of it used here. */
-interface S3rverServer {
-  run(): Promise<unknown>;
-  close(): Promise<void>;
-}
-const S3rver = createRequire(import.meta.url)('s3rver') as new (options: {
-  address: string;
-  port: number;
-  directory: string;
-  silent: boolean;
-}) => S3rverServer;
 
 interface Cluster {
   /** Superuser URL of the `postgres` database. */
@@ -162,24 +144,19 @@ interface S3Server {
 }
 
 async function startS3(): Promise<S3Server> {
-  const dir = await mkdtemp(join(tmpdir(), 'blog-restore-s3-'));
-  const port = await freePort();
-  const server = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true });
-  await server.run();
-  const endpoint = `http://127.0.0.1:${port}`;
+  const s3 = await startTestS3();
   const client = new S3Client({
-    endpoint,
+    endpoint: s3.endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
   });
   return {
-    endpoint,
+    endpoint: s3.endpoint,
     client,
     async stop() {
       client.destroy();
-      await server.close();
-      await rm(dir, { recursive: true, force: true });
+      await s3.close();
     },
   };
 }
@@ -211,23 +188,13 @@ interface Blog {
   stop(): Promise<void>;
 }
 
-/** The gateway and the four services in this process, like gateway/test/support/test-stack.ts. */
+/** The gateway and the four services in this process (the gateway tests' stack), on the given database and bucket. */
 async function startBlog(databaseUrl: string, s3Endpoint: string, dataDir: string): Promise<Blog> {
-  const [gatewayPort, authPort, postsPort, mediaPort, mailPort] = await Promise.all(
-    Array.from({ length: 5 }, () => freePort()),
-  );
-  const env: Record<string, string> = {
+  const stack = await startTestStack({
     DATABASE_URL: databaseUrl,
-    JWT_SECRET: 'restore-test-secret-0123456789abcdefghij',
     DATA_DIR: dataDir,
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
-    PORT: String(gatewayPort),
-    HOST: '127.0.0.1',
-    AUTH_PORT: String(authPort),
-    POSTS_PORT: String(postsPort),
-    MEDIA_PORT: String(mediaPort),
-    MAIL_PORT: String(mailPort),
     S3_ENDPOINT: s3Endpoint,
     S3_BUCKET: BUCKET,
     S3_ACCESS_KEY_ID: 'S3RVER',
@@ -236,23 +203,8 @@ async function startBlog(databaseUrl: string, s3Endpoint: string, dataDir: strin
     MEDIA_SWEEP_SECONDS: '1',
     MEDIA_PENDING_AFTER_SECONDS: '2',
     MEDIA_LOCK_SECONDS: '2',
-    LOG_LEVEL: 'error',
-  };
-  const started: (INestMicroservice | INestApplication)[] = [];
-  const stop = async () => {
-    for (const app of started.splice(0).reverse()) await app.close().catch(() => undefined);
-  };
-  try {
-    started.push(await startAuthService(loadAuthConfig(env)));
-    started.push(await startPostsService(loadPostsConfig(env), env));
-    started.push(await startMediaService(loadMediaConfig(env), env));
-    started.push(await startMailService(loadMailConfig(env)));
-    started.push(await createGateway(loadGatewayConfig(env), env));
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { baseUrl: `http://127.0.0.1:${gatewayPort}`, stop };
+  });
+  return { baseUrl: stack.baseUrl, stop: () => stack.stop() };
 }
 
 async function api(blog: Blog, path: string, init: { method?: string; body?: unknown; token?: string } = {}) {

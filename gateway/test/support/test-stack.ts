@@ -28,12 +28,13 @@ export async function startTestStack(
   extraEnv: Record<string, string> = {},
   without: 'mail'[] = [],
 ): Promise<TestStack> {
-  const db: TestDatabase = await createTestDatabase('stack');
+  // A DATABASE_URL given by the caller is used as it is (and not dropped at the end).
+  const db: TestDatabase | null = extraEnv.DATABASE_URL ? null : await createTestDatabase('stack');
   const [gatewayPort, authPort, postsPort, mediaPort, mailPort] = await Promise.all(
     Array.from({ length: 5 }, () => freePort()),
   );
   const env: Record<string, string> = {
-    DATABASE_URL: db.url,
+    DATABASE_URL: db?.url ?? '',
     JWT_SECRET: TEST_SECRET,
     DATA_DIR: await mkdtemp(join(tmpdir(), 'stack-data-')),
     ADMIN_USERNAME: ADMIN.username,
@@ -68,7 +69,7 @@ export async function startTestStack(
     async stop() {
       await gateway.close();
       await Promise.all(Object.values(services).map((service) => service?.close().catch(() => undefined)));
-      await db.drop();
+      await db?.drop();
     },
   };
 }

@@ -4,8 +4,7 @@
  * - LocalFolderStorage in a fresh temp folder (`mkdtemp`), removed afterwards.
  * - S3Storage against a real S3-compatible server: `s3rver` (the npm package; MinIO has
  *   no build here), started by this file in-process with
- *   `new S3rver({ address: '127.0.0.1', port: <freePort()>, directory: <mkdtemp>, silent: true })`
- *   and `run()`; the bucket is made by `S3Storage.ensureBucket()` (called twice to show it
+ *   `startTestS3()` (s3rver on a free port in a temporary folder); the bucket is made by `S3Storage.ensureBucket()` (called twice to show it
  *   is idempotent); s3rver's default credentials S3RVER/S3RVER; closed and its folder
  *   removed in afterAll.
  *
@@ -18,8 +17,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { freePort } from '@blog/server-kit/testing';
-import { createRequire } from 'node:module';
+import { startTestS3 } from '@blog/server-kit/testing';
 import {
   InvalidKeyError,
   LocalFolderStorage,
@@ -31,18 +29,6 @@ import {
 import { S3Storage } from '../src/storage/s3-storage.js';
 
 const MB = 1024 * 1024;
-
-/** s3rver ships no types; this is the part of it used here. */
-interface S3rverServer {
-  run(): Promise<unknown>;
-  close(): Promise<void>;
-}
-const S3rver = createRequire(import.meta.url)('s3rver') as new (options: {
-  address: string;
-  port: number;
-  directory: string;
-  silent: boolean;
-}) => S3rverServer;
 
 /**
  * Runs a full garbage collection, so RSS measures live memory rather than garbage V8 has
@@ -127,16 +113,13 @@ const implementations: [string, () => Promise<Harness>][] = [
   [
     'S3Storage (s3rver)',
     async () => {
-      const dir = await mkdtemp(join(tmpdir(), 'blog-storage-s3rver-'));
-      const port = await freePort();
-      const server = new S3rver({ address: '127.0.0.1', port, directory: dir, silent: true });
-      await server.run();
+      const s3 = await startTestS3();
       const storage = new S3Storage({
-        endpoint: `http://127.0.0.1:${port}`,
+        endpoint: s3.endpoint,
         bucket: 'blog-media',
         region: 'us-east-1',
-        accessKeyId: 'S3RVER',
-        secretAccessKey: 'S3RVER',
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
         forcePathStyle: true,
       });
       await storage.ensureBucket();
@@ -145,8 +128,7 @@ const implementations: [string, () => Promise<Harness>][] = [
         storage,
         stop: async () => {
           storage.destroy();
-          await server.close();
-          await rm(dir, { recursive: true, force: true });
+          await s3.close();
         },
       };
     },

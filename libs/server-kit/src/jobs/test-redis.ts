@@ -1,23 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { localServer } from '../testing/local-server.js';
+import { freePort } from '../testing/ports.js';
 
 export interface TestRedis {
   url: string;
   /** Stops the server (a test of Redis being down); `start` brings it back on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function accepting(port: number): Promise<boolean> {
@@ -45,30 +34,12 @@ export async function startTestRedis(): Promise<TestRedis & { close(): Promise<v
   }
   const port = await freePort();
   const binary = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(
-      binary,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-      {
-        stdio: 'ignore',
-      },
-    );
-    for (let i = 0; i < 100; i++) {
-      if (await accepting(port)) return;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`redis-server did not start on port ${port}`);
-  };
-  const stop = async () => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once('exit', () => resolve());
-      running.kill('SIGKILL');
-    });
-  };
-  await start();
-  return { url: `redis://127.0.0.1:${port}`, external: false, start, stop, close: stop };
+  const server = localServer(
+    'redis-server',
+    binary,
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    () => accepting(port),
+  );
+  await server.start();
+  return { url: `redis://127.0.0.1:${port}`, external: false, ...server, close: server.stop };
 }

@@ -1,3 +1,4 @@
 export * from './postgres.js';
 export * from './ports.js';
 export * from './nats.js';
+export * from './s3.js';

@@ -1,5 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { localServer } from './local-server.js';
 import { freePort } from './ports.js';
 
 /** One client connection as the NATS monitoring endpoint reports it. */
@@ -30,35 +30,17 @@ export function natsServerBinary(): string {
 export async function startTestNats(): Promise<TestNats> {
   const [port, monitorPort] = [await freePort(), await freePort()];
   const monitor = `http://127.0.0.1:${monitorPort}`;
-  let child: ChildProcess | undefined;
-  const start = async () => {
-    child = spawn(natsServerBinary(), ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort)], {
-      stdio: 'ignore',
-    });
-    for (let i = 0; i < 100; i++) {
-      try {
-        if ((await fetch(`${monitor}/healthz`)).ok) return;
-      } catch {
-        // not listening yet
-      }
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`nats-server did not start on port ${port}`);
-  };
-  const stop = async () => {
-    const running = child;
-    child = undefined;
-    if (!running || running.exitCode !== null) return;
-    await new Promise<void>((resolve) => {
-      running.once('exit', () => resolve());
-      running.kill('SIGKILL');
-    });
-  };
-  await start();
+  const server = localServer(
+    'nats-server',
+    natsServerBinary(),
+    ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort)],
+    async () => (await fetch(`${monitor}/healthz`)).ok,
+  );
+  await server.start();
   return {
     url: `nats://127.0.0.1:${port}`,
-    start,
-    stop,
+    start: server.start,
+    stop: server.stop,
     async connections() {
       const body = (await (await fetch(`${monitor}/connz?limit=1024`)).json()) as {
         connections?: NatsConnectionInfo[];
