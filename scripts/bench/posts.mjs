@@ -2,12 +2,11 @@
 // posts, search p95 over 100,000, the gateway's memory while a 100 MB video uploads, resident
 // memory of every process after the load, and posts written per second.
 import autocannon from 'autocannon';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPosts } from '../seed.mjs';
-import { freePort, sequential, startStack } from './stack.mjs';
+import { sequential, startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -195,17 +194,12 @@ async function searchLatency(base, token) {
 }
 
 export async function benchPosts() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'blog-bench-posts-'));
-  const port = await freePort();
-  const pgPort = await freePort();
-  const stack = await startStack({
-    dataDir,
-    port,
-    env: { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, PG_PORT: String(pgPort) },
+  const stack = await startSeedableStack('posts', {
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
   });
+  const { dataDir, databaseUrl } = stack;
   try {
-    const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
-    const databaseUrl = `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`;
     const seed10k = await seedPosts(databaseUrl, 10_000);
     const base = stack.baseUrl;
     const sample = await (await fetch(`${base}/api/posts?limit=100&page=7`)).json();
@@ -238,7 +232,6 @@ export async function benchPosts() {
     return results;
   } finally {
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -247,17 +240,12 @@ export async function benchPosts() {
  * search100k and typoSearch100k as benchPosts measures them.
  */
 export async function benchPostsSearch() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'blog-bench-search-'));
-  const port = await freePort();
-  const pgPort = await freePort();
-  const stack = await startStack({
-    dataDir,
-    port,
-    env: { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, PG_PORT: String(pgPort) },
+  const stack = await startSeedableStack('search', {
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
   });
+  const { databaseUrl } = stack;
   try {
-    const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
-    const databaseUrl = `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`;
     const results = { seed100kSeconds: Math.round(await seedPosts(databaseUrl, 100_000)) };
     const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
       method: 'POST',
@@ -268,6 +256,5 @@ export async function benchPostsSearch() {
     return { ...results, ...(await searchLatency(stack.baseUrl, token)) };
   } finally {
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,12 +1,9 @@
 // Pages and feeds benchmark (issue 8): post and listing pages with their share tags, the
 // sitemap over 100,000 posts, the feed, and what compression saves on the wire.
 import autocannon from 'autocannon';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { seedPosts } from '../seed.mjs';
-import { freePort, sequential, startStack } from './stack.mjs';
+import { sequential, startSeedableStack } from './stack.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 
@@ -46,13 +43,9 @@ async function sizes(url) {
 }
 
 export async function benchSeo() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'blog-bench-seo-'));
-  const port = await freePort();
-  const pgPort = await freePort();
-  const stack = await startStack({ dataDir, port, env: { PG_PORT: String(pgPort) } });
+  const stack = await startSeedableStack('seo');
+  const { databaseUrl } = stack;
   try {
-    const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
-    const databaseUrl = `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`;
     const results = { seededPosts: 100_000, seedSeconds: Math.round(await seedPosts(databaseUrl, 100_000)) };
     const base = stack.baseUrl;
     const sample = await (await fetch(`${base}/api/posts?limit=100&page=7`)).json();
@@ -81,6 +74,5 @@ export async function benchSeo() {
     return results;
   } finally {
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }

@@ -1,5 +1,7 @@
 // Starts the embedded stack (`node scripts/start.mjs`) for a benchmark and times it to healthy.
 import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '../lib/ports.mjs';
@@ -59,5 +61,29 @@ export async function sequential(n, fn) {
     p50: round(percentile(times, 50)),
     p95: round(percentile(times, 95)),
     p99: round(percentile(times, 99)),
+  };
+}
+
+/**
+ * A stack on a fresh data folder, with the URL of its embedded database so a bench can seed
+ * it; stop() also removes the folder.
+ */
+export async function startSeedableStack(name, env = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), `blog-bench-${name}-`));
+  const pgPort = await freePort();
+  const stack = await startStack({
+    dataDir,
+    port: await freePort(),
+    env: { ...env, PG_PORT: String(pgPort) },
+  });
+  const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
+  return {
+    ...stack,
+    dataDir,
+    databaseUrl: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`,
+    async stop() {
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
   };
 }

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { seedPosts } from '../seed.mjs';
-import { freePort, ROOT, startStack } from './stack.mjs';
+import { ROOT, startSeedableStack } from './stack.mjs';
 
 const run = promisify(execFile);
 const { chromium } = createRequire(join(ROOT, 'e2e/package.json'))('playwright-core');
@@ -125,17 +125,13 @@ async function lighthouse(url, preset) {
 }
 
 export async function benchWeb() {
-  const dataDir = await mkdtemp(join(tmpdir(), 'blog-bench-web-'));
-  const pgPort = await freePort();
-  const stack = await startStack({
-    dataDir,
-    port: await freePort(),
-    env: { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, PG_PORT: String(pgPort) },
+  const stack = await startSeedableStack('web', {
+    ADMIN_USERNAME: ADMIN.username,
+    ADMIN_PASSWORD: ADMIN.password,
   });
   const browser = await chromium.launch({ executablePath: CHROME, args: CHROME_FLAGS.slice(1) });
   try {
-    const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
-    await seedPosts(`postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`, 10_000);
+    await seedPosts(stack.databaseUrl, 10_000);
     const postPath = await createShowcasePost(stack.baseUrl);
     const pages = { home: '/', category: '/garage/motorcycles', post: postPath };
     const results = {};
@@ -152,6 +148,5 @@ export async function benchWeb() {
   } finally {
     await browser.close();
     await stack.stop();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
