@@ -1,15 +1,15 @@
-import type { PostView } from '@blog/contracts/posts';
 import { useRef } from 'react';
-import type { AsyncState } from '../hooks/useAsync';
-import type { Page } from '../api/client';
+import { useApi } from '../api/ApiContext';
+import { listPosts, postQueryString, type PostQuery } from '../api/posts';
+import { useAsync } from '../hooks/useAsync';
+import { usePageParam } from '../hooks/usePageParam';
 import { Pagination } from './Pagination';
 import { PostCard, type PostCardVariant } from './PostCard';
 
 interface PostListProps {
-  state: AsyncState<Page<PostView>>;
-  page: number;
+  /** The filters; paging is the list's own, from the URL (`?page=`). */
+  query: Omit<PostQuery, 'page' | 'limit'>;
   pageSize: number;
-  onPageChange(page: number): void;
   variant: PostCardVariant;
   loadingText: string;
   /** Shown when the list is empty, and when it failed to load (SPEC.md §8: failures only logged). */
@@ -19,12 +19,21 @@ interface PostListProps {
   headingLevel?: 'h2' | 'h3';
 }
 
-/** A paged list of post cards with the bar above and below; a page change scrolls to the list top. */
+/**
+ * One page of posts from the API (filtered and paged there), as cards with the bar above and
+ * below; a page change scrolls to the list top.
+ */
 export function PostList(props: PostListProps) {
-  const { state, page, pageSize, variant, label } = props;
+  const { query, pageSize, variant, label } = props;
+  const api = useApi();
+  const [page, setPage] = usePageParam();
+  const state = useAsync(
+    (signal) => listPosts(api, { ...query, page, limit: pageSize }, signal),
+    [api, postQueryString(query), page, pageSize],
+  );
   const top = useRef<HTMLDivElement>(null);
   const changePage = (next: number) => {
-    props.onPageChange(next);
+    setPage(next);
     top.current?.scrollIntoView({ behavior: 'smooth', block: 'start' });
   };
 

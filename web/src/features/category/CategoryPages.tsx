@@ -1,12 +1,9 @@
 import type { SiteCategory, SiteConfig, SiteEntry, SiteSubcategory } from '@blog/contracts/site';
 import { buildListingPath } from '@blog/contracts/urls';
 import { Link } from 'react-router-dom';
-import { useApi } from '../../api/ApiContext';
-import { listPosts, type PostQuery } from '../../api/posts';
+import type { PostQuery } from '../../api/posts';
 import { PostList } from '../../components/PostList';
-import { useAsync } from '../../hooks/useAsync';
 import { usePageTitle } from '../../hooks/usePageTitle';
-import { usePageParam } from '../../hooks/usePageParam';
 import { SectionSidebar } from './SectionSidebar';
 
 export const CATEGORY_PAGE_SIZE = 30;
@@ -29,18 +26,10 @@ function Listing({
   emptyText: string;
   headingLevel: 'h2' | 'h3';
 }) {
-  const api = useApi();
-  const [page, setPage] = usePageParam();
-  const state = useAsync(
-    (signal) => listPosts(api, { ...query, page, limit: CATEGORY_PAGE_SIZE }, signal),
-    [api, query.category, query.submenu1, query.submenu2, page],
-  );
   return (
     <PostList
-      state={state}
-      page={page}
+      query={query}
       pageSize={CATEGORY_PAGE_SIZE}
-      onPageChange={setPage}
       variant="category"
       loadingText={`Loading ${name.toLowerCase()} posts...`}
       emptyText={emptyText}

@@ -1,25 +1,15 @@
 import { useEffect } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
-import { useApi } from '../../api/ApiContext';
-import { listPosts } from '../../api/posts';
 import { PostList } from '../../components/PostList';
-import { useAsync } from '../../hooks/useAsync';
-import { usePageParam } from '../../hooks/usePageParam';
 import { useSite } from '../../site/SiteContext';
 
 export const SEARCH_PAGE_SIZE = 15;
 
 /** Search results replace the routed page while a query is active (SPEC.md §2). */
 export function SearchResults({ query }: { query: string }) {
-  const api = useApi();
   const site = useSite();
   const navigate = useNavigate();
   const { pathname } = useLocation();
-  const [page, setPage] = usePageParam();
-  const state = useAsync(
-    (signal) => listPosts(api, { search: query, page, limit: SEARCH_PAGE_SIZE }, signal),
-    [api, query, page],
-  );
 
   useEffect(() => {
     if (site) document.title = site.searchTitle;
@@ -34,10 +24,8 @@ export function SearchResults({ query }: { query: string }) {
         </button>
       </div>
       <PostList
-        state={state}
-        page={page}
+        query={{ search: query }}
         pageSize={SEARCH_PAGE_SIZE}
-        onPageChange={setPage}
         variant="search"
         loadingText="Searching..."
         emptyText={`No posts found matching "${query}"`}
