@@ -185,11 +185,7 @@ export function MediaCarousel({ items, title }: { items: MediaItemView[]; title:
                       aria-current={i === index ? 'true' : undefined}
                       onClick={() => setIndex(i)}
                     >
-                      {src ? (
-                        <img src={src} alt="" width={64} height={64} loading="lazy" />
-                      ) : (
-                        <span aria-hidden="true">▶</span>
-                      )}
+                      <ThumbImage src={src} />
                     </button>
                   </li>
                 );
@@ -208,4 +204,11 @@ export function MediaCarousel({ items, title }: { items: MediaItemView[]; title:
       )}
     </section>
   );
+}
+
+/** A 64 px thumbnail; a play sign instead when there is none or it cannot load (an outside host). */
+function ThumbImage({ src }: { src: string | null }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  if (!src || failed === src) return <span aria-hidden="true">▶</span>;
+  return <img src={src} alt="" width={64} height={64} loading="lazy" onError={() => setFailed(src)} />;
 }
