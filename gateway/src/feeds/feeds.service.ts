@@ -23,6 +23,22 @@ import { SiteConfigSource } from '../pages/site-config.service.js';
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';
 
+/** Text inside CDATA; a `]]>` in it is split so it cannot end the section. */
+const cdata = (text: string) => `<![CDATA[${text.replace(/]]>/g, ']]]]><![CDATA[>')}]]>`;
+
+/**
+ * A post's HTML for feed readers, which read it away from the site: the site's own paths
+ * (pictures, srcset entries, links) made absolute.
+ */
+export function absoluteHtml(html: string, siteUrl: string): string {
+  return html
+    .replace(/ (src|href|poster)="(\/[^/"][^"]*|\/)"/g, (_m, name: string, path: string) => ` ${name}="${absoluteUrl(siteUrl, path)}"`)
+    .replace(/ srcset="([^"]*)"/g, (_m, list: string) => {
+      const entries = list.split(', ').map((entry) => (entry.startsWith('/') ? absoluteUrl(siteUrl, entry) : entry));
+      return ` srcset="${entries.join(', ')}"`;
+    });
+}
+
 /** What the sitemap holds: the listing pages, then every post in id order, cut into files. */
 export interface SitemapPlan {
   listings: string[];
@@ -59,14 +75,15 @@ export class FeedsService {
         `<guid isPermaLink="true">${link}</guid>`,
         `<pubDate>${new Date(post.created_at).toUTCString()}</pubDate>`,
         `<category>${escapeXml(post.category)}</category>`,
-        `<description>${escapeXml(excerpt(post.content))}</description>`,
+        `<description>${escapeXml(excerpt(post.excerpt))}</description>`,
+        `<content:encoded>${cdata(absoluteHtml(post.contentHtml, siteUrl))}</content:encoded>`,
         '</item>',
       ].join('');
     });
     const newest = latest.items[0];
     return (
       XML_HEAD +
-      '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom">\n<channel>\n' +
+      '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:content="http://purl.org/rss/1.0/modules/content/">\n<channel>\n' +
       `<title>${escapeXml(site.title)}</title>\n` +
       `<link>${escapeXml(absoluteUrl(siteUrl, '/'))}</link>\n` +
       `<description>${escapeXml(excerpt(site.welcome.text))}</description>\n` +

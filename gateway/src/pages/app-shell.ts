@@ -39,12 +39,14 @@ export class AppShell {
       attr('og:description', meta.description),
       attr('og:url', meta.url),
       meta.image ? attr('og:image', meta.image) : '',
+      meta.image && meta.imageAlt ? attr('og:image:alt', meta.imageAlt) : '',
       meta.publishedTime ? attr('article:published_time', meta.publishedTime) : '',
       meta.modifiedTime ? attr('article:modified_time', meta.modifiedTime) : '',
       attr('twitter:card', meta.image ? 'summary_large_image' : 'summary', 'name'),
       attr('twitter:title', meta.name, 'name'),
       attr('twitter:description', meta.description, 'name'),
       meta.image ? attr('twitter:image', meta.image, 'name') : '',
+      meta.image && meta.imageAlt ? attr('twitter:image:alt', meta.imageAlt, 'name') : '',
     ].filter(Boolean);
     const description = attr('description', meta.description, 'name');
     // Functions as replacements: a `$` in a title must not be read as a pattern.

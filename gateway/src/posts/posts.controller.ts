@@ -1,8 +1,12 @@
-import { Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   Patterns,
   PostErrors,
   postListQuerySchema,
+  postPreviewSchema,
+  readOptionsFor,
+  type PostPreview,
+  type PostPreviewRequest,
   type PostListQuery,
   type PostListResult,
   type PostView,
@@ -45,7 +49,7 @@ export class PostsController {
   ): Promise<PostView[]> {
     const result = await this.services.call<PostListResult>('posts', Patterns.posts.list, {
       query,
-      options: { includeAllMedia: await this.auth.isAdmin(req) },
+      options: readOptionsFor(await this.auth.isAdmin(req)),
     });
     res.setHeader('X-Total-Count', String(result.total));
     return result.items;
@@ -55,7 +59,7 @@ export class PostsController {
   async bySlug(@Param('slug') slug: string, @Req() req: Request): Promise<PostView> {
     return this.services.call('posts', Patterns.posts.getBySlug, {
       slug,
-      options: { includeAllMedia: await this.auth.isAdmin(req) },
+      options: readOptionsFor(await this.auth.isAdmin(req)),
     });
   }
 
@@ -63,7 +67,7 @@ export class PostsController {
   async byId(@Param('id') id: string, @Req() req: Request): Promise<PostView> {
     return this.services.call('posts', Patterns.posts.get, {
       id: postId(id),
-      options: { includeAllMedia: await this.auth.isAdmin(req) },
+      options: readOptionsFor(await this.auth.isAdmin(req)),
     });
   }
 
@@ -72,6 +76,14 @@ export class PostsController {
   @HttpCode(201)
   create(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<PostView> {
     return this.writer.create(req, res);
+  }
+
+  /** The server's renderer on unsaved text, for the editor's Preview. */
+  @Post('posts/preview')
+  @AdminOnly()
+  @HttpCode(200)
+  preview(@Body(new ZodPipe(postPreviewSchema)) body: PostPreviewRequest): Promise<PostPreview> {
+    return this.services.call('posts', Patterns.posts.preview, body);
   }
 
   @Put('posts/:id')

@@ -1,4 +1,6 @@
-/** Media rules a reader's page needs too: order and YouTube links (SPEC.md §3, §5, §9). */
+/** Media rules a reader's page needs too: order, YouTube links and picture sources (SPEC.md §3, §5, §9). */
+import type { VariantView } from './media-jobs.js';
+import type { MediaItemView } from './posts.js';
 
 /** Missing order sorts last (SPEC.md §9). */
 export const MISSING_ORDER = 999;
@@ -63,5 +65,38 @@ export function parseYoutubeUrl(input: string): YoutubeVideo | null {
     embedUrl: youtubeEmbedUrl(videoId),
     thumbnailUrl: youtubeThumbnailUrl(videoId),
     isShorts,
+  };
+}
+
+export interface PictureSources {
+  avif: string;
+  webp: string;
+  fallback: string;
+  fallbackSrc: string;
+  width: number | null;
+  height: number | null;
+}
+
+const srcset = (variants: VariantView[]) => variants.map((v) => `${v.path} ${v.width}w`).join(', ');
+
+/**
+ * srcsets per format (the carousel's <picture> and the server's inline media alike) from the processed variants: AVIF and WebP for browsers that take them,
+ * the original's format as the fallback. The fallback src is its 800 px (or nearest) width.
+ */
+export function pictureSources(
+  item: Pick<MediaItemView, 'path' | 'variants' | 'width' | 'height'>,
+): PictureSources {
+  const variants = [...(item.variants ?? [])].sort((a, b) => a.width - b.width);
+  const of = (format: string) => variants.filter((v) => v.format === format);
+  const fallback = variants.filter((v) => v.format !== 'avif' && v.format !== 'webp');
+  const largest = variants.at(-1);
+  const middle = fallback.find((v) => v.width >= 800) ?? fallback.at(-1);
+  return {
+    avif: srcset(of('avif')),
+    webp: srcset(of('webp')),
+    fallback: srcset(fallback),
+    fallbackSrc: middle?.path ?? item.path ?? '',
+    width: item.width ?? largest?.width ?? null,
+    height: item.height ?? largest?.height ?? null,
   };
 }

@@ -18,6 +18,23 @@ export const PostErrors = {
   mediaNotFailed: 'Only a failed media item can be retried',
 } as const;
 
+/**
+ * What a post's author chose: visible (`published`) or the admin's alone (`draft`). A
+ * published post dated ahead is `scheduled` until that minute: the queries decide, so nothing
+ * has to wake up at publish time.
+ */
+export const POST_STATUSES = ['published', 'draft'] as const;
+export type PostStatus = (typeof POST_STATUSES)[number];
+/** What the post view reports: the stored status, with `scheduled` for a published post dated ahead. */
+export type PostVisibility = PostStatus | 'scheduled';
+export const POST_STATUS_FILTERS = ['all', 'published', 'scheduled', 'draft'] as const;
+export type PostStatusFilter = (typeof POST_STATUS_FILTERS)[number];
+
+export const MEDIA_ALT_MAX = 300;
+export const MEDIA_CAPTION_MAX = 500;
+/** A new item's client reference (`media:REF` in the text before the item has an id). */
+export const MEDIA_REF_PATTERN = /^[A-Za-z0-9_-]{1,40}$/;
+
 /** Lowercase ASCII words joined by hyphens; accents dropped ("Crème brûlée!" → "creme-brulee"). */
 export function slugify(text: string): string {
   const slug = text
@@ -73,6 +90,8 @@ export interface ImageItem {
   status: MediaStatus;
   /** srcset entries (WebP, AVIF and the original's format at a few widths), once processed. */
   variants: VariantView[];
+  alt: string | null;
+  caption: string | null;
 }
 
 export interface VideoItem {
@@ -101,6 +120,8 @@ export interface MainMedia {
   url?: string;
   thumbnailUrl?: string;
   embedUrl?: string;
+  /** Images and videos: the author's alt text (share tags' og:image:alt). */
+  alt?: string | null;
 }
 
 /** One item of the post's ordered media list (the unified form the admin edits). */
@@ -127,12 +148,22 @@ export interface MediaItemView {
   duration?: number | null;
   variants?: VariantView[];
   error?: string | null;
+  /** Images and videos: the text a screen reader says, and the line shown under the picture. */
+  alt?: string | null;
+  caption?: string | null;
 }
 
 export interface PostView {
   id: number;
   title: string;
+  /** The Markdown source, as the author wrote it. */
   content: string;
+  /** The content rendered on save and sanitised: the only HTML a page shows. */
+  contentHtml: string;
+  /** The content as plain text, at most EXCERPT_MAX characters (previews, share descriptions). */
+  excerpt: string;
+  readingMinutes: number;
+  status: PostVisibility;
   slug: string;
   category: string;
   submenu: string;
@@ -185,6 +216,10 @@ export const postListQuerySchema = z.object({
     .string()
     .max(SEARCH_QUERY_MAX, `search must be at most ${SEARCH_QUERY_MAX} characters`)
     .optional(),
+  /** Admins only: a visitor's answer never holds a draft or a scheduled post, whatever this says. */
+  status: z
+    .enum(POST_STATUS_FILTERS, { error: `status must be one of ${POST_STATUS_FILTERS.join(', ')}` })
+    .default('all'),
   page: pageParam(1, 100_000, 'page'),
   limit: pageParam(POSTS_PAGE_DEFAULT, POSTS_PAGE_MAX, 'limit'),
 });
@@ -238,7 +273,34 @@ export interface PostUpdateCommand extends PostWriteCommand {
 export interface PostReadOptions {
   /** Admins see every media item with its status; visitors only ready ones. */
   includeAllMedia?: boolean;
+  /** Admins see drafts and scheduled posts; visitors only what is published by now. */
+  includeUnpublished?: boolean;
 }
+
+/** What an admin's read may see: everything. A visitor's: published posts dated by now, ready media. */
+export function readOptionsFor(isAdmin: boolean): PostReadOptions {
+  return { includeAllMedia: isAdmin, includeUnpublished: isAdmin };
+}
+
+/** POST /api/posts/preview (admin): the server's renderer on unsaved text. */
+export const postPreviewSchema = z.object({
+  content: z
+    .string({ error: 'content is required' })
+    .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`),
+  /** The post being edited: its media render in place; other references show as placeholders. */
+  postId: z.number().int().positive().optional(),
+});
+export type PostPreviewRequest = z.infer<typeof postPreviewSchema>;
+
+export interface PostPreview {
+  html: string;
+  excerpt: string;
+  words: number;
+  readingMinutes: number;
+}
+
+/** Longest plain-text excerpt a post view carries (cards cut it to 200, the admin list to 100). */
+export const EXCERPT_MAX = 300;
 
 const jsonField = <S extends z.ZodType>(field: string, schema: S) =>
   z
@@ -267,6 +329,13 @@ const finite = z.number().finite();
 const order = z.coerce.number().finite().optional();
 const mediaType = z.enum(['image', 'video', 'youtube']);
 
+const alt = z.string().trim().max(MEDIA_ALT_MAX, `alt must be at most ${MEDIA_ALT_MAX} characters`).optional();
+const caption = z
+  .string()
+  .trim()
+  .max(MEDIA_CAPTION_MAX, `caption must be at most ${MEDIA_CAPTION_MAX} characters`)
+  .optional();
+
 export const existingFileSchema = z.object({
   path: z.string().optional(),
   type: mediaType.optional(),
@@ -274,6 +343,8 @@ export const existingFileSchema = z.object({
   url: z.string().optional(),
   title: z.string().optional(),
   order,
+  alt,
+  caption,
 });
 
 export const unifiedMediaSchema = z.object({
@@ -286,6 +357,10 @@ export const unifiedMediaSchema = z.object({
   /** Which uploaded file (index in upload order) a new item is. */
   fileIndex: z.number().int().min(0).optional(),
   isNew: z.boolean().optional(),
+  alt,
+  caption,
+  /** A new item's reference in the text (`![alt](media:REF)`), replaced by the item's id on save. */
+  ref: z.string().regex(MEDIA_REF_PATTERN, 'ref must be 1 to 40 letters, digits, - or _').optional(),
 });
 export type UnifiedMediaInput = z.infer<typeof unifiedMediaSchema>;
 
@@ -311,6 +386,9 @@ export const postFormSchema = z.object({
   submenu1: z.string().optional(),
   submenu2: z.string().optional(),
   tags: z.string().optional(),
+  status: z
+    .enum(POST_STATUSES, { error: `status must be one of ${POST_STATUSES.join(', ')}` })
+    .default('published'),
   imageSettings: jsonField('imageSettings', z.record(z.string(), z.unknown())),
   cropSettings: jsonField(
     'cropSettings',

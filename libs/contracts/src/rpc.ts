@@ -14,6 +14,8 @@ export const Patterns = {
     create: 'posts.create',
     update: 'posts.update',
     delete: 'posts.delete',
+    /** The renderer on unsaved text (the admin's Preview): the HTML visitors would get. */
+    preview: 'posts.preview',
     /** Which of these storage keys a post references (cleanup after an unclear failure). */
     referencedKeys: 'posts.referencedKeys',
     site: 'posts.site',

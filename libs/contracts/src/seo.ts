@@ -26,6 +26,8 @@ export interface PageMeta {
   type: 'website' | 'article';
   /** Absolute URL of the picture shown in link previews, if the page has one. */
   image: string | null;
+  /** The picture's alt text, when its author wrote one. */
+  imageAlt?: string | null;
   /** Pages search engines should leave out: sign-in, admin, placeholders, not found. */
   noindex: boolean;
   /** Posts: ISO date-times. */
@@ -144,9 +146,10 @@ export function routePage(site: SiteConfig, siteUrl: string, rawPath: string): P
 export function postPageMeta(site: SiteConfig, siteUrl: string, post: PostView): PageMeta {
   const image = mainImageUrl(siteUrl, post.mainMedia);
   return {
-    ...meta(site, siteUrl, post.url ?? `/post/${post.id}`, post.title, post.content),
+    ...meta(site, siteUrl, post.url ?? `/post/${post.id}`, post.title, post.excerpt),
     type: 'article',
     image,
+    imageAlt: image ? (post.mainMedia?.alt ?? null) : null,
     publishedTime: post.created_at,
     modifiedTime: post.updated_at,
   };

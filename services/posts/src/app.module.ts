@@ -7,10 +7,13 @@ import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPre
 import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaProcessing.js';
 import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
 import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
+import { PostContent1764200000000 } from './migrations/1764200000000-PostContent.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
 import { PostsService } from './posts/posts.service.js';
+import { ContentService } from './content/content.service.js';
+import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { SITE_CONFIG, STORAGE } from './tokens.js';
 
@@ -32,6 +35,7 @@ export class PostsModule {
             MediaProcessing1763830000000,
             TypoSearchWords1763840000000,
             MediaAttempts1764000000000,
+            PostContent1764200000000,
           ],
         }),
       ],
@@ -40,6 +44,8 @@ export class PostsModule {
         { provide: SITE_CONFIG, useValue: deps.site },
         { provide: STORAGE, useValue: deps.storage },
         PostsService,
+        SearchService,
+        ContentService,
       ],
     };
   }

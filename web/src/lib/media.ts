@@ -1,5 +1,4 @@
 import { byOrder, parseYoutubeUrl, youtubeEmbedUrl, youtubeThumbnailUrl } from '@blog/contracts/media-view';
-import type { VariantView } from '@blog/contracts/media-jobs';
 import type { MediaItemView } from '@blog/contracts/posts';
 
 /** Files that are part of the site's frame, never a post's media (SPEC.md §5 carousel rule). */
@@ -32,35 +31,4 @@ export function youtubeSources(item: MediaItemView): { embedUrl: string; thumbna
   return null;
 }
 
-export interface PictureSources {
-  avif: string;
-  webp: string;
-  fallback: string;
-  fallbackSrc: string;
-  width: number | null;
-  height: number | null;
-}
-
-const srcset = (variants: VariantView[]) => variants.map((v) => `${v.path} ${v.width}w`).join(', ');
-
-/**
- * srcsets per format from the processed variants: AVIF and WebP for browsers that take them,
- * the original's format as the fallback. The fallback src is its 800 px (or nearest) width.
- */
-export function pictureSources(
-  item: Pick<MediaItemView, 'path' | 'variants' | 'width' | 'height'>,
-): PictureSources {
-  const variants = [...(item.variants ?? [])].sort((a, b) => a.width - b.width);
-  const of = (format: string) => variants.filter((v) => v.format === format);
-  const fallback = variants.filter((v) => v.format !== 'avif' && v.format !== 'webp');
-  const largest = variants.at(-1);
-  const middle = fallback.find((v) => v.width >= 800) ?? fallback.at(-1);
-  return {
-    avif: srcset(of('avif')),
-    webp: srcset(of('webp')),
-    fallback: srcset(fallback),
-    fallbackSrc: middle?.path ?? item.path ?? '',
-    width: item.width ?? largest?.width ?? null,
-    height: item.height ?? largest?.height ?? null,
-  };
-}
+export { pictureSources, type PictureSources } from '@blog/contracts/media-view';

@@ -35,7 +35,7 @@ export function toDigestPost(post: PostView, siteUrl: string): DigestPost {
     title: post.title,
     url: postLink(siteUrl, post),
     image: mainImageUrl(siteUrl, post.mainMedia),
-    excerpt: excerpt(post.content),
+    excerpt: excerpt(post.excerpt),
     created_at: post.created_at,
   };
 }

@@ -49,6 +49,14 @@ export class MediaItem {
   @Column({ type: 'text', nullable: true })
   title!: string | null;
 
+  /** What a screen reader says for the image (or video). */
+  @Column({ type: 'varchar', length: 300, nullable: true })
+  alt!: string | null;
+
+  /** The line shown under the picture. */
+  @Column({ type: 'varchar', length: 500, nullable: true })
+  caption!: string | null;
+
   @Column({ name: 'crop_x', type: 'double precision', nullable: true })
   cropX!: number | null;
 

@@ -9,10 +9,18 @@ import {
 } from '@blog/contracts';
 import type { MediaItem } from './media-item.entity.js';
 
-export type PlannedItem =
+/** What the form says of an item besides its file: alt text, caption, and a new item's reference in the text. */
+export interface ItemDetails {
+  alt?: string;
+  caption?: string;
+  ref?: string;
+}
+
+export type PlannedItem = (
   | { kind: 'existing'; item: MediaItem; title?: string }
   | { kind: 'file'; file: UploadedFile }
-  | { kind: 'youtube'; video: YoutubeVideo; title?: string };
+  | { kind: 'youtube'; video: YoutubeVideo; title?: string }
+) & { details?: ItemDetails };
 
 export interface MediaPlan {
   /** The post's media in their final order (index = position). */
@@ -50,43 +58,47 @@ export function planMedia(form: PostForm, files: UploadedFile[], existing: Media
   const usedFiles = new Set<number>();
   const items: PlannedItem[] = [];
 
-  const addExistingPath = (path: string, where: string) => {
+  const addExistingPath = (path: string, where: string, details?: ItemDetails) => {
     const item = existingByKey.get(keyFromUploadsPath(path));
     if (!item) throw new MediaPlanError(`${where}: unknown file "${path}"`);
-    items.push({ kind: 'existing', item });
+    items.push({ kind: 'existing', item, details });
   };
-  const addYoutube = (url: string, title: string | undefined, where: string) => {
+  const addYoutube = (url: string, title: string | undefined, where: string, details?: ItemDetails) => {
     if (!url.trim()) return; // a blank URL is ignored (SPEC.md §5)
     const video = youtube(url, where);
     const known = existingByVideo.get(video.videoId);
-    items.push(known ? { kind: 'existing', item: known, title } : { kind: 'youtube', video, title });
+    items.push(
+      known ? { kind: 'existing', item: known, title, details } : { kind: 'youtube', video, title, details },
+    );
   };
-  const addFile = (index: number) => {
+  const addFile = (index: number, details?: ItemDetails) => {
     usedFiles.add(index);
-    items.push({ kind: 'file', file: files[index]! });
+    items.push({ kind: 'file', file: files[index]!, details });
   };
 
   if (form.unifiedMedia && form.unifiedMedia.length > 0) {
     [...form.unifiedMedia].sort(byOrder).forEach((entry, i) => {
       const where = `unifiedMedia[${i}]`;
-      if (entry.type === 'youtube') return addYoutube(entry.url ?? '', entry.title, where);
+      const details: ItemDetails = { alt: entry.alt, caption: entry.caption, ref: entry.ref };
+      if (entry.type === 'youtube') return addYoutube(entry.url ?? '', entry.title, where, details);
       if (entry.fileIndex !== undefined) {
         if (entry.fileIndex >= files.length || usedFiles.has(entry.fileIndex)) {
           throw new MediaPlanError(`${where}: no uploaded file ${entry.fileIndex}`);
         }
-        return addFile(entry.fileIndex);
+        return addFile(entry.fileIndex, details);
       }
-      if (entry.path && !entry.isNew) return addExistingPath(entry.path, where);
+      if (entry.path && !entry.isNew) return addExistingPath(entry.path, where, details);
       const byName = files.findIndex((f, index) => !usedFiles.has(index) && f.name === entry.name);
-      if (byName >= 0) return addFile(byName);
+      if (byName >= 0) return addFile(byName, details);
       throw new MediaPlanError(`${where}: neither a known file nor an uploaded one`);
     });
   } else {
     [...(form.existingFiles ?? [])].sort(byOrder).forEach((entry, i) => {
       const where = `existingFiles[${i}]`;
+      const details: ItemDetails = { alt: entry.alt, caption: entry.caption };
       if (entry.type === 'youtube' || (!entry.path && entry.url))
-        return addYoutube(entry.url ?? '', entry.title, where);
-      if (entry.path) addExistingPath(entry.path, where);
+        return addYoutube(entry.url ?? '', entry.title, where, details);
+      if (entry.path) addExistingPath(entry.path, where, details);
     });
   }
   files.forEach((_file, index) => {

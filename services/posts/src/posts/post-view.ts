@@ -6,6 +6,7 @@ import {
   type MainMedia,
   type MediaItemView,
   type PostView,
+  type PostVisibility,
   type SiteConfig,
   type VariantView,
 } from '@blog/contracts';
@@ -50,7 +51,15 @@ export function toMediaView(item: MediaItem, index: number): MediaItemView {
     ...(item.type === 'video' ? { duration: item.durationSeconds } : {}),
     variants: variantViews(item),
     error: item.error,
+    alt: item.alt,
+    caption: item.caption,
   };
+}
+
+/** What a reader is told of a post's state: a published post dated ahead is scheduled. */
+export function visibilityOf(post: Pick<Post, 'status' | 'createdAt'>, now = Date.now()): PostVisibility {
+  if (post.status === 'draft') return 'draft';
+  return post.createdAt.getTime() > now ? 'scheduled' : 'published';
 }
 
 function mainMediaOf(first: MediaItemView | undefined): MainMedia | null {
@@ -59,8 +68,8 @@ function mainMediaOf(first: MediaItemView | undefined): MainMedia | null {
     return { type: 'youtube', url: first.url, thumbnailUrl: first.thumbnailUrl, embedUrl: first.embedUrl };
   }
   if (first.type === 'video')
-    return { type: 'video', path: first.path, thumbnailPath: first.thumbnailPath ?? null };
-  return { type: 'image', path: first.croppedPreviewPath ?? first.path };
+    return { type: 'video', path: first.path, thumbnailPath: first.thumbnailPath ?? null, alt: first.alt ?? null };
+  return { type: 'image', path: first.croppedPreviewPath ?? first.path, alt: first.alt ?? null };
 }
 
 /**
@@ -83,6 +92,10 @@ export function toPostView(
     id: post.id,
     title: post.title,
     content: post.content,
+    contentHtml: post.contentHtml,
+    excerpt: post.excerpt,
+    readingMinutes: post.readingMinutes,
+    status: visibilityOf(post),
     slug: post.slug,
     category: post.category,
     submenu,
@@ -107,6 +120,8 @@ export function toPostView(
         height: v.height ?? null,
         status: v.status,
         variants: v.variants ?? [],
+        alt: v.alt ?? null,
+        caption: v.caption ?? null,
       })),
     videos: views
       .filter((v) => v.type === 'video')

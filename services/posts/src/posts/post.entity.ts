@@ -1,3 +1,4 @@
+import type { PostStatus } from '@blog/contracts';
 import { Column, Entity, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
 import { MediaItem } from './media-item.entity.js';
 
@@ -11,6 +12,24 @@ export class Post {
 
   @Column({ type: 'text', default: '' })
   content!: string;
+
+  /** `content` rendered on save (sanitised). */
+  @Column({ name: 'content_html', type: 'text', default: '' })
+  contentHtml!: string;
+
+  /** `content` as plain text: search indexes it; never sent (the excerpt is). */
+  @Column({ name: 'content_text', type: 'text', default: '', select: false })
+  contentText!: string;
+
+  @Column({ type: 'varchar', length: 400, default: '' })
+  excerpt!: string;
+
+  @Column({ name: 'reading_minutes', type: 'int', default: 0 })
+  readingMinutes!: number;
+
+  /** draft or published; a published post dated ahead is scheduled (decided in the queries). */
+  @Column({ type: 'varchar', length: 16, default: 'published' })
+  status!: PostStatus;
 
   @Column({ type: 'varchar', length: 120 })
   slug!: string;

@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   Patterns,
   postListQuerySchema,
+  postPreviewSchema,
   postUrlsQuerySchema,
   type PostReadOptions,
   type PostUpdateCommand,
@@ -11,9 +12,12 @@ import {
 } from '@blog/contracts';
 import { parseOrThrow } from '@blog/server-kit';
 import { z } from 'zod';
+import { ContentService } from '../content/content.service.js';
 import { PostsService } from './posts.service.js';
 
-const readOptions = z.object({ includeAllMedia: z.boolean().optional() }).default({});
+const readOptions = z
+  .object({ includeAllMedia: z.boolean().optional(), includeUnpublished: z.boolean().optional() })
+  .default({});
 const idSchema = z.coerce
   .number({ error: 'id must be a number' })
   .int()
@@ -75,7 +79,10 @@ const mediaResult = z.discriminatedUnion('status', [
 /** Message handlers: validate the envelope, hand over to the service. */
 @Controller()
 export class PostsController {
-  constructor(private readonly posts: PostsService) {}
+  constructor(
+    private readonly posts: PostsService,
+    private readonly content: ContentService,
+  ) {}
 
   @MessagePattern(Patterns.posts.list)
   list(@Payload() { data }: RpcEnvelope<{ query: unknown; options?: PostReadOptions }>) {
@@ -112,6 +119,11 @@ export class PostsController {
   update(@Payload() { data }: RpcEnvelope<PostUpdateCommand>) {
     const command = parseOrThrow(writeSchema.extend({ id: idSchema }), data);
     return this.posts.update(command);
+  }
+
+  @MessagePattern(Patterns.posts.preview)
+  preview(@Payload() { data }: RpcEnvelope<unknown>) {
+    return this.content.preview(parseOrThrow(postPreviewSchema, data ?? {}));
   }
 
   @MessagePattern(Patterns.posts.delete)

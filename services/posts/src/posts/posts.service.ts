@@ -6,6 +6,7 @@ import {
   findEntry,
   findSubcategory,
   PostErrors,
+  readOptionsFor,
   reservedSegments,
   slugify,
   type PostListQuery,
@@ -31,14 +32,30 @@ import { MediaItem } from './media-item.entity.js';
 import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
 import { parsePostForm, type ParsedPostForm } from './post-form.js';
-import { toPostView } from './post-view.js';
-import { toPrefixTsquery, toTypoWords } from './search-query.js';
+import { toPostView, visibilityOf } from './post-view.js';
+import { ContentService } from '../content/content.service.js';
+import { SearchService } from '../search/search.service.js';
 
 const UNIQUE_VIOLATION = '23505';
-/** Relevance ranks at most this many of the newest matches, so a common word stays fast. */
-const SEARCH_CANDIDATES = 1000;
-/** Trigram similarity from which a known word counts as what a typo meant: "helmte" and "helmet" score 0.4. */
-const TYPO_SIMILARITY = 0.4;
+/** Who sees what (SPEC.md §6 plus drafts): a visitor sees published posts dated by now. */
+const VISIBLE_TO_GUESTS = `status = 'published' AND created_at <= now()`;
+const STATUS_CONDITIONS = {
+  visible: `p.status = 'published' AND p.created_at <= now()`,
+  published: `p.status = 'published' AND p.created_at <= now()`,
+  scheduled: `p.status = 'published' AND p.created_at > now()`,
+  draft: `p.status = 'draft'`,
+} as const;
+/** What the service's own answers to the admin's writes show: every item and status. */
+const ADMIN_READ = readOptionsFor(true);
+
+/** New items' references in the text (`media:REF`) → the ids their rows got. */
+function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
+  const refs = new Map<string, string>();
+  plan.items.forEach((planned, i) => {
+    if (planned.details?.ref) refs.set(planned.details.ref, rows[i]!.id);
+  });
+  return refs;
+}
 
 /** Every storage key an item owns: the upload and what processing derived from it. */
 export function keysOf(item: MediaItem): string[] {
@@ -76,15 +93,20 @@ export class PostsService {
     @InjectDataSource() private readonly db: DataSource,
     @Inject(SITE_CONFIG) private readonly site: SiteConfig,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
+    private readonly searcher: SearchService,
+    private readonly content: ContentService,
   ) {
     this.reserved = reservedSegments(site);
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
-    const filtered = this.filteredQuery(query);
+    const filtered = this.filteredQuery(query, options);
     if (!filtered) return { items: [], total: 0 };
     const search = query.search?.trim();
-    if (search) return this.search(filtered, search, query, options);
+    if (search) {
+      const found = await this.searcher.search(filtered, search, query);
+      return { items: await this.viewsInOrder(found.ids, options), total: found.total };
+    }
     const total = await filtered.clone().getCount();
     const posts = await filtered
       .orderBy('p.created_at', 'DESC')
@@ -96,14 +118,17 @@ export class PostsService {
   }
 
   async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
-    const post = await this.db.getRepository(Post).findOneBy({ id });
-    if (!post) throw RpcError.notFound(PostErrors.notFound);
-    return (await this.views([post], options))[0]!;
+    return this.one(await this.db.getRepository(Post).findOneBy({ id }), options);
   }
 
   async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
-    const post = await this.db.getRepository(Post).findOneBy({ slug: slug.toLowerCase() });
-    if (!post) throw RpcError.notFound(PostErrors.notFound);
+    return this.one(await this.db.getRepository(Post).findOneBy({ slug: slug.toLowerCase() }), options);
+  }
+
+  /** A draft, or a post scheduled for later, does not exist for a visitor. */
+  private async one(post: Post | null, options: PostReadOptions): Promise<PostView> {
+    if (!post || (!options.includeUnpublished && visibilityOf(post) !== 'published'))
+      throw RpcError.notFound(PostErrors.notFound);
     return (await this.views([post], options))[0]!;
   }
 
@@ -114,7 +139,7 @@ export class PostsService {
         ? []
         : await this.db.query(
             `SELECT id, slug, category, submenu1, submenu2, updated_at AS "updatedAt"
-             FROM posts.posts WHERE id > $1 ORDER BY id OFFSET $2 LIMIT $3`,
+             FROM posts.posts WHERE id > $1 AND ${VISIBLE_TO_GUESTS} ORDER BY id OFFSET $2 LIMIT $3`,
             [query.afterId, query.offset, query.limit],
           );
     const result: PostUrlsResult = {
@@ -125,7 +150,9 @@ export class PostsService {
       lastId: rows.at(-1)?.id ?? null,
     };
     if (query.count) {
-      const counted: { total: string }[] = await this.db.query(`SELECT count(*) AS total FROM posts.posts`);
+      const counted: { total: string }[] = await this.db.query(
+        `SELECT count(*) AS total FROM posts.posts WHERE ${VISIBLE_TO_GUESTS}`,
+      );
       result.total = Number(counted[0]!.total);
     }
     return result;
@@ -134,16 +161,18 @@ export class PostsService {
   async create(command: PostWriteCommand): Promise<PostView> {
     const parsed = parsePostForm(command.fields, this.site);
     const plan = this.plan(parsed, command, []);
+    const rows = this.mediaRows(plan, parsed);
     const insert = async (manager: EntityManager) => {
       const saved = await manager.save(
         manager.create(Post, {
           ...this.postFields(parsed),
+          ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
           slug: await this.uniqueSlug(manager, parsed.form.title),
           updatedAt: new Date(),
         }),
         { transaction: false }, // the caller decides: one statement, or our own transaction
       );
-      const rows = this.mediaRows(saved.id, plan, parsed);
+      for (const row of rows) row.postId = saved.id;
       return { post: saved, media: rows.length ? await manager.save(rows) : [] };
     };
     // A post without media is one INSERT (atomic by itself; the unique index guards the slug).
@@ -164,14 +193,20 @@ export class PostsService {
       if (!post) throw RpcError.notFound(PostErrors.notFound);
       const existing = await manager.findBy(MediaItem, { postId: post.id });
       const plan = this.plan(parsed, command, existing);
-      manager.merge(Post, post, { ...this.postFields(parsed), updatedAt: new Date() });
+      const rows = this.mediaRows(plan, parsed);
+      for (const row of rows) row.postId = post.id;
+      manager.merge(Post, post, {
+        ...this.postFields(parsed),
+        ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
+        updatedAt: new Date(),
+      });
       await manager.save(post);
       if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
-      await manager.save(this.mediaRows(post.id, plan, parsed));
+      await manager.save(rows);
       return plan.removed;
     });
     await this.deleteFiles(removed.flatMap(keysOf));
-    return this.get(command.id, { includeAllMedia: true });
+    return this.get(command.id, ADMIN_READ);
   }
 
   async delete(id: number): Promise<{ deleted: true }> {
@@ -257,6 +292,10 @@ export class PostsService {
    */
   async applyMediaResult(result: MediaResult): Promise<{ applied: boolean }> {
     const replaced = await this.db.transaction(async (manager) => {
+      // The post's row first, then the item's: the order every write takes, so none deadlock.
+      const owner = await manager.findOne(MediaItem, { where: { id: result.id }, select: { postId: true } });
+      if (!owner) return null;
+      await manager.findOne(Post, { where: { id: owner.postId }, lock: { mode: 'pessimistic_write' } });
       const item = await manager.findOne(MediaItem, {
         where: { id: result.id },
         lock: { mode: 'pessimistic_write' },
@@ -292,6 +331,7 @@ export class PostsService {
       // Ended: a later re-crop or an admin's retry starts counting runs afresh.
       item.processingAttempts = 0;
       await manager.save(item);
+      await this.content.refreshFor(manager, item);
       const now = new Set(keysOf(item));
       return before.filter((key) => !now.has(key));
     });
@@ -321,7 +361,7 @@ export class PostsService {
       });
       await manager.save(item);
     });
-    return this.get(postId, { includeAllMedia: true });
+    return this.get(postId, ADMIN_READ);
   }
 
   private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
@@ -336,7 +376,7 @@ export class PostsService {
   private postFields({ form, placement, tags, createdAt }: ParsedPostForm) {
     return {
       title: form.title,
-      content: form.content,
+      status: form.status,
       category: placement.category,
       submenu1: placement.submenu1,
       submenu2: placement.submenu2,
@@ -345,8 +385,8 @@ export class PostsService {
     };
   }
 
-  /** Rows for the planned list: positions from 0, crop settings on the main image. */
-  private mediaRows(postId: number, plan: MediaPlan, { form }: ParsedPostForm): MediaItem[] {
+  /** Rows for the planned list (the caller sets postId): positions from 0, crop settings on the main image. */
+  private mediaRows(plan: MediaPlan, { form }: ParsedPostForm): MediaItem[] {
     return plan.items.map((planned, position) => {
       const row = new MediaItem();
       if (planned.kind === 'existing') {
@@ -377,7 +417,12 @@ export class PostsService {
           title: planned.title?.trim() || null,
         });
       }
-      row.postId = postId;
+      // Alt text and caption: kept when the form does not send them, cleared when it sends ''.
+      const { alt, caption } = planned.details ?? {};
+      if (alt !== undefined) row.alt = alt || null;
+      else if (planned.kind !== 'existing') row.alt = null;
+      if (caption !== undefined) row.caption = caption || null;
+      else if (planned.kind !== 'existing') row.caption = null;
       row.position = position;
       if (position === plan.mainImageAt && form.cropSettings) {
         row.cropX = form.cropSettings.x;
@@ -429,8 +474,10 @@ export class PostsService {
     }
   }
 
-  private filteredQuery(query: PostListQuery): SelectQueryBuilder<Post> | null {
+  private filteredQuery(query: PostListQuery, options: PostReadOptions): SelectQueryBuilder<Post> | null {
     const qb = this.db.getRepository(Post).createQueryBuilder('p');
+    const status = options.includeUnpublished ? query.status : 'visible';
+    if (status !== 'all') qb.andWhere(STATUS_CONDITIONS[status]);
     if (query.category) {
       const category = findCategory(this.site, query.category);
       if (!category) return null;
@@ -450,119 +497,6 @@ export class PostsService {
     if (query.from) qb.andWhere('p.created_at >= :from', { from: query.from });
     if (query.to) qb.andWhere('p.created_at < :to', { to: endOfDay(query.to) });
     return qb;
-  }
-
-  /**
-   * Full text (weighted, stemmed, accents ignored, last word as prefix), ranked by relevance
-   * then recency; when that finds nothing, the typo fallback (typoCandidates). The cost is
-   * bounded for common words: relevance ranks the newest SEARCH_CANDIDATES matches, and the
-   * total counts at most that many (more matches than that report SEARCH_CANDIDATES).
-   */
-  private async search(
-    filtered: SelectQueryBuilder<Post>,
-    text: string,
-    query: PostListQuery,
-    options: PostReadOptions,
-  ): Promise<PostListResult> {
-    const tsquery = toPrefixTsquery(text);
-    if (tsquery) {
-      const [sql, params] = filtered
-        .clone()
-        .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery })
-        .select(['p.id AS id', 'p.created_at AS created_at', 'p.search AS search'])
-        .orderBy('p.created_at', 'DESC')
-        .limit(SEARCH_CANDIDATES)
-        .getQueryAndParameters();
-      const page = await this.rankedPage(
-        sql,
-        params,
-        `ts_rank_cd(c.search, to_tsquery('english', posts.f_unaccent($tsquery)))`,
-        { tsquery },
-        query,
-      );
-      if (page.total > 0) return { items: await this.viewsInOrder(page.ids, options), total: page.total };
-    }
-    const words = toTypoWords(text);
-    if (words.length === 0) return { items: [], total: 0 };
-    const [sql, params] = this.typoCandidates(filtered, words);
-    const page = await this.rankedPage(sql, params, 'c.score', {}, query);
-    return { items: await this.viewsInOrder(page.ids, options), total: page.total };
-  }
-
-  /**
-   * The typo fallback's candidates: the newest SEARCH_CANDIDATES posts whose title or tags
-   * hold, for every typed word that resembles a known word, that word or one close to it
-   * (trigram similarity at least TYPO_SIMILARITY, so "aquarim" finds "aquarium"). `score` adds
-   * up how close each post's words are. Typed words like nothing on the blog are left out.
-   * Known words come from search_words and their posts from post_words (see the
-   * TypoSearchWords migration), so without filters the posts table is not read at all.
-   */
-  private typoCandidates(filtered: SelectQueryBuilder<Post>, words: string[]): [string, unknown[]] {
-    const hasFilters = filtered.expressionMap.wheres.length > 0;
-    const [filteredSql, params] = filtered.clone().select('p.id').getQueryAndParameters();
-    params.push(words);
-    const typed = `$${params.length}`;
-    // One typed word: the newest candidates are among the newest of each of its fixes, read
-    // from the end of the index. Several must all match, so older posts may count: no cut.
-    const perWordLimit = words.length === 1 ? `LIMIT ${SEARCH_CANDIDATES}` : '';
-    return [
-      `WITH typed AS (
-         SELECT n, posts.f_unaccent(word) AS word FROM unnest(${typed}::text[]) WITH ORDINALITY AS t (word, n)
-       ), fixes AS (
-         SELECT t.n, v.word, posts.similarity(t.word, v.word) AS similarity
-         FROM typed t JOIN posts.search_words v ON t.word % v.word
-         WHERE posts.similarity(t.word, v.word) >= ${TYPO_SIMILARITY}
-       ), per_word AS (
-         SELECT w.post_id, w.created_at, f.n, max(f.similarity) AS similarity
-         FROM fixes f CROSS JOIN LATERAL (
-           SELECT post_id, created_at FROM posts.post_words
-           WHERE word = f.word ORDER BY created_at DESC ${perWordLimit}
-         ) w
-         GROUP BY w.post_id, w.created_at, f.n
-       )
-       SELECT post_id AS id, created_at, sum(similarity) AS score FROM per_word
-       WHERE ${hasFilters ? `post_id IN (${filteredSql})` : 'true'}
-       GROUP BY post_id, created_at
-       HAVING count(*) = (SELECT count(DISTINCT n) FROM fixes)
-       ORDER BY created_at DESC
-       LIMIT ${SEARCH_CANDIDATES}`,
-      params,
-    ];
-  }
-
-  /**
-   * Orders the candidates (`sql`: rows of id and created_at, the newest SEARCH_CANDIDATES
-   * matches) by `rank` (highest first, then newest) and returns one page of ids with the number
-   * of candidates as the total, in one query.
-   */
-  private async rankedPage(
-    sql: string,
-    candidateParams: unknown[],
-    rank: string,
-    rankParams: Record<string, string>,
-    query: PostListQuery,
-  ): Promise<{ ids: number[]; total: number }> {
-    const params = [...candidateParams];
-    let rankSql = rank;
-    for (const [name, value] of Object.entries(rankParams)) {
-      params.push(value);
-      rankSql = rankSql.replace(`$${name}`, `$${params.length}`);
-    }
-    params.push(query.limit, (query.page - 1) * query.limit);
-    const rows: { id: number; total: string }[] = await this.db.query(
-      `SELECT c.id, count(*) OVER () AS total FROM (${sql}) c
-       ORDER BY ${rankSql} DESC, c.created_at DESC, c.id DESC
-       LIMIT $${params.length - 1} OFFSET $${params.length}`,
-      params,
-    );
-    if (rows.length > 0) return { ids: rows.map((r) => r.id), total: Number(rows[0]!.total) };
-    if (query.page === 1) return { ids: [], total: 0 };
-    // A page past the end: count the candidates on their own.
-    const counted: { total: string }[] = await this.db.query(
-      `SELECT count(*) AS total FROM (${sql}) c`,
-      candidateParams,
-    );
-    return { ids: [], total: Number(counted[0]?.total ?? 0) };
   }
 
   private async viewsInOrder(ids: number[], options: PostReadOptions): Promise<PostView[]> {
