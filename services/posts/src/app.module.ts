@@ -17,6 +17,16 @@ import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { SITE_CONFIG, STORAGE } from './tokens.js';
 
+/** In the order they run (a test runs all but the last on old data, then the last). */
+export const POSTS_MIGRATIONS = [
+            CreatePosts1763810000000,
+            SlugPrefixIndex1763820000000,
+            MediaProcessing1763830000000,
+            TypoSearchWords1763840000000,
+            MediaAttempts1764000000000,
+            PostContent1764200000000,
+];
+
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
 @Module({})
 export class PostsModule {
@@ -29,14 +39,7 @@ export class PostsModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [Post, MediaItem],
-          migrations: [
-            CreatePosts1763810000000,
-            SlugPrefixIndex1763820000000,
-            MediaProcessing1763830000000,
-            TypoSearchWords1763840000000,
-            MediaAttempts1764000000000,
-            PostContent1764200000000,
-          ],
+          migrations: POSTS_MIGRATIONS,
         }),
       ],
       controllers: [PostsController, SiteController],

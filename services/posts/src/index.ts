@@ -17,3 +17,4 @@ export async function startPostsService(config: PostsConfig, env: NodeJS.Process
     logLevel: config.LOG_LEVEL,
   });
 }
+export { POSTS_MIGRATIONS } from './app.module.js';

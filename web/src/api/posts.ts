@@ -1,4 +1,4 @@
-import type { PostView } from '@blog/contracts';
+import type { PostStatusFilter, PostView } from '@blog/contracts';
 import type { ApiClient, Page } from './client';
 
 /** Filters of GET /api/posts; every one runs in the database (README "Posts API"). */
@@ -12,6 +12,8 @@ export interface PostQuery {
   to?: string;
   page?: number;
   limit?: number;
+  /** The admin's filter; a visitor only ever gets published posts. */
+  status?: PostStatusFilter;
 }
 
 export function postQueryString(query: PostQuery): string {

@@ -46,7 +46,7 @@ export function PostCard({ post, variant, eager = false, headingLevel: Heading =
             <span className="badge badge-muted">{submenu}</span>
           )}
         </p>
-        {post.content && <p className="post-preview">{preview(post.content)}</p>}
+        {post.excerpt && <p className="post-preview">{preview(post.excerpt)}</p>}
         {variant === 'search' && post.tags.length > 0 && (
           <p className="tags">
             {post.tags.map((tag) => (

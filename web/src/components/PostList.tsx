@@ -28,7 +28,8 @@ export function PostList(props: PostListProps) {
   const api = useApi();
   const [page, setPage] = usePageParam();
   const state = useAsync(
-    (signal) => listPosts(api, { ...query, page, limit: pageSize }, signal),
+    // The public lists show what visitors see, also to a signed-in admin (drafts live in the dashboard).
+    (signal) => listPosts(api, { ...query, status: 'published', page, limit: pageSize }, signal),
     [api, postQueryString(query), page, pageSize],
   );
   const top = useRef<HTMLDivElement>(null);

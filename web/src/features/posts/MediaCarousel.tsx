@@ -27,7 +27,7 @@ function Slide({
     return (
       <MediaPicture
         item={item}
-        alt={item.name ? `${title}: ${item.name}` : label}
+        alt={item.alt || (item.name ? `${title}: ${item.name}` : label)}
         sizes="(max-width: 960px) 100vw, 928px"
         eager={index === 0}
       />
@@ -40,7 +40,7 @@ function Slide({
         preload={active ? 'metadata' : 'none'}
         poster={item.thumbnailPath ?? undefined}
         src={item.path}
-        aria-label={item.name ?? label}
+        aria-label={item.alt || (item.name ?? label)}
         width={item.width ?? undefined}
         height={item.height ?? undefined}
       />
@@ -159,6 +159,7 @@ export function MediaCarousel({ items, title }: { items: MediaItemView[]; title:
           </>
         )}
       </div>
+      {items[index]?.caption && <p className="carousel-caption">{items[index].caption}</p>}
       {count > 1 && (
         <div className="carousel-footer">
           <p className="carousel-counter" aria-live="polite">

@@ -12,6 +12,7 @@ import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
 import { MediaCarousel } from './MediaCarousel';
+import './post-content.css';
 
 /** A post's page at {section path}/{slug} (SPEC.md §2 Post detail). */
 export function PostPage({ slug }: { slug: string }) {
@@ -48,6 +49,18 @@ export function PostPage({ slug }: { slug: string }) {
   return <PostDetail post={post} />;
 }
 
+/** Only the admin reaches a draft or a post scheduled for later: say what visitors see. */
+function StatusBanner({ post }: { post: PostView }) {
+  return (
+    <p className="post-status-banner" role="note">
+      <strong>{post.status === 'draft' ? 'Draft' : 'Scheduled'}</strong>
+      {post.status === 'draft'
+        ? ' — a preview only you can see. Visitors get "page not found" until it is published.'
+        : ` — visitors see this post from ${formatDateTime(post.created_at)}.`}
+    </p>
+  );
+}
+
 function PostDetail({ post }: { post: PostView }) {
   const site = useSite();
   const { pathname } = useLocation();
@@ -60,6 +73,7 @@ function PostDetail({ post }: { post: PostView }) {
       <p className="back-link">
         <Link to="/">← Back to Home</Link>
       </p>
+      {post.status !== 'published' && <StatusBanner post={post} />}
       <header className="post-header">
         <h1>{post.title}</h1>
         <p className="post-meta">
@@ -94,7 +108,10 @@ function PostDetail({ post }: { post: PostView }) {
         )}
       </header>
       {media.length > 0 && <MediaCarousel items={media} title={post.title} />}
-      {post.content && <div className="post-content">{post.content}</div>}
+      {post.contentHtml && (
+        // Rendered and sanitised by the server when the post was saved (services/posts/src/content).
+        <div className="post-content" dangerouslySetInnerHTML={{ __html: post.contentHtml }} />
+      )}
       <footer className="post-footer">
         <p>Published {formatLongDate(post.created_at)}</p>
         <p>
