@@ -37,6 +37,8 @@ export interface NewPost {
   files?: { name: string; type: string; data: Buffer }[];
   youtubeUrls?: string[];
   cropSettings?: { x: number; y: number; scale: number };
+  /** Other form fields as sent (status, unifiedMedia with alt, caption and refs). */
+  fields?: Record<string, string>;
 }
 
 /** Creates a post through the real multipart API, as the admin form does (SPEC.md §7). */
@@ -51,6 +53,7 @@ export async function createPost(baseUrl: string, token: string, post: NewPost):
   if (post.date) form.set('date', post.date);
   if (post.youtubeUrls) form.set('youtubeUrls', JSON.stringify(post.youtubeUrls));
   if (post.cropSettings) form.set('cropSettings', JSON.stringify(post.cropSettings));
+  for (const [name, value] of Object.entries(post.fields ?? {})) form.set(name, value);
   for (const file of post.files ?? [])
     form.append('files', new Blob([new Uint8Array(file.data)], { type: file.type }), file.name);
   const response = await fetch(`${baseUrl}/api/posts`, {

@@ -114,8 +114,8 @@ describe('Markdown: CommonMark and GitHub samples', () => {
 
   it('renders task lists as disabled checkboxes', () => {
     expect(html('- [ ] todo\n- [x] done')).toBe(
-      '<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled /> todo</li>\n' +
-        '<li class="task-list-item"><input type="checkbox" disabled checked /> done</li>\n</ul>\n',
+      '<ul class="contains-task-list">\n<li class="task-list-item"><input type="checkbox" disabled aria-label="Not done" /> todo</li>\n' +
+        '<li class="task-list-item"><input type="checkbox" disabled checked aria-label="Done" /> done</li>\n</ul>\n',
     );
   });
 

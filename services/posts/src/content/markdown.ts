@@ -128,7 +128,8 @@ md.core.ruler.push('blog_blocks', (state) => {
         const checked = first.content[1] !== ' ';
         first.content = first.content.replace(TASK, '');
         const box = new state.Token('html_inline', '', 0);
-        box.content = `<input type="checkbox" disabled${checked ? ' checked' : ''}> `;
+        // Read-only, and named for screen readers (a form control needs a label).
+        box.content = `<input type="checkbox" disabled${checked ? ' checked aria-label="Done"' : ' aria-label="Not done"'}> `;
         token.children!.unshift(box);
         item.attrJoin('class', 'task-list-item');
         // The list that holds it, for styling without bullets.
@@ -249,7 +250,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
     source: ['type', 'srcset', 'sizes'],
     video: ['src', 'poster', 'controls', 'preload', 'playsinline', 'width', 'height', 'aria-label'],
     iframe: ['src', 'title', 'loading', 'allow', 'allowfullscreen', 'referrerpolicy'],
-    input: ['type', 'checked', 'disabled'],
+    input: ['type', 'checked', 'disabled', 'aria-label'],
     '*': ['class'],
   },
   allowedClasses: {
