@@ -8,6 +8,7 @@ import { benchWeb } from './web.mjs';
 import { benchSeo } from './seo.mjs';
 import { benchTopology } from './topology.mjs';
 import { benchFaults } from './faults.mjs';
+import { benchContent } from './content.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -19,6 +20,7 @@ const benches = {
   seo: benchSeo,
   topology: benchTopology,
   faults: benchFaults,
+  content: benchContent,
 };
 const only = process.argv.slice(2);
 const results = {};

@@ -10,11 +10,14 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export { freePort };
 
-/** Starts the launcher and resolves once /api/health answers 200, with the milliseconds it took. */
-export async function startStack({ dataDir, port, env = {} }) {
+/**
+ * Starts the launcher and resolves once /api/health answers 200, with the milliseconds it took.
+ * `root` runs another checkout's launcher (a revision to compare with).
+ */
+export async function startStack({ dataDir, port, env = {}, root = ROOT }) {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'scripts/start.mjs')], {
-    cwd: ROOT,
+  const child = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+    cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -68,13 +71,14 @@ export async function sequential(n, fn) {
  * A stack on a fresh data folder, with the URL of its embedded database so a bench can seed
  * it; stop() also removes the folder.
  */
-export async function startSeedableStack(name, env = {}) {
+export async function startSeedableStack(name, env = {}, root = ROOT) {
   const dataDir = await mkdtemp(join(tmpdir(), `blog-bench-${name}-`));
   const pgPort = await freePort();
   const stack = await startStack({
     dataDir,
     port: await freePort(),
     env: { ...env, PG_PORT: String(pgPort) },
+    root,
   });
   const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
   return {

@@ -13,6 +13,7 @@ import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
 import { PostsService } from './posts/posts.service.js';
 import { ContentService } from './content/content.service.js';
+import { MediaItemsService } from './media-items/media-items.service.js';
 import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { SITE_CONFIG, STORAGE } from './tokens.js';
@@ -49,6 +50,7 @@ export class PostsModule {
         PostsService,
         SearchService,
         ContentService,
+        MediaItemsService,
       ],
     };
   }

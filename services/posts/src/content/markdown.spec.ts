@@ -36,6 +36,7 @@ function executable(output: string): string[] {
 }
 
 function safeUrl(url: string): boolean {
+  // eslint-disable-next-line no-control-regex -- what a browser drops from a URL
   const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.replace(/[\u0000-\u0020]/g, ''))?.[1]?.toLowerCase();
   return scheme === undefined || ['http', 'https', 'mailto'].includes(scheme);
 }

@@ -44,6 +44,7 @@ const INLINE_SIZES = '(max-width: 960px) 100vw, 928px';
 const RESERVED_IDS = new Set(['root', 'main-content', 'main', 'preloaded-data', 'contact-form']);
 
 /** Control characters and white space a browser ignores inside a URL scheme ("java\tscript:"). */
+// eslint-disable-next-line no-control-regex -- exactly the characters a browser drops from a URL
 const URL_NOISE = /[\u0000-\u0020\u007f-\u009f]/g;
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 

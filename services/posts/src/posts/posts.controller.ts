@@ -13,6 +13,7 @@ import {
 import { parseOrThrow } from '@blog/server-kit';
 import { z } from 'zod';
 import { ContentService } from '../content/content.service.js';
+import { MediaItemsService } from '../media-items/media-items.service.js';
 import { PostsService } from './posts.service.js';
 
 const readOptions = z
@@ -82,6 +83,7 @@ export class PostsController {
   constructor(
     private readonly posts: PostsService,
     private readonly content: ContentService,
+    private readonly mediaItems: MediaItemsService,
   ) {}
 
   @MessagePattern(Patterns.posts.list)
@@ -133,33 +135,33 @@ export class PostsController {
 
   @MessagePattern(Patterns.posts.pendingMedia)
   pendingMedia(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.posts.pendingMedia(parseOrThrow(pendingQuery, data ?? {}));
+    return this.mediaItems.pending(parseOrThrow(pendingQuery, data ?? {}));
   }
 
   @MessagePattern(Patterns.posts.mediaResult)
   mediaResult(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.posts.applyMediaResult(parseOrThrow(mediaResult, data));
+    return this.mediaItems.applyResult(parseOrThrow(mediaResult, data));
   }
 
   @MessagePattern(Patterns.posts.retryMedia)
   retryMedia(@Payload() { data }: RpcEnvelope<{ id: unknown; itemId: unknown }>) {
     const { id, itemId } = parseOrThrow(retryQuery, data ?? {});
-    return this.posts.retryMedia(id, itemId);
+    return this.mediaItems.retry(id, itemId);
   }
 
   @MessagePattern(Patterns.posts.mediaRunStarted)
   mediaRunStarted(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.posts.startMediaRun(parseOrThrow(mediaRun, data));
+    return this.mediaItems.startRun(parseOrThrow(mediaRun, data));
   }
 
   @MessagePattern(Patterns.posts.mediaRunFailed)
   async mediaRunFailed(@Payload() { data }: RpcEnvelope<unknown>) {
-    await this.posts.failMediaRun(parseOrThrow(mediaRun, data));
+    await this.mediaItems.failRun(parseOrThrow(mediaRun, data));
     return { recorded: true };
   }
 
   @MessagePattern(Patterns.posts.referencedKeys)
   referencedKeys(@Payload() { data }: RpcEnvelope<{ keys: unknown }>) {
-    return this.posts.referencedKeys(parseOrThrow(z.array(z.string()).max(1000), data?.keys));
+    return this.mediaItems.referencedKeys(parseOrThrow(z.array(z.string()).max(1000), data?.keys));
   }
 }

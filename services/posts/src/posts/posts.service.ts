@@ -18,11 +18,6 @@ import {
   type PostView,
   type PostWriteCommand,
   type SiteConfig,
-  type MediaResult,
-  type MediaRun,
-  type MediaRunStarted,
-  type PendingMediaItem,
-  type PendingMediaQuery,
 } from '@blog/contracts';
 import { RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
@@ -34,6 +29,7 @@ import { Post } from './post.entity.js';
 import { parsePostForm, type ParsedPostForm } from './post-form.js';
 import { toPostView, visibilityOf } from './post-view.js';
 import { ContentService } from '../content/content.service.js';
+import { cropOf, deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { SearchService } from '../search/search.service.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -55,33 +51,6 @@ function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
     if (planned.details?.ref) refs.set(planned.details.ref, rows[i]!.id);
   });
   return refs;
-}
-
-/** Every storage key an item owns: the upload and what processing derived from it. */
-export function keysOf(item: MediaItem): string[] {
-  return [
-    ...new Set(
-      [
-        item.originalKey,
-        item.storageKey,
-        item.thumbnailKey,
-        item.croppedPreviewKey,
-        ...(item.variants ?? []).map((v) => v.key),
-      ].filter((k): k is string => !!k),
-    ),
-  ];
-}
-
-/** The crop the worker renders the preview from (images with crop settings). */
-function cropOf(item: MediaItem): { x: number; y: number; scale: number } | null {
-  return item.cropScale !== null && item.cropScale !== undefined
-    ? { x: item.cropX ?? 0, y: item.cropY ?? 0, scale: item.cropScale }
-    : null;
-}
-
-/** The files processing derived from the original (what a newer result replaces). */
-function derivedKeysOf(item: MediaItem): string[] {
-  return keysOf(item).filter((key) => key !== item.originalKey);
 }
 
 @Injectable()
@@ -205,7 +174,7 @@ export class PostsService {
       await manager.save(rows);
       return plan.removed;
     });
-    await this.deleteFiles(removed.flatMap(keysOf));
+    await deleteFiles(this.storage, removed.flatMap(keysOf), this.logger);
     return this.get(command.id, ADMIN_READ);
   }
 
@@ -216,152 +185,8 @@ export class PostsService {
       if (!result.affected) throw RpcError.notFound(PostErrors.notFound);
       return items;
     });
-    await this.deleteFiles(media.flatMap(keysOf));
+    await deleteFiles(this.storage, media.flatMap(keysOf), this.logger);
     return { deleted: true };
-  }
-
-  /** Which of `keys` some post still references (the gateway asks before cleaning up after a timeout). */
-  async referencedKeys(keys: string[]): Promise<string[]> {
-    if (keys.length === 0) return [];
-    const rows = await this.db.getRepository(MediaItem).find({
-      where: [
-        { originalKey: In(keys) },
-        { storageKey: In(keys) },
-        { thumbnailKey: In(keys) },
-        { croppedPreviewKey: In(keys) },
-      ],
-    });
-    const referenced = new Set(rows.flatMap(keysOf));
-    return keys.filter((key) => referenced.has(key));
-  }
-
-  /** Uploaded files still waiting for the media worker: by id, or pending for longer than N seconds. */
-  async pendingMedia(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
-    const qb = this.db
-      .getRepository(MediaItem)
-      .createQueryBuilder('m')
-      .where(`(m.status = 'pending' OR m.reprocess)`)
-      .andWhere('m.original_key IS NOT NULL')
-      .andWhere(`m.type IN ('image', 'video')`)
-      .orderBy('m.status_changed_at', 'ASC')
-      .limit(query.limit ?? 500);
-    if (query.ids) {
-      if (query.ids.length === 0) return [];
-      qb.andWhere('m.id IN (:...ids)', { ids: query.ids });
-    }
-    if (query.olderThanSeconds !== undefined)
-      qb.andWhere(`m.status_changed_at <= now() - make_interval(secs => :seconds)`, {
-        seconds: query.olderThanSeconds,
-      });
-    const items = await qb.getMany();
-    return items.map((m) => ({
-      id: m.id,
-      type: m.type as 'image' | 'video',
-      originalKey: m.originalKey!,
-      mimeType: m.mimeType,
-      crop: cropOf(m),
-    }));
-  }
-
-  /** Counts a processing run that begins; null when the item no longer waits for one. */
-  async startMediaRun(run: MediaRun): Promise<MediaRunStarted> {
-    // An UPDATE answers [rows, count] through DataSource.query.
-    const [rows] = (await this.db.query(
-      `UPDATE posts.media_items SET processing_attempts = processing_attempts + 1
-        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)
-        RETURNING processing_attempts AS attempts, error`,
-      [run.id, run.originalKey],
-    )) as [{ attempts: number; error: string | null }[], number];
-    const row = rows[0];
-    return row ? { attempts: row.attempts, lastError: row.error } : null;
-  }
-
-  /** Keeps a failed run's reason on the still waiting item: the run that gives up reports it. */
-  async failMediaRun(run: MediaRun): Promise<void> {
-    await this.db.query(
-      `UPDATE posts.media_items SET error = $3
-        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)`,
-      [run.id, run.originalKey, run.error ?? null],
-    );
-  }
-
-  /**
-   * Swaps the worker's result into the item. Applied only while the item still exists with
-   * the same original; the same result twice changes nothing. Files of an older result that
-   * the new one no longer uses are deleted.
-   */
-  async applyMediaResult(result: MediaResult): Promise<{ applied: boolean }> {
-    const replaced = await this.db.transaction(async (manager) => {
-      // The post's row first, then the item's: the order every write takes, so none deadlock.
-      const owner = await manager.findOne(MediaItem, { where: { id: result.id }, select: { postId: true } });
-      if (!owner) return null;
-      await manager.findOne(Post, { where: { id: owner.postId }, lock: { mode: 'pessimistic_write' } });
-      const item = await manager.findOne(MediaItem, {
-        where: { id: result.id },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!item || item.originalKey !== result.originalKey) return null;
-      // Re-cropped since the job started: the job for the new crop brings the right result.
-      if (JSON.stringify(cropOf(item)) !== JSON.stringify(result.crop)) return null;
-      const before = derivedKeysOf(item);
-      if (result.status === 'ready') {
-        Object.assign(item, {
-          status: 'ready',
-          storageKey: result.storageKey,
-          thumbnailKey: result.thumbnailKey,
-          croppedPreviewKey: result.croppedPreviewKey,
-          width: result.width,
-          height: result.height,
-          durationSeconds: result.durationSeconds,
-          variants: result.variants,
-          error: null,
-        });
-      } else {
-        Object.assign(item, {
-          status: 'failed',
-          storageKey: null,
-          thumbnailKey: null,
-          croppedPreviewKey: null,
-          variants: [],
-          error: result.error,
-        });
-      }
-      item.statusChangedAt = new Date();
-      item.reprocess = false;
-      // Ended: a later re-crop or an admin's retry starts counting runs afresh.
-      item.processingAttempts = 0;
-      await manager.save(item);
-      await this.content.refreshFor(manager, item);
-      const now = new Set(keysOf(item));
-      return before.filter((key) => !now.has(key));
-    });
-    if (replaced === null) return { applied: false };
-    await this.deleteFiles(replaced);
-    return { applied: true };
-  }
-
-  /**
-   * Puts a failed upload back to pending (admin Retry); the caller queues it. The original is
-   * kept while an item exists, so the worker starts again from the owner's file.
-   */
-  async retryMedia(postId: number, itemId: string): Promise<PostView> {
-    await this.db.transaction(async (manager) => {
-      const item = await manager.findOne(MediaItem, {
-        where: { id: itemId, postId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!item || !item.originalKey) throw RpcError.notFound(PostErrors.mediaNotFound);
-      if (item.status !== 'failed') throw RpcError.conflict(PostErrors.mediaNotFailed);
-      // A retry gets MEDIA_JOB_ATTEMPTS runs of its own.
-      Object.assign(item, {
-        status: 'pending',
-        error: null,
-        statusChangedAt: new Date(),
-        processingAttempts: 0,
-      });
-      await manager.save(item);
-    });
-    return this.get(postId, ADMIN_READ);
   }
 
   private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
@@ -523,16 +348,6 @@ export class PostsService {
     return posts.map((post) =>
       toPostView(post, byPost.get(post.id) ?? [], this.site, options.includeAllMedia),
     );
-  }
-
-  /** After the database changed: a file that fails to go is logged, never fatal (the post is already right). */
-  private async deleteFiles(keys: string[]): Promise<void> {
-    if (keys.length === 0) return;
-    try {
-      await this.storage.deleteMany(keys);
-    } catch (error) {
-      this.logger.warn(`could not delete ${keys.length} files: ${(error as Error).message}`);
-    }
   }
 }
 

@@ -1,0 +1,165 @@
+// Writing benchmark (issue 13): how long the renderer takes on a 5,000-word post, and what a
+// post page costs: its HTML and JavaScript on the wire, and the gateway's CPU time per 1,000
+// cached reads of the post. With BENCH_BASE=<git revision> the same figures come from that
+// revision too, built in a worktree and run beside this build on other ports, the load runs
+// alternating between the two (the machine is shared: figures from different runs differ).
+import autocannon from 'autocannon';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { percentile, ROOT, startSeedableStack } from './stack.mjs';
+
+const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** A long post as people write them: headings, paragraphs with emphasis and links, lists, a table, code. */
+export function longMarkdown(words) {
+  const sentence = (i) =>
+    `The **roadster** needed new tyres number ${i}, so I went to [the shop](https://example.com/shop/${i}) and asked about _pressure_ and \`torque\`.`;
+  const blocks = [];
+  let count = 0;
+  for (let i = 0; count < words; i++) {
+    if (i % 12 === 0) blocks.push(`## Part ${i / 12 + 1}`);
+    if (i % 12 === 5) blocks.push('- front left\n- front right\n- [x] rear left\n- [ ] rear right');
+    if (i % 12 === 9) blocks.push('| Tyre | Bar |\n|:--|--:|\n| Front | 2.2 |\n| Rear | 2.4 |');
+    if (i % 24 === 11) blocks.push('```\ntorque: 110 Nm\npressure: 2.2 bar\n```');
+    const paragraph = [sentence(i), sentence(i + 1), sentence(i + 2)].join(' ');
+    blocks.push(paragraph);
+    count += paragraph.split(/\s+/).length + (i % 12 === 0 ? 2 : 0) + (i % 12 === 5 ? 8 : 0) + (i % 12 === 9 ? 8 : 0);
+  }
+  return blocks.join('\n\n');
+}
+
+async function renderTimes(root) {
+  const { renderMarkdown } = await import(pathToFileURL(join(root, 'services/posts/dist/content/markdown.js')).href);
+  const markdown = longMarkdown(5000);
+  const words = renderMarkdown(markdown).words;
+  for (let i = 0; i < 5; i++) renderMarkdown(markdown); // warm up the JIT
+  const times = [];
+  for (let i = 0; i < 100; i++) {
+    const started = performance.now();
+    renderMarkdown(markdown);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const ms = (v) => Math.round(v * 100) / 100;
+  return { words, markdownBytes: markdown.length, p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)) };
+}
+
+function wireBytes(url, encoding = 'br') {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { 'accept-encoding': encoding } }, (res) => {
+      let bytes = 0;
+      res.on('data', (chunk) => (bytes += chunk.length));
+      res.on('end', () => resolve(bytes));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+async function cpuTicks(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return Number(fields[11]) + Number(fields[12]); // utime + stime
+}
+
+function cannon(url) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 20, duration: SECONDS }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    );
+  });
+}
+
+/** A stack of the checkout at `root`, with one post of `content` (and its page's weight). */
+async function startWithPost(name, root, content) {
+  const stack = await startSeedableStack(name, { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password }, root);
+  const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  const { token } = await login.json();
+  const form = new FormData();
+  for (const [key, value] of Object.entries({ title: 'Roadster weekend', content, category: 'Garage', submenu1: 'Automobiles' }))
+    form.set(key, value);
+  const created = await fetch(`${stack.baseUrl}/api/posts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  const post = await created.json();
+  const state = JSON.parse(await readFile(join(stack.dataDir, 'stack.json'), 'utf8'));
+  const html = await (await fetch(`${stack.baseUrl}${post.url}`)).text();
+  const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)[1];
+  return {
+    stack,
+    post,
+    gatewayPid: state.children.gateway,
+    weight: {
+      postPageHtmlBrotli: await wireBytes(`${stack.baseUrl}${post.url}`),
+      postApiBrotli: await wireBytes(`${stack.baseUrl}/api/posts/${post.id}`),
+      entryScriptBrotli: await wireBytes(`${stack.baseUrl}${script}`),
+    },
+  };
+}
+
+/** Cached reads of one post: requests per second and the gateway's CPU ms per 1,000 requests. */
+async function readLoad(target) {
+  const url = `${target.stack.baseUrl}/api/posts/${target.post.id}`;
+  const before = await cpuTicks(target.gatewayPid);
+  const result = await cannon(url);
+  const cpuMs = ((await cpuTicks(target.gatewayPid)) - before) * (1000 / CLOCK_TICKS);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    cpuMsPer1000: Math.round((cpuMs / result.requests.total) * 1000 * 10) / 10,
+    non2xx: result.non2xx,
+  };
+}
+
+/** A worktree of `rev`, installed and built once (kept in the temp folder for later runs). */
+function baseCheckout(rev) {
+  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const dir = join(tmpdir(), `blog-bench-base-${sha}`);
+  if (!existsSync(join(dir, 'web/dist/index.html'))) {
+    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
+    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'inherit' });
+  }
+  return { dir, sha };
+}
+
+export async function benchContent() {
+  const results = { render: await renderTimes(ROOT) };
+  const content = longMarkdown(1000);
+  const targets = [{ name: 'this build', root: ROOT }];
+  if (process.env.BENCH_BASE) {
+    const base = baseCheckout(process.env.BENCH_BASE);
+    targets.unshift({ name: `base ${base.sha}`, root: base.dir });
+  }
+  const running = [];
+  try {
+    for (const target of targets) running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
+    const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
+    for (let round = 0; round < ROUNDS; round++)
+      for (const target of round % 2 ? [...running].reverse() : running) rounds[target.name].push(await readLoad(target));
+    results.cachedPostRead = Object.fromEntries(
+      running.map((t) => {
+        const runs = rounds[t.name];
+        const median = (key) => [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+        return [t.name, { runs, medianRequestsPerSecond: median('requestsPerSecond'), medianCpuMsPer1000: median('cpuMsPer1000') }];
+      }),
+    );
+    results.weight = Object.fromEntries(running.map((t) => [t.name, t.weight]));
+    return results;
+  } finally {
+    await Promise.all(running.map((t) => t.stack.stop()));
+  }
+}

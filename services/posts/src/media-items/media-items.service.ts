@@ -1,0 +1,181 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  PostErrors,
+  readOptionsFor,
+  type MediaResult,
+  type MediaRun,
+  type MediaRunStarted,
+  type PendingMediaItem,
+  type PendingMediaQuery,
+  type PostView,
+} from '@blog/contracts';
+import { RpcError, type ObjectStorage } from '@blog/server-kit';
+import { DataSource, In } from 'typeorm';
+import { ContentService } from '../content/content.service.js';
+import { MediaItem } from '../posts/media-item.entity.js';
+import { Post } from '../posts/post.entity.js';
+import { PostsService } from '../posts/posts.service.js';
+import { STORAGE } from '../tokens.js';
+import { cropOf, deleteFiles, derivedKeysOf, keysOf } from './media-keys.js';
+
+/**
+ * The processing lifecycle of uploaded media: what waits for the worker, its runs, its
+ * results swapped in (and the post's HTML rendered again when its text places the item), an
+ * admin's retry, and which stored files a post still references.
+ */
+@Injectable()
+export class MediaItemsService {
+  private readonly logger = new Logger(MediaItemsService.name);
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+    private readonly posts: PostsService,
+    private readonly content: ContentService,
+  ) {}
+
+  /** Which of `keys` some post still references (the gateway asks before cleaning up after a timeout). */
+  async referencedKeys(keys: string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const rows = await this.db.getRepository(MediaItem).find({
+      where: [
+        { originalKey: In(keys) },
+        { storageKey: In(keys) },
+        { thumbnailKey: In(keys) },
+        { croppedPreviewKey: In(keys) },
+      ],
+    });
+    const referenced = new Set(rows.flatMap(keysOf));
+    return keys.filter((key) => referenced.has(key));
+  }
+
+  /** Uploaded files still waiting for the media worker: by id, or pending for longer than N seconds. */
+  async pending(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
+    const qb = this.db
+      .getRepository(MediaItem)
+      .createQueryBuilder('m')
+      .where(`(m.status = 'pending' OR m.reprocess)`)
+      .andWhere('m.original_key IS NOT NULL')
+      .andWhere(`m.type IN ('image', 'video')`)
+      .orderBy('m.status_changed_at', 'ASC')
+      .limit(query.limit ?? 500);
+    if (query.ids) {
+      if (query.ids.length === 0) return [];
+      qb.andWhere('m.id IN (:...ids)', { ids: query.ids });
+    }
+    if (query.olderThanSeconds !== undefined)
+      qb.andWhere(`m.status_changed_at <= now() - make_interval(secs => :seconds)`, {
+        seconds: query.olderThanSeconds,
+      });
+    const items = await qb.getMany();
+    return items.map((m) => ({
+      id: m.id,
+      type: m.type as 'image' | 'video',
+      originalKey: m.originalKey!,
+      mimeType: m.mimeType,
+      crop: cropOf(m),
+    }));
+  }
+
+  /** Counts a processing run that begins; null when the item no longer waits for one. */
+  async startRun(run: MediaRun): Promise<MediaRunStarted> {
+    // An UPDATE answers [rows, count] through DataSource.query.
+    const [rows] = (await this.db.query(
+      `UPDATE posts.media_items SET processing_attempts = processing_attempts + 1
+        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)
+        RETURNING processing_attempts AS attempts, error`,
+      [run.id, run.originalKey],
+    )) as [{ attempts: number; error: string | null }[], number];
+    const row = rows[0];
+    return row ? { attempts: row.attempts, lastError: row.error } : null;
+  }
+
+  /** Keeps a failed run's reason on the still waiting item: the run that gives up reports it. */
+  async failRun(run: MediaRun): Promise<void> {
+    await this.db.query(
+      `UPDATE posts.media_items SET error = $3
+        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)`,
+      [run.id, run.originalKey, run.error ?? null],
+    );
+  }
+
+  /**
+   * Swaps the worker's result into the item. Applied only while the item still exists with
+   * the same original; the same result twice changes nothing. Files of an older result that
+   * the new one no longer uses are deleted.
+   */
+  async applyResult(result: MediaResult): Promise<{ applied: boolean }> {
+    const replaced = await this.db.transaction(async (manager) => {
+      // The post's row first, then the item's: the order every write takes, so none deadlock.
+      const owner = await manager.findOne(MediaItem, { where: { id: result.id }, select: { postId: true } });
+      if (!owner) return null;
+      await manager.findOne(Post, { where: { id: owner.postId }, lock: { mode: 'pessimistic_write' } });
+      const item = await manager.findOne(MediaItem, {
+        where: { id: result.id },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!item || item.originalKey !== result.originalKey) return null;
+      // Re-cropped since the job started: the job for the new crop brings the right result.
+      if (JSON.stringify(cropOf(item)) !== JSON.stringify(result.crop)) return null;
+      const before = derivedKeysOf(item);
+      if (result.status === 'ready') {
+        Object.assign(item, {
+          status: 'ready',
+          storageKey: result.storageKey,
+          thumbnailKey: result.thumbnailKey,
+          croppedPreviewKey: result.croppedPreviewKey,
+          width: result.width,
+          height: result.height,
+          durationSeconds: result.durationSeconds,
+          variants: result.variants,
+          error: null,
+        });
+      } else {
+        Object.assign(item, {
+          status: 'failed',
+          storageKey: null,
+          thumbnailKey: null,
+          croppedPreviewKey: null,
+          variants: [],
+          error: result.error,
+        });
+      }
+      item.statusChangedAt = new Date();
+      item.reprocess = false;
+      // Ended: a later re-crop or an admin's retry starts counting runs afresh.
+      item.processingAttempts = 0;
+      await manager.save(item);
+      await this.content.refreshFor(manager, item);
+      const now = new Set(keysOf(item));
+      return before.filter((key) => !now.has(key));
+    });
+    if (replaced === null) return { applied: false };
+    await deleteFiles(this.storage, replaced, this.logger);
+    return { applied: true };
+  }
+
+  /**
+   * Puts a failed upload back to pending (admin Retry); the caller queues it. The original is
+   * kept while an item exists, so the worker starts again from the owner's file.
+   */
+  async retry(postId: number, itemId: string): Promise<PostView> {
+    await this.db.transaction(async (manager) => {
+      const item = await manager.findOne(MediaItem, {
+        where: { id: itemId, postId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!item || !item.originalKey) throw RpcError.notFound(PostErrors.mediaNotFound);
+      if (item.status !== 'failed') throw RpcError.conflict(PostErrors.mediaNotFailed);
+      // A retry gets MEDIA_JOB_ATTEMPTS runs of its own.
+      Object.assign(item, {
+        status: 'pending',
+        error: null,
+        statusChangedAt: new Date(),
+        processingAttempts: 0,
+      });
+      await manager.save(item);
+    });
+    return this.posts.get(postId, readOptionsFor(true));
+  }
+}
