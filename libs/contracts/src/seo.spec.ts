@@ -49,7 +49,8 @@ describe('postPageMeta', () => {
   const post = {
     id: 7,
     title: 'Shed roof',
-    content: 'word '.repeat(60),
+    content: `## ${'word '.repeat(60)}`,
+    excerpt: 'word '.repeat(60).trim(),
     url: '/projects/shed-roof',
     created_at: '2025-01-02T03:04:05.000Z',
     updated_at: '2025-01-03T03:04:05.000Z',
@@ -65,12 +66,13 @@ describe('postPageMeta', () => {
       image: `${SITE}/uploads/media/roof.webp`,
       publishedTime: post.created_at,
     });
+    // The plain excerpt: never the Markdown signs of the source.
     expect(meta.description).toMatch(/^word word .*word\.\.\.$/);
     expect(meta.description.length).toBeLessThanOrEqual(153);
   });
 
   it('falls back to the welcome text and /post/{id} for an empty post outside the tree', () => {
-    const meta = postPageMeta(site, SITE, { ...post, content: '', url: null, mainMedia: null });
+    const meta = postPageMeta(site, SITE, { ...post, content: '', excerpt: '', url: null, mainMedia: null });
     expect(meta.description).toMatch(/^Hi, I'm the author/);
     expect(meta.url).toBe(`${SITE}/post/7`);
     expect(meta.image).toBeNull();

@@ -9,6 +9,7 @@ const post = (over: Partial<PostView>): PostView =>
     id: 7,
     title: 'New tyres',
     content: 'Short.',
+    excerpt: 'Short.',
     url: '/garage/automobiles/new-tyres',
     created_at: '2026-11-18T10:00:00.000Z',
     mainMedia: null,
@@ -19,7 +20,9 @@ describe('digest posts', () => {
   it('makes links and pictures absolute and cuts the excerpt', () => {
     const item = toDigestPost(
       post({
-        content: `${'word '.repeat(40)}end`,
+        // The posts service's plain text (at most 300 characters); the digest cuts it to 150.
+        content: `**${'word '.repeat(40)}end**`,
+        excerpt: `${'word '.repeat(40)}end`,
         mainMedia: { type: 'image', path: '/uploads/media/2026/tyres.webp' },
       }),
       'https://blog.example',
@@ -42,7 +45,8 @@ describe('digest e-mail', () => {
       toDigestPost(
         post({
           title: 'Fish & <chips> à la crème 🐟',
-          content: `Crispy. ${'batter '.repeat(30)}`,
+          content: `*Crispy.* ${'batter '.repeat(30)}`,
+          excerpt: `Crispy. ${'batter '.repeat(30)}`.trim(),
           mainMedia: { type: 'image', path: '/uploads/a.jpg' },
         }),
         'https://b.example',
