@@ -39,6 +39,38 @@ const PORT_VARIABLE = {
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
+/** The programs the topology runs besides Node, where Debian puts them, and the package to install. */
+const PROGRAMS = [
+  { name: 'nginx', package: 'nginx', dirs: [] },
+  { name: 'redis-server', package: 'redis-server', dirs: ['/usr/bin'] },
+  { name: 'nats-server', package: 'nats-server', dirs: ['/usr/sbin', '/usr/bin'] },
+];
+
+/** A program's path: on PATH, else in one of `dirs`; null when it is nowhere. */
+export function findProgram(name, dirs = []) {
+  const path = (process.env.PATH ?? '').split(':').filter(Boolean);
+  for (const dir of [...path, ...dirs]) {
+    const file = join(dir, name);
+    if (existsSync(file)) return file;
+  }
+  return null;
+}
+
+/** Each program stack:prod needs that this machine lacks, with how to get it. */
+export function missingPrograms() {
+  return PROGRAMS.filter((p) => !findProgram(p.name, p.dirs)).map((p) => ({
+    name: p.name,
+    install: `apt-get install ${p.package}`,
+  }));
+}
+
+export class MissingProgramsError extends Error {
+  constructor(missing) {
+    super(`needs ${missing.map((m) => `${m.name} (${m.install})`).join(', ')}`);
+    this.missing = missing;
+  }
+}
+
 function accepting(port) {
   return new Promise((answer) => {
     const socket = connect(port, '127.0.0.1');
@@ -85,6 +117,10 @@ export function composeEnvironment(service, variables) {
 
 /** Starts the whole production topology; `stop()` ends every process it started. */
 export async function startProdStack(options = {}) {
+  // Checked before anything starts, so a machine without one leaves nothing running.
+  const missing = missingPrograms();
+  if (missing.length) throw new MissingProgramsError(missing);
+  const programs = Object.fromEntries(PROGRAMS.map((p) => [p.name, findProgram(p.name, p.dirs)]));
   const postsReplicas = options.postsReplicas ?? 2;
   const microcache = options.microcache ?? true;
   const log = options.log ?? (() => {});
@@ -110,6 +146,9 @@ export async function startProdStack(options = {}) {
     const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout.pipe(out);
     child.stderr.pipe(out);
+    // A program that cannot start (gone since the check) fails its readiness wait, which stops
+    // everything; never an unhandled 'error' event.
+    child.once('error', (error) => out.write(`[stack:prod] ${command} did not start: ${error.message}\n`));
     return child;
   };
   const ended = (child) =>
@@ -159,7 +198,7 @@ export async function startProdStack(options = {}) {
 
     // Redis and NATS
     const startRedis = () => {
-      const child = spawnLogged('redis', '/usr/bin/redis-server', [
+      const child = spawnLogged('redis', programs['redis-server'], [
         '--port',
         String(ports.redis),
         '--bind',
@@ -172,9 +211,8 @@ export async function startProdStack(options = {}) {
       stack.redis.child = child;
       return until('redis-server', () => accepting(ports.redis));
     };
-    const natsBinary = ['/usr/sbin/nats-server', '/usr/bin/nats-server'].find((p) => existsSync(p));
     const startNats = () => {
-      const child = spawnLogged('nats', natsBinary, [
+      const child = spawnLogged('nats', programs['nats-server'], [
         '-a',
         '127.0.0.1',
         '-p',
@@ -343,7 +381,14 @@ export async function startProdStack(options = {}) {
       if (!cache) conf = conf.replace(/^\s*proxy_cache blog_micro;\n/gm, '');
       const confFile = join(own, 'nginx.conf');
       writeFileSync(confFile, conf);
-      const nginx = spawnLogged(`nginx-${n}`, 'nginx', ['-e', 'stderr', '-c', confFile, '-g', 'daemon off;']);
+      const nginx = spawnLogged(`nginx-${n}`, programs.nginx, [
+        '-e',
+        'stderr',
+        '-c',
+        confFile,
+        '-g',
+        'daemon off;',
+      ]);
       nginxes.push(nginx);
       const stopNginx = () => kill(nginx, 'SIGQUIT');
       stops.push(stopNginx);
@@ -372,7 +417,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     },
   }).catch((error) => {
-    say(`failed: ${error.message}`);
+    // One line: what is missing and how to get it, or what failed (everything started is stopped).
+    say(error instanceof MissingProgramsError ? error.message : `failed: ${error.message}`);
     process.exit(1);
   });
   // One line a test or a script can read: where everything is.

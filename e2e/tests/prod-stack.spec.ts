@@ -13,6 +13,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { makePhoto, makeRealMp4 } from '../../services/media/test/fixtures.js';
+import { missingPrograms } from '../../scripts/prod-stack.mjs';
 import { launchBrowser } from '../support/browser.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -51,193 +52,204 @@ async function stopLauncher() {
   clearTimeout(timer);
 }
 
-beforeAll(async () => {
-  launcher = spawn(process.execPath, [join(ROOT, 'scripts/prod-stack.mjs')], {
-    cwd: ROOT,
-    env: { ...process.env, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // Its own process group, so a failing test still stops every process it started.
-    detached: true,
-  });
-  launcher.stdout!.on('data', (chunk) => (output += chunk));
-  launcher.stderr!.on('data', (chunk) => (output += chunk));
-  const line = await new Promise<string>((found, fail) => {
-    const timer = setTimeout(() => fail(new Error(`stack:prod not up in 150 s:\n${output}`)), 150_000);
-    const check = () => {
-      const match = /^STACK (.*)$/m.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        found(match[1]!);
-      }
-    };
-    launcher!.stdout!.on('data', check);
-    launcher!.once('exit', (code) => fail(new Error(`stack:prod exited with ${code}:\n${output}`)));
-  });
-  stack = JSON.parse(line) as StackInfo;
-  // The Jest global teardown stops it too, should this worker die before afterAll.
-  const pids = process.env.BLOG_TEST_PIDS_DIR;
-  if (pids) writeFileSync(join(pids, String(launcher.pid)), stack.dir);
-  browser = await launchBrowser();
-}, 180_000);
+// Without nginx, redis-server or nats-server the suite is skipped, saying which in its name
+// (.ci/run installs them), and starts nothing.
+const missing = missingPrograms().map((program: { name: string }) => program.name);
+const suite = missing.length ? describe.skip : describe;
+const suiteName = `stack:prod${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`;
 
-afterAll(async () => {
-  await browser?.close();
-  await stopLauncher();
-  if (process.env.BLOG_TEST_PIDS_DIR && launcher?.pid)
-    rmSync(join(process.env.BLOG_TEST_PIDS_DIR, String(launcher.pid)), { force: true });
-  // Everything it started is gone, its folder too.
-  for (const pid of Object.values(stack?.pids ?? {})) {
-    // Gone, or a zombie nobody reaps (this container's PID 1 does not).
-    const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    expect([pid, state === '' || state.slice(state.lastIndexOf(')') + 2).startsWith('Z')]).toEqual([
-      pid,
-      true,
-    ]);
-  }
-  if (stack) expect(existsSync(stack.dir)).toBe(false);
-  expect(output).toContain('[stack:prod] stopped');
-}, 60_000);
+suite(suiteName, () => {
+  beforeAll(async () => {
+    launcher = spawn(process.execPath, [join(ROOT, 'scripts/prod-stack.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so a failing test still stops every process it started.
+      detached: true,
+    });
+    launcher.stdout!.on('data', (chunk) => (output += chunk));
+    launcher.stderr!.on('data', (chunk) => (output += chunk));
+    const line = await new Promise<string>((found, fail) => {
+      const timer = setTimeout(() => fail(new Error(`stack:prod not up in 150 s:\n${output}`)), 150_000);
+      const check = () => {
+        const match = /^STACK (.*)$/m.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          found(match[1]!);
+        }
+      };
+      launcher!.stdout!.on('data', check);
+      launcher!.once('exit', (code) => fail(new Error(`stack:prod exited with ${code}:\n${output}`)));
+    });
+    stack = JSON.parse(line) as StackInfo;
+    // The Jest global teardown stops it too, should this worker die before afterAll.
+    const pids = process.env.BLOG_TEST_PIDS_DIR;
+    if (pids) writeFileSync(join(pids, String(launcher.pid)), stack.dir);
+    browser = await launchBrowser();
+  }, 180_000);
 
-const api = async (path: string, init: RequestInit & { token?: string } = {}) => {
-  const headers = new Headers(init.headers);
-  if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-  const response = await fetch(`${stack.url}${path}`, { ...init, headers });
-  const text = await response.text();
-  let json: Json = {};
-  try {
-    json = JSON.parse(text) as Json;
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, headers: response.headers, json, text };
-};
+  afterAll(async () => {
+    await browser?.close();
+    await stopLauncher();
+    if (process.env.BLOG_TEST_PIDS_DIR && launcher?.pid)
+      rmSync(join(process.env.BLOG_TEST_PIDS_DIR, String(launcher.pid)), { force: true });
+    // Everything it started is gone, its folder too.
+    for (const pid of Object.values(stack?.pids ?? {})) {
+      // Gone, or a zombie nobody reaps (this container's PID 1 does not).
+      const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      expect([pid, state === '' || state.slice(state.lastIndexOf(')') + 2).startsWith('Z')]).toEqual([
+        pid,
+        true,
+      ]);
+    }
+    if (stack) expect(existsSync(stack.dir)).toBe(false);
+    expect(output).toContain('[stack:prod] stopped');
+  }, 60_000);
 
-async function filesUnder(dir: string): Promise<string[]> {
-  if (!existsSync(dir)) return [];
-  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-}
-
-async function mails() {
-  const files = (await readdir(stack.mailDir)).sort();
-  return Promise.all(files.map(async (f) => simpleParser(await readFile(join(stack.mailDir, f)))));
-}
-
-async function waitForMail(match: (text: string, to: string) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const found = (await mails()).find((m) => match(m.text ?? '', JSON.stringify(m.to ?? '')));
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error('no such e-mail arrived');
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-test('runs the whole production path through nginx, from sign-in to the digest', async () => {
-  // Every process is up, over NATS, two posts replicas among them.
-  const health = await api('/api/health');
-  expect(health.json).toMatchObject({ status: 'ok', transport: { kind: 'nats', state: 'up' } });
-  const connz = (await (await fetch(`${stack.nats}/connz?limit=100`)).json()) as {
-    connections: { name?: string }[];
+  const api = async (path: string, init: RequestInit & { token?: string } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+    const response = await fetch(`${stack.url}${path}`, { ...init, headers });
+    const text = await response.text();
+    let json: Json = {};
+    try {
+      json = JSON.parse(text) as Json;
+    } catch {
+      // not JSON
+    }
+    return { status: response.status, headers: response.headers, json, text };
   };
-  expect(connz.connections.filter((c) => c.name?.startsWith('posts@')).length).toBe(2);
 
-  // Sign in in a browser, through nginx.
-  const context = await browser!.newContext({ baseURL: stack.url });
-  const page = await context.newPage();
-  await page.goto('/login');
-  await page.getByLabel('Username').fill(ADMIN.username);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForFunction((key) => !!localStorage.getItem(key), SessionKeys.token);
-  const token = (await page.evaluate((key) => localStorage.getItem(key), SessionKeys.token))!;
-  await context.close();
-
-  // A post with a photo and a video.
-  const form = new FormData();
-  form.set('title', 'Production path');
-  form.set('content', 'Written through nginx, stored in S3, processed by BullMQ.');
-  form.set('category', 'Projects');
-  form.append(
-    'files',
-    new Blob([new Uint8Array(await makePhoto(1200, 800))], { type: 'image/jpeg' }),
-    'photo.jpg',
-  );
-  form.append('files', new Blob([new Uint8Array(await makeRealMp4())], { type: 'video/mp4' }), 'clip.mp4');
-  const created = await api('/api/posts', { method: 'POST', body: form, token });
-  expect(created.status).toBe(201);
-  const id = created.json.id as number;
-
-  // BullMQ processes both; the files are in the bucket, none on local disk.
-  let post: Json;
-  for (const deadline = Date.now() + 90_000; ;) {
-    post = (await api(`/api/posts/${id}`, { token })).json;
-    if (post.media?.every((m: Json) => m.status === 'ready')) break;
-    if (Date.now() > deadline) throw new Error(`media not ready: ${JSON.stringify(post.media)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const bucket = await filesUnder(stack.s3Dir);
-  expect(bucket.some((f) => f.includes('private/originals'))).toBe(true);
-  expect(bucket.some((f) => /media\/items\/.*video/.test(f))).toBe(true);
-  for (const name of ['auth', 'posts', 'media', 'mail', 'gateway']) {
-    expect([name, (await filesUnder(join(stack.dir, `data-${name}`, 'uploads'))).length]).toEqual([name, 0]);
+  async function filesUnder(dir: string): Promise<string[]> {
+    if (!existsSync(dir)) return [];
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
   }
 
-  // A visitor reads it (the microcache may hold the list for a second).
-  let visitor: Json;
-  for (const deadline = Date.now() + 5000; ;) {
-    visitor = (await api(`/api/posts/${id}`)).json;
-    if (visitor.videos?.length === 1 || Date.now() > deadline) break;
-    await new Promise((r) => setTimeout(r, 300));
+  async function mails() {
+    const files = (await readdir(stack.mailDir)).sort();
+    return Promise.all(files.map(async (f) => simpleParser(await readFile(join(stack.mailDir, f)))));
   }
-  expect(visitor.images).toHaveLength(1);
-  const video = visitor.videos[0] as Json;
-  // Seeking: a Range request through nginx.
-  const range = await fetch(`${stack.url}${video.path}`, { headers: { range: 'bytes=100-199' } });
-  expect(range.status).toBe(206);
-  expect(range.headers.get('content-range')).toMatch(/^bytes 100-199\/\d+$/);
-  expect((await range.arrayBuffer()).byteLength).toBe(100);
 
-  // The visitor's screens through nginx: the post page with its processed picture and the
-  // video's poster, then the About page's subscribe form.
-  const visit = await browser!.newContext({ baseURL: stack.url });
-  const reading = await visit.newPage();
-  await reading.goto(visitor.url as string);
-  await reading.getByRole('heading', { level: 1, name: 'Production path' }).waitFor();
-  await reading.waitForFunction(() => {
-    const img = document.querySelector<HTMLImageElement>('.carousel-slide img');
-    return img !== null && img.complete && img.naturalWidth > 0;
-  });
-  await reading.getByRole('button', { name: 'Next media' }).click();
-  expect(await reading.locator('.carousel-slide video').getAttribute('poster')).toMatch(/^\/uploads\//);
+  async function waitForMail(match: (text: string, to: string) => boolean, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = (await mails()).find((m) => match(m.text ?? '', JSON.stringify(m.to ?? '')));
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error('no such e-mail arrived');
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 
-  // Subscribe, confirm from the e-mail, send the digest and read it from the SMTP server.
-  const reader = 'reader@example.com';
-  await reading.goto('/about');
-  const subscribe = reading.getByRole('region', { name: 'Subscribe' });
-  await subscribe.getByLabel('Email').fill(reader);
-  await subscribe.getByRole('button', { name: 'Subscribe' }).click();
-  await subscribe.getByText('Successfully subscribed!').waitFor();
-  await visit.close();
-  const confirmation = await waitForMail((text, to) => to.includes(reader) && /confirm/i.test(text));
-  const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.text ?? '')![1]!;
-  expect((await fetch(link.replace(/^https?:\/\/[^/]+/, stack.url))).status).toBe(200);
-  const digest = await api('/api/admin/digest', { method: 'POST', token });
-  expect(digest.json).toMatchObject({ sent: 1, skipped: false });
-  const sent = await waitForMail((text, to) => to.includes(reader) && text.includes('Production path'));
-  expect(sent.subject).toBeTruthy();
+  test('runs the whole production path through nginx, from sign-in to the digest', async () => {
+    // Every process is up, over NATS, two posts replicas among them.
+    const health = await api('/api/health');
+    expect(health.json).toMatchObject({ status: 'ok', transport: { kind: 'nats', state: 'up' } });
+    const connz = (await (await fetch(`${stack.nats}/connz?limit=100`)).json()) as {
+      connections: { name?: string }[];
+    };
+    expect(connz.connections.filter((c) => c.name?.startsWith('posts@')).length).toBe(2);
 
-  // Caching and security headers, as nginx and the gateway send them.
-  const first = await api('/api/posts?limit=15&prod=1');
-  const second = await api('/api/posts?limit=15&prod=1');
-  expect([first.headers.get('x-cache-status'), second.headers.get('x-cache-status')]).toEqual([
-    'MISS',
-    'HIT',
-  ]);
-  expect((await api('/api/posts?limit=15&prod=1', { token })).headers.get('x-cache-status')).toBe('BYPASS');
-  const home = await fetch(`${stack.url}/`);
-  expect(home.headers.get('content-security-policy')).toContain("default-src 'self'");
-  expect(home.headers.get('x-content-type-options')).toBe('nosniff');
-  const asset = /\/assets\/[^"]+\.js/.exec(await home.text())![0];
-  expect((await fetch(`${stack.url}${asset}`)).headers.get('cache-control')).toContain('immutable');
-}, 240_000);
+    // Sign in in a browser, through nginx.
+    const context = await browser!.newContext({ baseURL: stack.url });
+    const page = await context.newPage();
+    await page.goto('/login');
+    await page.getByLabel('Username').fill(ADMIN.username);
+    await page.getByLabel('Password').fill(ADMIN.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForFunction((key) => !!localStorage.getItem(key), SessionKeys.token);
+    const token = (await page.evaluate((key) => localStorage.getItem(key), SessionKeys.token))!;
+    await context.close();
+
+    // A post with a photo and a video.
+    const form = new FormData();
+    form.set('title', 'Production path');
+    form.set('content', 'Written through nginx, stored in S3, processed by BullMQ.');
+    form.set('category', 'Projects');
+    form.append(
+      'files',
+      new Blob([new Uint8Array(await makePhoto(1200, 800))], { type: 'image/jpeg' }),
+      'photo.jpg',
+    );
+    form.append('files', new Blob([new Uint8Array(await makeRealMp4())], { type: 'video/mp4' }), 'clip.mp4');
+    const created = await api('/api/posts', { method: 'POST', body: form, token });
+    expect(created.status).toBe(201);
+    const id = created.json.id as number;
+
+    // BullMQ processes both; the files are in the bucket, none on local disk.
+    let post: Json;
+    for (const deadline = Date.now() + 90_000; ;) {
+      post = (await api(`/api/posts/${id}`, { token })).json;
+      if (post.media?.every((m: Json) => m.status === 'ready')) break;
+      if (Date.now() > deadline) throw new Error(`media not ready: ${JSON.stringify(post.media)}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const bucket = await filesUnder(stack.s3Dir);
+    expect(bucket.some((f) => f.includes('private/originals'))).toBe(true);
+    expect(bucket.some((f) => /media\/items\/.*video/.test(f))).toBe(true);
+    for (const name of ['auth', 'posts', 'media', 'mail', 'gateway']) {
+      expect([name, (await filesUnder(join(stack.dir, `data-${name}`, 'uploads'))).length]).toEqual([
+        name,
+        0,
+      ]);
+    }
+
+    // A visitor reads it (the microcache may hold the list for a second).
+    let visitor: Json;
+    for (const deadline = Date.now() + 5000; ;) {
+      visitor = (await api(`/api/posts/${id}`)).json;
+      if (visitor.videos?.length === 1 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(visitor.images).toHaveLength(1);
+    const video = visitor.videos[0] as Json;
+    // Seeking: a Range request through nginx.
+    const range = await fetch(`${stack.url}${video.path}`, { headers: { range: 'bytes=100-199' } });
+    expect(range.status).toBe(206);
+    expect(range.headers.get('content-range')).toMatch(/^bytes 100-199\/\d+$/);
+    expect((await range.arrayBuffer()).byteLength).toBe(100);
+
+    // The visitor's screens through nginx: the post page with its processed picture and the
+    // video's poster, then the About page's subscribe form.
+    const visit = await browser!.newContext({ baseURL: stack.url });
+    const reading = await visit.newPage();
+    await reading.goto(visitor.url as string);
+    await reading.getByRole('heading', { level: 1, name: 'Production path' }).waitFor();
+    await reading.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('.carousel-slide img');
+      return img !== null && img.complete && img.naturalWidth > 0;
+    });
+    await reading.getByRole('button', { name: 'Next media' }).click();
+    expect(await reading.locator('.carousel-slide video').getAttribute('poster')).toMatch(/^\/uploads\//);
+
+    // Subscribe, confirm from the e-mail, send the digest and read it from the SMTP server.
+    const reader = 'reader@example.com';
+    await reading.goto('/about');
+    const subscribe = reading.getByRole('region', { name: 'Subscribe' });
+    await subscribe.getByLabel('Email').fill(reader);
+    await subscribe.getByRole('button', { name: 'Subscribe' }).click();
+    await subscribe.getByText('Successfully subscribed!').waitFor();
+    await visit.close();
+    const confirmation = await waitForMail((text, to) => to.includes(reader) && /confirm/i.test(text));
+    const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.text ?? '')![1]!;
+    expect((await fetch(link.replace(/^https?:\/\/[^/]+/, stack.url))).status).toBe(200);
+    const digest = await api('/api/admin/digest', { method: 'POST', token });
+    expect(digest.json).toMatchObject({ sent: 1, skipped: false });
+    const sent = await waitForMail((text, to) => to.includes(reader) && text.includes('Production path'));
+    expect(sent.subject).toBeTruthy();
+
+    // Caching and security headers, as nginx and the gateway send them.
+    const first = await api('/api/posts?limit=15&prod=1');
+    const second = await api('/api/posts?limit=15&prod=1');
+    expect([first.headers.get('x-cache-status'), second.headers.get('x-cache-status')]).toEqual([
+      'MISS',
+      'HIT',
+    ]);
+    expect((await api('/api/posts?limit=15&prod=1', { token })).headers.get('x-cache-status')).toBe('BYPASS');
+    const home = await fetch(`${stack.url}/`);
+    expect(home.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect(home.headers.get('x-content-type-options')).toBe('nosniff');
+    const asset = /\/assets\/[^"]+\.js/.exec(await home.text())![0];
+    expect((await fetch(`${stack.url}${asset}`)).headers.get('cache-control')).toContain('immutable');
+  }, 240_000);
+});
