@@ -73,9 +73,22 @@ beforeAll(async () => {
     ],
     fields: {
       unifiedMedia: JSON.stringify([
-        { type: 'image', order: 0, fileIndex: 0, ref: 'front', alt: 'Red roadster on new tyres', caption: 'Fresh tyres, front left' },
+        {
+          type: 'image',
+          order: 0,
+          fileIndex: 0,
+          ref: 'front',
+          alt: 'Red roadster on new tyres',
+          caption: 'Fresh tyres, front left',
+        },
         { type: 'video', order: 1, fileIndex: 1, ref: 'drive', alt: 'Driving out', caption: 'First drive' },
-        { type: 'youtube', order: 2, url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', title: 'A lap', ref: 'lap' },
+        {
+          type: 'youtube',
+          order: 2,
+          url: 'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+          title: 'A lap',
+          ref: 'lap',
+        },
       ]),
     },
   });
@@ -152,9 +165,9 @@ describe('a post written in Markdown', () => {
     await expect(content.locator('td.align-right').first().textContent()).resolves.toBe('2.2 bar');
     await expect(content.locator('pre code').textContent()).resolves.toContain('torque: 110 Nm');
     await expect(content.locator('s').textContent()).resolves.toBe('never');
-    await expect(content.locator('a[href="https://example.com/roadsters"]').getAttribute('rel')).resolves.toBe(
-      'noopener',
-    );
+    await expect(
+      content.locator('a[href="https://example.com/roadsters"]').getAttribute('rel'),
+    ).resolves.toBe('noopener');
 
     // The picture: the carousel's <picture>, its alt text and caption, loaded at its size.
     const figure = content.locator('figure.post-media-image');
@@ -164,13 +177,17 @@ describe('a post written in Markdown', () => {
     expect(await figure.locator('source[type="image/avif"]').count()).toBe(1);
     await img.scrollIntoViewIfNeeded();
     await page.waitForFunction(
-      () => ((document.querySelector(".post-content figure img") as HTMLImageElement | null)?.naturalWidth ?? 0) > 0,
+      () =>
+        ((document.querySelector('.post-content figure img') as HTMLImageElement | null)?.naturalWidth ?? 0) >
+        0,
     );
     // The video with its poster, and YouTube through the privacy-enhanced player.
     const video = content.locator('figure.post-media-video video');
     await expect(video.getAttribute('poster')).resolves.toMatch(/^\/uploads\//);
     await expect(video.getAttribute('aria-label')).resolves.toBe('Rolling out of the garage');
-    await expect(content.locator('figure.post-media-video figcaption').textContent()).resolves.toBe('First drive');
+    await expect(content.locator('figure.post-media-video figcaption').textContent()).resolves.toBe(
+      'First drive',
+    );
     await expect(content.locator('figure.post-media-youtube iframe').getAttribute('src')).resolves.toBe(
       'https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ',
     );
@@ -180,7 +197,9 @@ describe('a post written in Markdown', () => {
     await expect(carousel.locator('.carousel-slide:not([hidden]) img').getAttribute('alt')).resolves.toBe(
       'Red roadster on new tyres',
     );
-    await expect(carousel.locator('.carousel-caption').textContent()).resolves.toBe('Fresh tyres, front left');
+    await expect(carousel.locator('.carousel-caption').textContent()).resolves.toBe(
+      'Fresh tyres, front left',
+    );
 
     expect(await axeProblems(page)).toEqual([]);
     expect(errors).toEqual([]);
@@ -220,7 +239,11 @@ describe('the cross-site-scripting corpus under the real CSP', () => {
           if (/^\s*(javascript|vbscript|data):/i.test(attribute.value))
             problems.push(`${element.tagName}[${attribute.name}=${attribute.value}]`);
         }
-        if (/^(SCRIPT|IFRAME|OBJECT|EMBED|SVG|MATH|FORM|BASE|META|LINK|STYLE|BUTTON|DETAILS)$/i.test(element.tagName))
+        if (
+          /^(SCRIPT|IFRAME|OBJECT|EMBED|SVG|MATH|FORM|BASE|META|LINK|STYLE|BUTTON|DETAILS)$/i.test(
+            element.tagName,
+          )
+        )
           problems.push(element.tagName);
       }
       return problems;
@@ -237,7 +260,9 @@ describe('drafts', () => {
     const page = await newPage({ admin: true, axe: true });
     await page.goto(draft.url!);
     await page.getByRole('note').filter({ hasText: 'Draft' }).waitFor();
-    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Half-written thoughts');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Half-written thoughts',
+    );
     await expect(page.locator('.post-content strong').textContent()).resolves.toBe('draft');
     expect(await axeProblems(page)).toEqual([]);
   });

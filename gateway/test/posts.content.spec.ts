@@ -60,7 +60,8 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
   });
 
   it('renders Markdown on save: HTML, plain excerpt, reading time; the source is kept', async () => {
-    const content = '## Fitting\n\nFour **new** tyres, see [the shop](https://zzshop.example).\n\n- balanced\n- aligned';
+    const content =
+      '## Fitting\n\nFour **new** tyres, see [the shop](https://zzshop.example).\n\n- balanced\n- aligned';
     const post = await create({ title: 'Tyre day', content });
     expect(post.content).toBe(content);
     expect(post.contentHtml).toBe(
@@ -102,7 +103,13 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
     expect(ids((await asAdmin('/api/posts?status=published')).json)).not.toContain(draft.id);
 
     const published = await save('PUT', `/api/posts/${draft.id}`, [
-      ...fields({ title: draft.title, content: 'Now out.', category: 'More', submenu1: 'General', status: 'published' }),
+      ...fields({
+        title: draft.title,
+        content: 'Now out.',
+        category: 'More',
+        submenu1: 'General',
+        status: 'published',
+      }),
     ]);
     expect(published.status).toBe(200);
     expect(published.json.status).toBe('published');
@@ -149,7 +156,14 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
         title: 'Roadster pictures',
         content: 'Before the drive.\n\n![](media:new-front)\n\nAfter the drive.',
         unifiedMedia: JSON.stringify([
-          { type: 'image', order: 0, fileIndex: 0, ref: 'new-front', alt: 'The red roadster', caption: 'At the lake' },
+          {
+            type: 'image',
+            order: 0,
+            fileIndex: 0,
+            ref: 'new-front',
+            alt: 'The red roadster',
+            caption: 'At the lake',
+          },
         ]),
       },
       [{ name: 'files', file: { filename: 'front.jpg', type: 'image/jpeg', data: await makeImage('jpeg') } }],
@@ -162,7 +176,7 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
     expect(post.contentHtml).toBe('<p>Before the drive.</p>\n\n<p>After the drive.</p>\n');
 
     let seen: Json = {};
-    for (const until = Date.now() + 20_000; Date.now() < until; ) {
+    for (const until = Date.now() + 20_000; Date.now() < until;) {
       seen = (await guest(`/api/posts/${post.id}`)).json;
       if (seen.contentHtml.includes('<figure')) break;
       await new Promise((r) => setTimeout(r, 100));
@@ -181,12 +195,16 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
         content: `![Front of the roadster](media:${item.id})\n\nText after.`,
         category: 'More',
         submenu1: 'General',
-        unifiedMedia: JSON.stringify([{ type: 'image', order: 0, path: image.path, alt: 'Roadster, front', caption: '' }]),
+        unifiedMedia: JSON.stringify([
+          { type: 'image', order: 0, path: image.path, alt: 'Roadster, front', caption: '' },
+        ]),
       }),
     ]);
     expect(edited.status).toBe(200);
     expect(edited.json.media[0]).toMatchObject({ alt: 'Roadster, front', caption: null });
-    expect(edited.json.contentHtml.startsWith('<figure class="post-media post-media-image"><picture>')).toBe(true);
+    expect(edited.json.contentHtml.startsWith('<figure class="post-media post-media-image"><picture>')).toBe(
+      true,
+    );
     expect(edited.json.contentHtml).toContain('alt="Front of the roadster"');
     expect(edited.json.contentHtml).not.toContain('figcaption');
     expect(edited.json.mainMedia.alt).toBe('Roadster, front');

@@ -111,7 +111,11 @@ describe('posts through the gateway (real services, real files in storage)', () 
     ]);
     // The main image is shown through its 400x128 crop preview once processed.
     expect(created.images[0].croppedPreviewPath).toMatch(/\/crop-[0-9a-f]{8}-crop\.jpg$/);
-    expect(created.mainMedia).toEqual({ type: 'image', path: created.images[0].croppedPreviewPath, alt: null });
+    expect(created.mainMedia).toEqual({
+      type: 'image',
+      path: created.images[0].croppedPreviewPath,
+      alt: null,
+    });
     expect(created.media.map((m: Json) => m.status)).toEqual(Array(6).fill('ready'));
     const types = await Promise.all(
       created.media

@@ -174,6 +174,34 @@ describe('post lists and search in PostgreSQL', () => {
     expect(await titles('search=aquarim&category=More')).toEqual([]);
   });
 
+  it('forgives typos by word length, as Meilisearch and Typesense count them', async () => {
+    const added = [
+      await create({ title: 'Cable ties everywhere', content: 'x', tags: 'wiring', category: 'More' }),
+      await create({ title: 'Carburettor rebuild', content: 'x', tags: 'engine', category: 'More' }),
+    ];
+    const cable = ['Cable ties everywhere'];
+    const carburettor = ['Carburettor rebuild'];
+    // 5 to 8 characters: one typo of any kind (substitution, insertion, deletion, swapped pair).
+    for (const typo of ['cabke', 'caable', 'acble', 'cbale', 'wirnig', 'wirng'])
+      expect([typo, await titles(`search=${typo}`)]).toEqual([typo, cable]);
+    for (const twoTypos of ['acbel', 'cxbke', 'wrinig'])
+      expect([twoTypos, await titles(`search=${twoTypos}`)]).toEqual([twoTypos, []]);
+    // 9 or more: two typos, not three.
+    for (const typo of ['carbuertor', 'crabuerttor', 'carburretor', 'karburetor'])
+      expect([typo, await titles(`search=${typo}`)]).toEqual([typo, carburettor]);
+    expect(await titles('search=krabuertor')).toEqual([]);
+    // Shorter words match exactly or not at all: a 4-letter word with a typo finds nothing.
+    expect(await titles('search=tiez')).toEqual([]);
+    expect(await titles('search=cble')).toEqual([]);
+    expect(await titles('search=ties')).toEqual(cable);
+    // Junk in front of a real word is not a typo of it.
+    for (const junk of ['zzqxcable', 'zzqxcarburettor', 'zzqxwiring'])
+      expect([junk, await titles(`search=${junk}`)]).toEqual([junk, []]);
+    // The last word still matches as a prefix.
+    expect(await titles('search=carbur')).toEqual(carburettor);
+    for (const post of added) await api(stack, `/api/posts/${post.id}`, { method: 'DELETE', token: admin });
+  });
+
   it('corrects typos against titles and tags as they are after edits and deletions', async () => {
     const post = await create({
       title: 'Sourdough starter',

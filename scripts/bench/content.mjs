@@ -31,13 +31,19 @@ export function longMarkdown(words) {
     if (i % 24 === 11) blocks.push('```\ntorque: 110 Nm\npressure: 2.2 bar\n```');
     const paragraph = [sentence(i), sentence(i + 1), sentence(i + 2)].join(' ');
     blocks.push(paragraph);
-    count += paragraph.split(/\s+/).length + (i % 12 === 0 ? 2 : 0) + (i % 12 === 5 ? 8 : 0) + (i % 12 === 9 ? 8 : 0);
+    count +=
+      paragraph.split(/\s+/).length +
+      (i % 12 === 0 ? 2 : 0) +
+      (i % 12 === 5 ? 8 : 0) +
+      (i % 12 === 9 ? 8 : 0);
   }
   return blocks.join('\n\n');
 }
 
 async function renderTimes(root) {
-  const { renderMarkdown } = await import(pathToFileURL(join(root, 'services/posts/dist/content/markdown.js')).href);
+  const { renderMarkdown } = await import(
+    pathToFileURL(join(root, 'services/posts/dist/content/markdown.js')).href
+  );
   const markdown = longMarkdown(5000);
   const words = renderMarkdown(markdown).words;
   for (let i = 0; i < 5; i++) renderMarkdown(markdown); // warm up the JIT
@@ -49,7 +55,12 @@ async function renderTimes(root) {
   }
   times.sort((a, b) => a - b);
   const ms = (v) => Math.round(v * 100) / 100;
-  return { words, markdownBytes: markdown.length, p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)) };
+  return {
+    words,
+    markdownBytes: markdown.length,
+    p50ms: ms(percentile(times, 50)),
+    p95ms: ms(percentile(times, 95)),
+  };
 }
 
 function wireBytes(url, encoding = 'br') {
@@ -80,7 +91,11 @@ function cannon(url) {
 
 /** A stack of the checkout at `root`, with one post of `content` (and its page's weight). */
 async function startWithPost(name, root, content) {
-  const stack = await startSeedableStack(name, { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password }, root);
+  const stack = await startSeedableStack(
+    name,
+    { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+    root,
+  );
   const login = await fetch(`${stack.baseUrl}/api/auth/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -88,7 +103,12 @@ async function startWithPost(name, root, content) {
   });
   const { token } = await login.json();
   const form = new FormData();
-  for (const [key, value] of Object.entries({ title: 'Roadster weekend', content, category: 'Garage', submenu1: 'Automobiles' }))
+  for (const [key, value] of Object.entries({
+    title: 'Roadster weekend',
+    content,
+    category: 'Garage',
+    submenu1: 'Automobiles',
+  }))
     form.set(key, value);
   const created = await fetch(`${stack.baseUrl}/api/posts`, {
     method: 'POST',
@@ -129,7 +149,8 @@ function baseCheckout(rev) {
   const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
   const dir = join(tmpdir(), `blog-bench-base-${sha}`);
   if (!existsSync(join(dir, 'web/dist/index.html'))) {
-    if (!existsSync(dir)) execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'inherit' });
+    if (!existsSync(dir))
+      execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'inherit' });
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
     execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'inherit' });
   }
@@ -146,15 +167,25 @@ export async function benchContent() {
   }
   const running = [];
   try {
-    for (const target of targets) running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
+    for (const target of targets)
+      running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
     const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
     for (let round = 0; round < ROUNDS; round++)
-      for (const target of round % 2 ? [...running].reverse() : running) rounds[target.name].push(await readLoad(target));
+      for (const target of round % 2 ? [...running].reverse() : running)
+        rounds[target.name].push(await readLoad(target));
     results.cachedPostRead = Object.fromEntries(
       running.map((t) => {
         const runs = rounds[t.name];
-        const median = (key) => [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-        return [t.name, { runs, medianRequestsPerSecond: median('requestsPerSecond'), medianCpuMsPer1000: median('cpuMsPer1000') }];
+        const median = (key) =>
+          [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
+        return [
+          t.name,
+          {
+            runs,
+            medianRequestsPerSecond: median('requestsPerSecond'),
+            medianCpuMsPer1000: median('cpuMsPer1000'),
+          },
+        ];
       }),
     );
     results.weight = Object.fromEntries(running.map((t) => [t.name, t.weight]));

@@ -329,7 +329,11 @@ const finite = z.number().finite();
 const order = z.coerce.number().finite().optional();
 const mediaType = z.enum(['image', 'video', 'youtube']);
 
-const alt = z.string().trim().max(MEDIA_ALT_MAX, `alt must be at most ${MEDIA_ALT_MAX} characters`).optional();
+const alt = z
+  .string()
+  .trim()
+  .max(MEDIA_ALT_MAX, `alt must be at most ${MEDIA_ALT_MAX} characters`)
+  .optional();
 const caption = z
   .string()
   .trim()

@@ -20,12 +20,12 @@ import { SITE_CONFIG, STORAGE } from './tokens.js';
 
 /** In the order they run (a test runs all but the last on old data, then the last). */
 export const POSTS_MIGRATIONS = [
-            CreatePosts1763810000000,
-            SlugPrefixIndex1763820000000,
-            MediaProcessing1763830000000,
-            TypoSearchWords1763840000000,
-            MediaAttempts1764000000000,
-            PostContent1764200000000,
+  CreatePosts1763810000000,
+  SlugPrefixIndex1763820000000,
+  MediaProcessing1763830000000,
+  TypoSearchWords1763840000000,
+  MediaAttempts1764000000000,
+  PostContent1764200000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */

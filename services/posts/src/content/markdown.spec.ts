@@ -4,14 +4,57 @@ import type { ChildNode, Element } from 'domhandler';
 import { XSS_CORPUS } from '../../test/xss-corpus.js';
 import { isAllowedUrl, referencedMediaIds, renderMarkdown, replaceMediaRefs } from './markdown.js';
 
-const html = (markdown: string, media?: Map<string, MediaItemView>) => renderMarkdown(markdown, { media }).html;
+const html = (markdown: string, media?: Map<string, MediaItemView>) =>
+  renderMarkdown(markdown, { media }).html;
 
 const ALLOWED_TAGS = new Set([
-  'p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'strong', 'em', 's', 'del',
-  'code', 'pre', 'hr', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'figure', 'figcaption',
-  'picture', 'source', 'img', 'video', 'iframe', 'span',
+  'p',
+  'br',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'blockquote',
+  'ul',
+  'ol',
+  'li',
+  'strong',
+  'em',
+  's',
+  'del',
+  'code',
+  'pre',
+  'hr',
+  'a',
+  'table',
+  'thead',
+  'tbody',
+  'tr',
+  'th',
+  'td',
+  'input',
+  'figure',
+  'figcaption',
+  'picture',
+  'source',
+  'img',
+  'video',
+  'iframe',
+  'span',
 ]);
-const URL_ATTRIBUTES = new Set(['href', 'src', 'poster', 'action', 'formaction', 'data', 'background', 'lowsrc', 'dynsrc']);
+const URL_ATTRIBUTES = new Set([
+  'href',
+  'src',
+  'poster',
+  'action',
+  'formaction',
+  'data',
+  'background',
+  'lowsrc',
+  'dynsrc',
+]);
 
 function elements(nodes: ChildNode[]): Element[] {
   return nodes.flatMap((node) => ('attribs' in node ? [node as Element, ...elements(node.children)] : []));
@@ -28,7 +71,10 @@ function executable(output: string): string[] {
       if ((URL_ATTRIBUTES.has(name) || name === 'srcset') && urls.some((url) => !safeUrl(url)))
         problems.push(`${element.name}[${name}=${value}]`);
     }
-    if (element.name === 'iframe' && !element.attribs.src?.startsWith('https://www.youtube-nocookie.com/embed/'))
+    if (
+      element.name === 'iframe' &&
+      !element.attribs.src?.startsWith('https://www.youtube-nocookie.com/embed/')
+    )
       problems.push(`iframe ${element.attribs.src}`);
     if (element.name === 'input' && element.attribs.type !== 'checkbox') problems.push('input');
   }
@@ -94,10 +140,19 @@ describe('Markdown: CommonMark and GitHub samples', () => {
     ['```ts\nconst a = 1;\n```', '<pre><code class="language-ts">const a = 1;\n</code></pre>\n'],
     ['    indented code', '<pre><code>indented code\n</code></pre>\n'],
     ['line one\nline two', '<p>line one<br />\nline two</p>\n'],
-    ['[a link](/garage) and [mail](mailto:me@example.com)', '<p><a href="/garage">a link</a> and <a href="mailto:me@example.com">mail</a></p>\n'],
+    [
+      '[a link](/garage) and [mail](mailto:me@example.com)',
+      '<p><a href="/garage">a link</a> and <a href="mailto:me@example.com">mail</a></p>\n',
+    ],
     ['[out](https://example.com)', '<p><a href="https://example.com" rel="noopener">out</a></p>\n'],
-    ['see https://example.com/a?b=1 now', '<p>see <a href="https://example.com/a?b=1" rel="noopener">https://example.com/a?b=1</a> now</p>\n'],
-    ['see www.example.com now', '<p>see <a href="http://www.example.com" rel="noopener">www.example.com</a> now</p>\n'],
+    [
+      'see https://example.com/a?b=1 now',
+      '<p>see <a href="https://example.com/a?b=1" rel="noopener">https://example.com/a?b=1</a> now</p>\n',
+    ],
+    [
+      'see www.example.com now',
+      '<p>see <a href="http://www.example.com" rel="noopener">www.example.com</a> now</p>\n',
+    ],
     ['write to me@example.com', '<p>write to <a href="mailto:me@example.com">me@example.com</a></p>\n'],
     // A bare name with a country-code ending ("readme.md") stays text, as on GitHub.
     ['open readme.md', '<p>open readme.md</p>\n'],
@@ -157,12 +212,17 @@ describe('Markdown: links only to http(s), mailto and relative places', () => {
     expect(isAllowedUrl(url)).toBe(false);
   });
 
-  it.each(['https://example.com', 'http://example.com', 'mailto:a@b.c', '/garage', 'relative/path', '#section', '?q=1'])(
-    'accepts %j',
-    (url) => {
-      expect(isAllowedUrl(url)).toBe(true);
-    },
-  );
+  it.each([
+    'https://example.com',
+    'http://example.com',
+    'mailto:a@b.c',
+    '/garage',
+    'relative/path',
+    '#section',
+    '?q=1',
+  ])('accepts %j', (url) => {
+    expect(isAllowedUrl(url)).toBe(true);
+  });
 });
 
 describe('Markdown: the cross-site-scripting corpus', () => {
@@ -195,7 +255,9 @@ describe('Markdown: the post’s own media in the text', () => {
   });
 
   it('uses the alt text written in the reference over the item’s own', () => {
-    expect(html(`![Close-up of the wheel](media:${photo.id})`, media)).toContain('alt="Close-up of the wheel"');
+    expect(html(`![Close-up of the wheel](media:${photo.id})`, media)).toContain(
+      'alt="Close-up of the wheel"',
+    );
   });
 
   it('keeps a picture inside a sentence inline, without a figure', () => {
@@ -227,7 +289,13 @@ describe('Markdown: the post’s own media in the text', () => {
 
   it('replaces new items’ references with their ids, and lists what the text places', () => {
     const text = 'A ![x](media:new-1) B ![y](media:new-2) C ![z](media:keep) [w](media:new-1)';
-    const replaced = replaceMediaRefs(text, new Map([['new-1', 'id-1'], ['new-2', 'id-2']]));
+    const replaced = replaceMediaRefs(
+      text,
+      new Map([
+        ['new-1', 'id-1'],
+        ['new-2', 'id-2'],
+      ]),
+    );
     expect(replaced).toBe('A ![x](media:id-1) B ![y](media:id-2) C ![z](media:keep) [w](media:id-1)');
     expect(referencedMediaIds(replaced)).toEqual(['id-1', 'id-2', 'keep', 'id-1']);
   });

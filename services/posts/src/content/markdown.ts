@@ -68,7 +68,12 @@ md.core.ruler.after('linkify', 'gfm_autolinks', (state) => {
     for (let i = 0; i < block.children.length; i++) {
       const token = block.children[i]!;
       const text = block.children[i + 1];
-      if (token.type === 'link_open' && token.markup === 'linkify' && text && !GFM_AUTOLINK.test(text.content)) {
+      if (
+        token.type === 'link_open' &&
+        token.markup === 'linkify' &&
+        text &&
+        !GFM_AUTOLINK.test(text.content)
+      ) {
         children.push(text);
         i += 2; // the text and link_close
         continue;
@@ -136,14 +141,19 @@ md.core.ruler.push('blog_blocks', (state) => {
         // The list that holds it, for styling without bullets.
         for (let j = i - 3; j >= 0; j--) {
           const open = tokens[j]!;
-          if ((open.type === 'bullet_list_open' || open.type === 'ordered_list_open') && open.level === item.level - 1) {
+          if (
+            (open.type === 'bullet_list_open' || open.type === 'ordered_list_open') &&
+            open.level === item.level - 1
+          ) {
             if (!open.attrGet('class')) open.attrSet('class', 'contains-task-list');
             break;
           }
         }
       }
       // A paragraph holding only one media reference becomes a figure, not a picture inside <p>.
-      const media = (token.children ?? []).filter((c) => !(c.type === 'softbreak' || (c.type === 'text' && !c.content.trim())));
+      const media = (token.children ?? []).filter(
+        (c) => !(c.type === 'softbreak' || (c.type === 'text' && !c.content.trim())),
+      );
       const only = media.length === 1 ? media[0]! : null;
       if (only?.type === 'image' && String(only.attrGet('src') ?? '').startsWith(MEDIA_SCHEME)) {
         only.meta = { ...(only.meta ?? {}), block: true };
@@ -194,12 +204,22 @@ function wrap(inner: string, caption: string | null | undefined, block: boolean,
 }
 
 /** A media item as the carousel shows it: the picture with its variants, the video with its poster, the privacy-enhanced player. */
-function mediaHtml(item: MediaItemView | undefined, written: string, block: boolean, placeholders: boolean): string {
+function mediaHtml(
+  item: MediaItemView | undefined,
+  written: string,
+  block: boolean,
+  placeholders: boolean,
+): string {
   const ready = item && item.status === 'ready';
   if (!ready) {
     if (!placeholders) return '';
     const label = item ? `${item.name ?? 'Media'} (processing)` : 'Media added when the post is saved';
-    return wrap(`<span class="media-placeholder">${escape(written || label)}</span>`, null, block, 'placeholder');
+    return wrap(
+      `<span class="media-placeholder">${escape(written || label)}</span>`,
+      null,
+      block,
+      'placeholder',
+    );
   }
   const alt = written || item.alt || '';
   if (item.type === 'youtube') {
@@ -239,13 +259,50 @@ function mediaHtml(item: MediaItemView | undefined, written: string, block: bool
 
 const SANITIZE: sanitizeHtml.IOptions = {
   allowedTags: [
-    'p', 'br', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'blockquote', 'ul', 'ol', 'li', 'strong', 'em', 's',
-    'del', 'code', 'pre', 'hr', 'a', 'table', 'thead', 'tbody', 'tr', 'th', 'td', 'input', 'figure',
-    'figcaption', 'picture', 'source', 'img', 'video', 'iframe', 'span',
+    'p',
+    'br',
+    'h1',
+    'h2',
+    'h3',
+    'h4',
+    'h5',
+    'h6',
+    'blockquote',
+    'ul',
+    'ol',
+    'li',
+    'strong',
+    'em',
+    's',
+    'del',
+    'code',
+    'pre',
+    'hr',
+    'a',
+    'table',
+    'thead',
+    'tbody',
+    'tr',
+    'th',
+    'td',
+    'input',
+    'figure',
+    'figcaption',
+    'picture',
+    'source',
+    'img',
+    'video',
+    'iframe',
+    'span',
   ],
   allowedAttributes: {
     a: ['href', 'rel', 'title'],
-    h1: ['id'], h2: ['id'], h3: ['id'], h4: ['id'], h5: ['id'], h6: ['id'],
+    h1: ['id'],
+    h2: ['id'],
+    h3: ['id'],
+    h4: ['id'],
+    h5: ['id'],
+    h6: ['id'],
     ol: ['start'],
     img: ['src', 'srcset', 'sizes', 'alt', 'title', 'width', 'height', 'loading', 'decoding'],
     source: ['type', 'srcset', 'sizes'],
@@ -280,7 +337,8 @@ function plainText(tokens: Token[]): string {
   let current = '';
   for (const token of tokens) {
     if (token.type === 'inline') current += (current ? ' ' : '') + inlineText(token.children);
-    else if (token.type === 'fence' || token.type === 'code_block') current += (current ? ' ' : '') + token.content;
+    else if (token.type === 'fence' || token.type === 'code_block')
+      current += (current ? ' ' : '') + token.content;
     else if (token.nesting === -1 && token.block && current) {
       blocks.push(current.trim());
       current = '';

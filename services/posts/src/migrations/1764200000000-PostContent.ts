@@ -27,7 +27,7 @@ export class PostContent1764200000000 implements MigrationInterface {
       ALTER TABLE posts.media_items
         ADD COLUMN alt varchar(300),
         ADD COLUMN caption varchar(500)`);
-    for (let lastId = 0; ; ) {
+    for (let lastId = 0; ;) {
       const rows: { id: number; content: string }[] = await q.query(
         `SELECT id, content FROM posts.posts WHERE id > $1 ORDER BY id LIMIT ${BATCH}`,
         [lastId],

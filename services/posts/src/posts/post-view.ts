@@ -6,12 +6,12 @@ import {
   type MainMedia,
   type MediaItemView,
   type PostView,
-  type PostVisibility,
   type SiteConfig,
   type VariantView,
 } from '@blog/contracts';
 import type { MediaItem } from './media-item.entity.js';
 import type { Post } from './post.entity.js';
+import { visibilityOf } from './visibility.js';
 
 const path = (key: string | null) => (key ? uploadsPath(key) : null);
 
@@ -56,19 +56,18 @@ export function toMediaView(item: MediaItem, index: number): MediaItemView {
   };
 }
 
-/** What a reader is told of a post's state: a published post dated ahead is scheduled. */
-export function visibilityOf(post: Pick<Post, 'status' | 'createdAt'>, now = Date.now()): PostVisibility {
-  if (post.status === 'draft') return 'draft';
-  return post.createdAt.getTime() > now ? 'scheduled' : 'published';
-}
-
 function mainMediaOf(first: MediaItemView | undefined): MainMedia | null {
   if (!first) return null;
   if (first.type === 'youtube') {
     return { type: 'youtube', url: first.url, thumbnailUrl: first.thumbnailUrl, embedUrl: first.embedUrl };
   }
   if (first.type === 'video')
-    return { type: 'video', path: first.path, thumbnailPath: first.thumbnailPath ?? null, alt: first.alt ?? null };
+    return {
+      type: 'video',
+      path: first.path,
+      thumbnailPath: first.thumbnailPath ?? null,
+      alt: first.alt ?? null,
+    };
   return { type: 'image', path: first.croppedPreviewPath ?? first.path, alt: first.alt ?? null };
 }
 

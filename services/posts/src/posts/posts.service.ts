@@ -27,20 +27,13 @@ import { MediaItem } from './media-item.entity.js';
 import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
 import { parsePostForm, type ParsedPostForm } from './post-form.js';
-import { toPostView, visibilityOf } from './post-view.js';
+import { toPostView } from './post-view.js';
+import { VISIBILITY_SQL, visibilityOf } from './visibility.js';
 import { ContentService } from '../content/content.service.js';
 import { cropOf, deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { SearchService } from '../search/search.service.js';
 
 const UNIQUE_VIOLATION = '23505';
-/** Who sees what (SPEC.md §6 plus drafts): a visitor sees published posts dated by now. */
-const VISIBLE_TO_GUESTS = `status = 'published' AND created_at <= now()`;
-const STATUS_CONDITIONS = {
-  visible: `p.status = 'published' AND p.created_at <= now()`,
-  published: `p.status = 'published' AND p.created_at <= now()`,
-  scheduled: `p.status = 'published' AND p.created_at > now()`,
-  draft: `p.status = 'draft'`,
-} as const;
 /** What the service's own answers to the admin's writes show: every item and status. */
 const ADMIN_READ = readOptionsFor(true);
 
@@ -69,13 +62,15 @@ export class PostsService {
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
-    const filtered = this.filteredQuery(query, options);
+    const filtered = this.filteredQuery(query);
     if (!filtered) return { items: [], total: 0 };
+    const visibility = options.includeUnpublished ? query.status : 'visible';
     const search = query.search?.trim();
     if (search) {
-      const found = await this.searcher.search(filtered, search, query);
+      const found = await this.searcher.search(filtered, visibility, search, query);
       return { items: await this.viewsInOrder(found.ids, options), total: found.total };
     }
+    if (VISIBILITY_SQL[visibility]) filtered.andWhere(VISIBILITY_SQL[visibility]!);
     const total = await filtered.clone().getCount();
     const posts = await filtered
       .orderBy('p.created_at', 'DESC')
@@ -108,7 +103,7 @@ export class PostsService {
         ? []
         : await this.db.query(
             `SELECT id, slug, category, submenu1, submenu2, updated_at AS "updatedAt"
-             FROM posts.posts WHERE id > $1 AND ${VISIBLE_TO_GUESTS} ORDER BY id OFFSET $2 LIMIT $3`,
+             FROM posts.posts p WHERE id > $1 AND ${VISIBILITY_SQL.visible} ORDER BY id OFFSET $2 LIMIT $3`,
             [query.afterId, query.offset, query.limit],
           );
     const result: PostUrlsResult = {
@@ -120,7 +115,7 @@ export class PostsService {
     };
     if (query.count) {
       const counted: { total: string }[] = await this.db.query(
-        `SELECT count(*) AS total FROM posts.posts WHERE ${VISIBLE_TO_GUESTS}`,
+        `SELECT count(*) AS total FROM posts.posts p WHERE ${VISIBILITY_SQL.visible}`,
       );
       result.total = Number(counted[0]!.total);
     }
@@ -299,10 +294,9 @@ export class PostsService {
     }
   }
 
-  private filteredQuery(query: PostListQuery, options: PostReadOptions): SelectQueryBuilder<Post> | null {
+  /** The list's filters (placement, tag, dates); who may see what is added by the caller. */
+  private filteredQuery(query: PostListQuery): SelectQueryBuilder<Post> | null {
     const qb = this.db.getRepository(Post).createQueryBuilder('p');
-    const status = options.includeUnpublished ? query.status : 'visible';
-    if (status !== 'all') qb.andWhere(STATUS_CONDITIONS[status]);
     if (query.category) {
       const category = findCategory(this.site, query.category);
       if (!category) return null;

@@ -3,12 +3,24 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { PostListQuery } from '@blog/contracts';
 import type { DataSource, SelectQueryBuilder } from 'typeorm';
 import type { Post } from '../posts/post.entity.js';
-import { toPrefixTsquery, toTypoWords } from './search-query.js';
+import { VISIBILITY_SQL, type PostVisibilityFilter } from '../posts/visibility.js';
+import { toPrefixTsquery, toTypoWords, typoAllowance, typoDistance } from './search-query.js';
 
 /** Relevance ranks at most this many of the newest matches, so a common word stays fast. */
 const SEARCH_CANDIDATES = 1000;
-/** Trigram similarity from which a known word counts as what a typo meant: "helmte" and "helmet" score 0.4. */
-const TYPO_SIMILARITY = 0.4;
+/**
+ * Trigram similarity from which a known word is worth checking for typos. Low, because one
+ * swapped pair in a five-letter word ("acble", "cable") leaves only 0.2; the edit distance
+ * then decides.
+ */
+const TYPO_PREFILTER = 0.2;
+
+/** A known word a typed one may have meant, and how close it is (1 when exact). */
+interface TypoFix {
+  n: number;
+  word: string;
+  score: number;
+}
 
 /** One page of matching post ids, best first, and how many matched. */
 export interface SearchPage {
@@ -29,12 +41,15 @@ export class SearchService {
    */
   async search(
     filtered: SelectQueryBuilder<Post>,
+    visibility: PostVisibilityFilter,
     text: string,
     query: PostListQuery,
   ): Promise<SearchPage> {
+    const visible = filtered.clone();
+    if (VISIBILITY_SQL[visibility]) visible.andWhere(VISIBILITY_SQL[visibility]!);
     const tsquery = toPrefixTsquery(text);
     if (tsquery) {
-      const [sql, params] = filtered
+      const [sql, params] = visible
         .clone()
         .andWhere(`p.search @@ to_tsquery('english', posts.f_unaccent(:tsquery))`, { tsquery })
         .select(['p.id AS id', 'p.created_at AS created_at', 'p.search AS search'])
@@ -50,47 +65,90 @@ export class SearchService {
       );
       if (page.total > 0) return page;
     }
-    const words = toTypoWords(text);
-    if (words.length === 0) return { ids: [], total: 0 };
-    const [sql, params] = this.typoCandidates(filtered, words);
+    const fixes = await this.typoFixes(toTypoWords(text));
+    if (fixes.length === 0) return { ids: [], total: 0 };
+    const [sql, params] = this.typoCandidates(filtered, visible, visibility, fixes);
     return this.rankedPage(sql, params, 'c.score', {}, query);
   }
 
   /**
-   * The typo fallback's candidates: the newest SEARCH_CANDIDATES posts whose title or tags
-   * hold, for every typed word that resembles a known word, that word or one close to it
-   * (trigram similarity at least TYPO_SIMILARITY, so "aquarim" finds "aquarium"). `score` adds
-   * up how close each post's words are. Typed words like nothing on the blog are left out.
-   * Known words come from search_words and their posts from post_words (see the
-   * TypoSearchWords migration), so without filters the posts table is not read at all.
+   * For each typed word, the known words (titles' and tags' words, accents removed) it may
+   * have meant: itself, or one within its typo allowance (typoAllowance). The trigram index
+   * finds the candidates; the edit distance decides. A typed word like nothing on the blog
+   * has no fix and is left out of the search.
    */
-  private typoCandidates(filtered: SelectQueryBuilder<Post>, words: string[]): [string, unknown[]] {
+  private async typoFixes(words: string[]): Promise<TypoFix[]> {
+    if (words.length === 0) return [];
+    const rows: { n: number; typed: string; word: string }[] = await this.db.transaction(async (manager) => {
+      await manager.query(`SET LOCAL pg_trgm.similarity_threshold = ${TYPO_PREFILTER}`);
+      return manager.query(
+        `WITH typed AS (
+           SELECT n::int, posts.f_unaccent(word) AS word
+           FROM unnest($1::text[]) WITH ORDINALITY AS t (word, n)
+         )
+         SELECT t.n, t.word AS typed, v.word FROM typed t JOIN posts.search_words v
+           ON v.word = t.word OR (length(t.word) >= 5 AND v.word OPERATOR(posts.%) t.word
+              AND abs(length(v.word) - length(t.word)) <= 2)`,
+        [words],
+      );
+    });
+    const fixes: TypoFix[] = [];
+    for (const row of rows) {
+      const allowed = typoAllowance(row.typed);
+      const distance = typoDistance(row.typed, row.word, allowed);
+      if (distance <= allowed) fixes.push({ n: row.n, word: row.word, score: 1 / (1 + distance) });
+    }
+    return fixes;
+  }
+
+  /**
+   * The typo fallback's candidates: the newest SEARCH_CANDIDATES posts the reader may see that
+   * hold, for every typed word with fixes, one of them in their title or tags; `score` adds up
+   * how close each post's words are. Known words' posts come from post_words (see the
+   * TypoSearchWords migration), so without filters the posts table is not read: a visitor's
+   * visibility is checked on post_words' dates and against the few drafts.
+   */
+  private typoCandidates(
+    filtered: SelectQueryBuilder<Post>,
+    visible: SelectQueryBuilder<Post>,
+    visibility: PostVisibilityFilter,
+    fixes: TypoFix[],
+  ): [string, unknown[]] {
     const hasFilters = filtered.expressionMap.wheres.length > 0;
-    const [filteredSql, params] = filtered.clone().select('p.id').getQueryAndParameters();
-    params.push(words);
-    const typed = `$${params.length}`;
+    const cheap =
+      !hasFilters && (visibility === 'visible' || visibility === 'published' || visibility === 'all');
+    const [visibleSql, params] = visible.clone().select('p.id').getQueryAndParameters();
+    params.push(
+      fixes.map((f) => f.n),
+      fixes.map((f) => f.word),
+      fixes.map((f) => f.score),
+    );
+    const [n, word, score] = [params.length - 2, params.length - 1, params.length].map((i) => `$${i}`);
+    const datedByNow = cheap && visibility !== 'all' ? 'AND created_at <= now()' : '';
+    const where = !cheap
+      ? `post_id IN (${visibleSql})`
+      : visibility === 'all'
+        ? 'true'
+        : `post_id NOT IN (SELECT id FROM posts.posts WHERE status = 'draft')`;
     // One typed word: the newest candidates are among the newest of each of its fixes, read
     // from the end of the index. Several must all match, so older posts may count: no cut.
-    const perWordLimit = words.length === 1 ? `LIMIT ${SEARCH_CANDIDATES}` : '';
+    const typedWords = new Set(fixes.map((f) => f.n)).size;
+    const perWordLimit = typedWords === 1 ? `LIMIT ${SEARCH_CANDIDATES}` : '';
     return [
-      `WITH typed AS (
-         SELECT n, posts.f_unaccent(word) AS word FROM unnest(${typed}::text[]) WITH ORDINALITY AS t (word, n)
-       ), fixes AS (
-         SELECT t.n, v.word, posts.similarity(t.word, v.word) AS similarity
-         FROM typed t JOIN posts.search_words v ON t.word % v.word
-         WHERE posts.similarity(t.word, v.word) >= ${TYPO_SIMILARITY}
+      `WITH fixes AS (
+         SELECT * FROM unnest(${n}::int[], ${word}::text[], ${score}::float8[]) AS f (n, word, score)
        ), per_word AS (
-         SELECT w.post_id, w.created_at, f.n, max(f.similarity) AS similarity
+         SELECT w.post_id, w.created_at, f.n, max(f.score) AS score
          FROM fixes f CROSS JOIN LATERAL (
            SELECT post_id, created_at FROM posts.post_words
-           WHERE word = f.word ORDER BY created_at DESC ${perWordLimit}
+           WHERE word = f.word ${datedByNow} ORDER BY created_at DESC ${perWordLimit}
          ) w
          GROUP BY w.post_id, w.created_at, f.n
        )
-       SELECT post_id AS id, created_at, sum(similarity) AS score FROM per_word
-       WHERE ${hasFilters ? `post_id IN (${filteredSql})` : 'true'}
+       SELECT post_id AS id, created_at, sum(score) AS score FROM per_word
+       WHERE ${where}
        GROUP BY post_id, created_at
-       HAVING count(*) = (SELECT count(DISTINCT n) FROM fixes)
+       HAVING count(*) = ${typedWords}
        ORDER BY created_at DESC
        LIMIT ${SEARCH_CANDIDATES}`,
       params,

@@ -1,0 +1,23 @@
+import type { PostVisibility } from '@blog/contracts';
+import type { Post } from './post.entity.js';
+
+/**
+ * Who sees which posts: a visitor, published posts dated by now; the admin, everything, or
+ * one status. Decided in the queries, so a scheduled post appears at its minute with nothing
+ * running then.
+ */
+export type PostVisibilityFilter = 'visible' | 'all' | 'published' | 'scheduled' | 'draft';
+/** As SQL on the posts table (alias p): `visible` is every visitor's, the others the admin's status filter. */
+export const VISIBILITY_SQL: Record<PostVisibilityFilter, string | null> = {
+  visible: `p.status = 'published' AND p.created_at <= now()`,
+  published: `p.status = 'published' AND p.created_at <= now()`,
+  scheduled: `p.status = 'published' AND p.created_at > now()`,
+  draft: `p.status = 'draft'`,
+  all: null,
+};
+
+/** What a reader is told of a post's state: a published post dated ahead is scheduled. */
+export function visibilityOf(post: Pick<Post, 'status' | 'createdAt'>, now = Date.now()): PostVisibility {
+  if (post.status === 'draft') return 'draft';
+  return post.createdAt.getTime() > now ? 'scheduled' : 'published';
+}
