@@ -51,6 +51,8 @@ const handle = (name: string) => page.getByRole('button', { name: new RegExp(`^R
 
 /** A real pointer drag: press, pass the 8 px activation distance, glide to the target, release. */
 async function drag(from: Locator, to: Locator) {
+  // The mouse works in the viewport: bring the list into it (the editor made the form taller).
+  await from.scrollIntoViewIfNeeded();
   const a = (await from.boundingBox())!;
   const b = (await to.boundingBox())!;
   await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);

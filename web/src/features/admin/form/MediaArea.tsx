@@ -20,6 +20,7 @@ import { CSS } from '@dnd-kit/utilities';
 import { useEffect, useId, useState, type DragEvent } from 'react';
 import { thumbnailSrc } from '../posts/MediaThumb';
 import { Thumbnail } from '../ui/Thumbnail';
+import { MEDIA_ALT_MAX, MEDIA_CAPTION_MAX } from '@blog/contracts/posts';
 import { mainImage, type FormMedia } from '../lib/formMedia';
 
 interface MediaAreaProps {
@@ -31,6 +32,10 @@ interface MediaAreaProps {
   onRemove(key: string): void;
   onCrop(): void;
   onRetry(key: string): void;
+  /** An image's or video's alt text or caption typed. */
+  onDescribe(key: string, field: 'alt' | 'caption', value: string): void;
+  /** Places the item in the text at the cursor. */
+  onInsert(key: string): void;
   retrying: string | null;
   hasCrop: boolean;
 }
@@ -212,9 +217,12 @@ function SortableMedia({
   onRemove,
   onCrop,
   onRetry,
+  onDescribe,
+  onInsert,
   retrying,
   hasCrop,
 }: SortableMediaProps) {
+  const fieldId = useId();
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } =
     useSortable({
       id: item.key,
@@ -281,12 +289,41 @@ function SortableMedia({
           <span className="form-error admin-media-error">{saved.error}</span>
         )}
       </div>
+      {item.source !== 'youtube' && (
+        <div className="admin-media-text">
+          <label htmlFor={`${fieldId}-alt`}>Alt text</label>
+          <input
+            id={`${fieldId}-alt`}
+            value={item.alt ?? ''}
+            maxLength={MEDIA_ALT_MAX}
+            placeholder={item.type === 'image' ? 'What the picture shows' : 'What the video shows'}
+            aria-label={`Alt text for ${name}`}
+            onChange={(e) => onDescribe(item.key, 'alt', e.target.value)}
+          />
+          <label htmlFor={`${fieldId}-caption`}>Caption</label>
+          <input
+            id={`${fieldId}-caption`}
+            value={item.caption ?? ''}
+            maxLength={MEDIA_CAPTION_MAX}
+            aria-label={`Caption for ${name}`}
+            onChange={(e) => onDescribe(item.key, 'caption', e.target.value)}
+          />
+        </div>
+      )}
       <div className="admin-media-actions">
         {isMain && (item.source === 'new' ? !!item.preview : status === 'ready') && (
           <button type="button" className="button button-secondary button-small" onClick={onCrop}>
             {hasCrop ? 'Adjust crop' : 'Crop'}
           </button>
         )}
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={() => onInsert(item.key)}
+          aria-label={`Insert in text: ${name}`}
+        >
+          Insert in text
+        </button>
         {status === 'failed' && (
           <button
             type="button"

@@ -7,8 +7,16 @@ import { retryMedia } from '../lib/adminApi';
 import { makeDraft, type CropSettings } from '../lib/draft';
 import { formStart, newMediaKey } from '../lib/formStart';
 import { checkFiles, mediaTypeOf, readPreview } from '../lib/fileChecks';
-import { addYoutube, mainImage, moveMedia, removeMedia, type FormMedia } from '../lib/formMedia';
 import {
+  addYoutube,
+  describeMedia,
+  mainImage,
+  moveMedia,
+  removeMedia,
+  type FormMedia,
+} from '../lib/formMedia';
+import {
+  scheduledFor,
   submenu1Options,
   submenu2Options,
   withCategory,
@@ -20,6 +28,8 @@ import { postFormData } from '../lib/postPayload';
 import { Modal } from '../ui/Modal';
 import { useNotify } from '../ui/Notifications';
 import { useReportUploading } from '../ui/UploadFlag';
+import { MarkdownEditor, type MarkdownEditorHandle } from '../editor/MarkdownEditor';
+import { formatDateTime } from '../../../lib/format';
 import { CropDialog } from './CropDialog';
 import { DateTimePicker } from './DateTimePicker';
 import { MediaArea } from './MediaArea';
@@ -66,6 +76,7 @@ function PostFormBody({
   const { upload, failure: saveError, save } = usePostSave(post, onSaved);
   const [retryingItem, setRetryingItem] = useState<string | null>(null);
   const titleRef = useRef<HTMLInputElement>(null);
+  const editorRef = useRef<MarkdownEditorHandle>(null);
   const bannerRef = useRef<HTMLDivElement>(null);
   useReportUploading(upload !== null);
   // The banner sits above the form: bring it into view when a save fails.
@@ -95,7 +106,8 @@ function PostFormBody({
     setChanges((n) => n + 1);
   };
 
-  const addFiles = (files: File[]) => {
+  /** Adds the files that pass the checks; answers them, so the editor can place them in the text. */
+  const addFiles = (files: File[]): FormMedia[] => {
     const check = checkFiles(files);
     setMediaErrors(check.errors);
     setHeicMessage(check.heicMessage);
@@ -119,6 +131,7 @@ function PostFormBody({
         },
       );
     }
+    return added;
   };
 
   const addLink = (url: string, title: string) => {
@@ -160,6 +173,7 @@ function PostFormBody({
   const cropSrc =
     main?.source === 'new' ? main.preview : main?.source === 'saved' ? largestPicture(main.item) : null;
   const heading = isNew ? 'New Post' : `Edit Post: ${post.title}`;
+  const scheduled = scheduledFor(values, new Date());
 
   return (
     <section className="admin-form-card" aria-labelledby={`${id}-heading`}>
@@ -201,12 +215,16 @@ function PostFormBody({
           </p>
         </div>
         <div className="field">
-          <label htmlFor={`${id}-content`}>Content</label>
-          <textarea
-            id={`${id}-content`}
-            rows={8}
+          {/* Names the editor (aria-labelledby); a contenteditable cannot be a label's `for`. */}
+          <label id={`${id}-content`}>Content</label>
+          <MarkdownEditor
+            labelId={`${id}-content`}
             value={values.content}
-            onChange={(e) => edit({ ...values, content: e.target.value })}
+            onChange={(content) => edit({ ...values, content })}
+            media={media}
+            onFiles={addFiles}
+            postId={post?.id}
+            handle={editorRef}
           />
         </div>
         <div className="field">
@@ -258,6 +276,25 @@ function PostFormBody({
           )}
         </div>
         <DateTimePicker value={values} onChange={(next) => edit({ ...values, ...next })} />
+        <div className="field">
+          <label htmlFor={`${id}-status`}>Status</label>
+          <select
+            id={`${id}-status`}
+            value={values.status}
+            aria-describedby={`${id}-status-note`}
+            onChange={(e) => edit({ ...values, status: e.target.value === 'draft' ? 'draft' : 'published' })}
+          >
+            <option value="published">Published</option>
+            <option value="draft">Draft</option>
+          </select>
+          <p id={`${id}-status-note`} className="admin-status-note" role="status">
+            {values.status === 'draft'
+              ? 'Only you can see a draft.'
+              : scheduled
+                ? `Scheduled for ${formatDateTime(scheduled.toISOString())}`
+                : null}
+          </p>
+        </div>
         <MediaArea
           media={media}
           errors={mediaErrors}
@@ -267,6 +304,11 @@ function PostFormBody({
           onRemove={(key) => editMedia((items) => removeMedia(items, key))}
           onCrop={() => setCropOpen(true)}
           onRetry={(key) => void retryItem(key)}
+          onDescribe={(key, field, value) => editMedia((items) => describeMedia(items, key, field, value))}
+          onInsert={(key) => {
+            const item = media.find((m) => m.key === key);
+            if (item) editorRef.current?.insertMedia(item);
+          }}
           retrying={retryingItem}
           hasCrop={crop !== null}
         />

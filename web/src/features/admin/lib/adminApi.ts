@@ -1,5 +1,5 @@
 import type { ContactMessageView, DigestRunResult, SubscriberView } from '@blog/contracts/mail';
-import type { PostView } from '@blog/contracts/posts';
+import type { PostPreview, PostView } from '@blog/contracts/posts';
 import type { ImageSettings } from '@blog/contracts/settings';
 import type { ApiClient, Page } from '../../../api/client';
 
@@ -9,6 +9,14 @@ export const deletePost = (api: ApiClient, id: number) =>
 
 export const retryMedia = (api: ApiClient, postId: number, itemId: string) =>
   api.request<PostView>(`/api/posts/${postId}/media/${encodeURIComponent(itemId)}/retry`, { method: 'POST' });
+
+/** The server's renderer on unsaved text: exactly the HTML visitors will get. */
+export const previewPost = (
+  api: ApiClient,
+  content: string,
+  postId: number | undefined,
+  signal?: AbortSignal,
+) => api.request<PostPreview>('/api/posts/preview', { method: 'POST', body: { content, postId }, signal });
 
 export const getSettings = (api: ApiClient, signal?: AbortSignal) =>
   api.request<ImageSettings>('/api/settings', { signal });

@@ -38,7 +38,7 @@ describe('the local draft (SPEC.md §3, §4)', () => {
       timestamp: 1000,
     });
     expect(stored.youtubeVideos).toEqual([
-      { url: 'https://youtu.be/dQw4w9WgXcQ', title: 'Clip', thumbnailUrl: 't' },
+      { url: 'https://youtu.be/dQw4w9WgXcQ', title: 'Clip', thumbnailUrl: 't', key: 'y' },
     ]);
     expect(JSON.stringify(stored)).not.toContain('a.jpg');
   });

@@ -13,7 +13,8 @@ type YoutubeEntry = Extract<FormMedia, { source: 'youtube' }>;
 /** The new-post draft in localStorage (SPEC.md §3 Local draft); files never go in it. */
 export interface Draft extends PostFormValues {
   cropSettings: CropSettings | null;
-  youtubeVideos: { url: string; title: string; thumbnailUrl: string }[];
+  /** `key` is how the text refers to the link (`media:KEY`), kept so a restored draft still places it. */
+  youtubeVideos: { url: string; title: string; thumbnailUrl: string; key?: string }[];
   /** How many files the form held: they cannot be kept, and the restored form says so. */
   fileCount: number;
   timestamp: number;
@@ -32,7 +33,7 @@ export function makeDraft(
     cropSettings,
     youtubeVideos: media
       .filter((m): m is YoutubeEntry => m.source === 'youtube')
-      .map(({ url, title, thumbnailUrl }) => ({ url, title, thumbnailUrl })),
+      .map(({ url, title, thumbnailUrl, key }) => ({ url, title, thumbnailUrl, key })),
     fileCount: media.filter((m) => m.source !== 'youtube').length,
     timestamp: now,
   };
@@ -65,10 +66,10 @@ export function clearDraft(storage: DraftStorage): void {
   storage.removeItem(DRAFT_KEY);
 }
 
-/** The restored form's YouTube entries, keyed afresh. */
+/** The restored form's YouTube entries, with the keys the text refers to them by (new ones for older drafts). */
 export function draftMedia(draft: Draft, key: (i: number) => string): FormMedia[] {
-  return (draft.youtubeVideos ?? []).map((v, order) => ({
-    key: key(order),
+  return (draft.youtubeVideos ?? []).map(({ key: saved, ...v }, order) => ({
+    key: saved ?? key(order),
     source: 'youtube',
     type: 'youtube',
     order,

@@ -29,9 +29,12 @@ describe('admin list filters (SPEC.md §4 Admin list)', () => {
       submenu2: 'Car One',
       from: '2025-01-01',
       to: '2025-02-01',
+      status: 'all',
       page: 2,
       limit: 10,
     });
+    expect(postQuery(filtersFromParams(new URLSearchParams('status=draft')), 1).status).toBe('draft');
+    expect(filtersFromParams(new URLSearchParams('status=hidden')).status).toBe('');
   });
 
   test('the count line bounds', () => {

@@ -1,4 +1,5 @@
 import { ADMIN_PAGE_SIZE } from '@blog/contracts/admin';
+import { POST_STATUS_FILTERS, type PostStatusFilter } from '@blog/contracts/posts';
 import type { PostQuery } from '../../../api/posts';
 import { parsePage } from '../../../lib/pagination';
 
@@ -10,9 +11,12 @@ export interface PostFilters {
   submenu2: string;
   from: string;
   to: string;
+  /** '' for every status (the API's `all`). */
+  status: '' | Exclude<PostStatusFilter, 'all'>;
 }
 
-export const FILTER_KEYS = ['search', 'category', 'submenu1', 'submenu2', 'from', 'to'] as const;
+export const FILTER_KEYS = ['search', 'category', 'submenu1', 'submenu2', 'from', 'to', 'status'] as const;
+const STATUS = new Set<string>(POST_STATUS_FILTERS.filter((s) => s !== 'all'));
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 export function filtersFromParams(params: URLSearchParams): PostFilters {
@@ -24,6 +28,7 @@ export function filtersFromParams(params: URLSearchParams): PostFilters {
     submenu2: read('submenu2'),
     from: DATE.test(read('from')) ? read('from') : '',
     to: DATE.test(read('to')) ? read('to') : '',
+    status: STATUS.has(read('status')) ? (read('status') as PostFilters['status']) : '',
   };
 }
 
@@ -66,6 +71,7 @@ export function postQuery(filters: PostFilters, page: number): PostQuery {
     submenu2: filters.submenu2 || undefined,
     from: filters.from || undefined,
     to: filters.to || undefined,
+    status: filters.status || 'all',
     page,
     limit: ADMIN_PAGE_SIZE,
   };

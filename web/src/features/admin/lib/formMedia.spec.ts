@@ -3,8 +3,10 @@ import { YOUTUBE_URL_ERROR } from '@blog/contracts/media';
 import type { MediaItemView } from '@blog/contracts/posts';
 import {
   addYoutube,
+  describeMedia,
   mainImage,
   mediaFromPost,
+  mediaMarkdown,
   mediaPayload,
   moveMedia,
   removeMedia,
@@ -96,10 +98,50 @@ describe('form media (SPEC.md §4 Media, §5)', () => {
     const { unifiedMedia, files } = mediaPayload(items);
     expect(files.map((f) => f.name)).toEqual(['n', 'm']);
     expect(unifiedMedia).toEqual([
-      { type: 'image', order: 0, path: '/uploads/s', name: 's' },
-      { type: 'video', order: 1, name: 'n', fileIndex: 0, isNew: true },
-      { type: 'youtube', order: 2, url: 'https://youtu.be/dQw4w9WgXcQ', title: 'T' },
-      { type: 'image', order: 3, name: 'm', fileIndex: 1, isNew: true },
+      { type: 'image', order: 0, path: '/uploads/s', name: 's', alt: '', caption: '' },
+      // New items and links carry the key the text refers to them by (media:KEY).
+      { type: 'video', order: 1, name: 'n', fileIndex: 0, isNew: true, ref: 'n', alt: '', caption: '' },
+      { type: 'youtube', order: 2, url: 'https://youtu.be/dQw4w9WgXcQ', title: 'T', ref: 'y' },
+      { type: 'image', order: 3, name: 'm', fileIndex: 1, isNew: true, ref: 'm', alt: '', caption: '' },
     ]);
+  });
+});
+
+describe('media in the text and their descriptions', () => {
+  const photo = {
+    key: 'new-abc',
+    source: 'new' as const,
+    type: 'image' as const,
+    order: 0,
+    file: new File(['x'], 'front.jpg', { type: 'image/jpeg' }),
+    name: 'front.jpg',
+    preview: null,
+  };
+
+  test('a new item is placed by its key, a saved one by its id, with its alt text', () => {
+    expect(mediaMarkdown({ ...photo, alt: 'Front [left] wheel' })).toBe('![Front left wheel](media:new-abc)');
+    const saved = mediaFromPost([
+      {
+        id: '6f1c2c1e-0000-4000-8000-000000000001',
+        type: 'image',
+        order: 0,
+        status: 'ready',
+        path: '/uploads/a',
+        alt: 'Roof',
+      },
+    ]);
+    expect(mediaMarkdown(saved[0]!)).toBe('![Roof](media:6f1c2c1e-0000-4000-8000-000000000001)');
+  });
+
+  test('alt text and captions are set on images and videos only', () => {
+    const items = describeMedia([photo], 'new-abc', 'alt', 'The red roadster');
+    expect(items[0]).toMatchObject({ alt: 'The red roadster' });
+    expect(
+      mediaPayload(describeMedia(items, 'new-abc', 'caption', 'At the lake')).unifiedMedia[0],
+    ).toMatchObject({
+      alt: 'The red roadster',
+      caption: 'At the lake',
+      ref: 'new-abc',
+    });
   });
 });

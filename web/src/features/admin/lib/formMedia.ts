@@ -12,8 +12,18 @@ export type FormMedia =
       file: File;
       name: string;
       preview: string | null;
+      alt?: string;
+      caption?: string;
     }
-  | { key: string; source: 'saved'; type: 'image' | 'video'; order: number; item: MediaItemView }
+  | {
+      key: string;
+      source: 'saved';
+      type: 'image' | 'video';
+      order: number;
+      item: MediaItemView;
+      alt?: string;
+      caption?: string;
+    }
   | {
       key: string;
       source: 'youtube';
@@ -63,7 +73,15 @@ export function mediaFromPost(media: MediaItemView[]): FormMedia[] {
             title: item.title ?? '',
             thumbnailUrl: item.thumbnailUrl ?? '',
           }
-        : { key: item.id, source: 'saved', type: item.type, order: item.order, item },
+        : {
+            key: item.id,
+            source: 'saved',
+            type: item.type,
+            order: item.order,
+            item,
+            alt: item.alt ?? '',
+            caption: item.caption ?? '',
+          },
     ),
   );
 }
@@ -105,8 +123,35 @@ export interface MediaPayload {
     title?: string;
     fileIndex?: number;
     isNew?: boolean;
+    alt?: string;
+    caption?: string;
+    /** How the text refers to the item (`![alt](media:REF)`); the server swaps in the new id. */
+    ref?: string;
   }[];
   files: File[];
+}
+
+/** How the text places an item: a saved one by its id, a new one by its form key (swapped for its id on save). */
+export function mediaRef(item: FormMedia): string {
+  return item.source === 'saved' ? item.item.id : item.key;
+}
+
+/** The Markdown that places an item in the text. */
+export function mediaMarkdown(item: FormMedia): string {
+  const alt = item.source === 'youtube' ? '' : (item.alt ?? '');
+  return `![${alt.replace(/[[\]]/g, '')}](media:${mediaRef(item)})`;
+}
+
+/** Sets an image's or video's alt text or caption. */
+export function describeMedia(
+  items: FormMedia[],
+  key: string,
+  field: 'alt' | 'caption',
+  value: string,
+): FormMedia[] {
+  return items.map((item) =>
+    item.key === key && item.source !== 'youtube' ? { ...item, [field]: value } : item,
+  );
 }
 
 /** Duplicates go on submit: files by path, YouTube links by url (SPEC.md §5). */
@@ -124,13 +169,31 @@ export function mediaPayload(items: FormMedia[]): MediaPayload {
     if (seen.has(identity)) continue;
     seen.add(identity);
     const order = unifiedMedia.length;
+    const ref = mediaRef(item);
     if (item.source === 'youtube')
-      unifiedMedia.push({ type: 'youtube', order, url: item.url, title: item.title });
-    else if (item.source === 'saved')
-      unifiedMedia.push({ type: item.type, order, path: item.item.path, name: item.item.name ?? undefined });
+      unifiedMedia.push({ type: 'youtube', order, url: item.url, title: item.title, ref });
     else {
-      unifiedMedia.push({ type: item.type, order, name: item.name, fileIndex: files.length, isNew: true });
-      files.push(item.file);
+      const text = { alt: item.alt ?? '', caption: item.caption ?? '' };
+      if (item.source === 'saved')
+        unifiedMedia.push({
+          type: item.type,
+          order,
+          path: item.item.path,
+          name: item.item.name ?? undefined,
+          ...text,
+        });
+      else {
+        unifiedMedia.push({
+          type: item.type,
+          order,
+          name: item.name,
+          fileIndex: files.length,
+          isNew: true,
+          ref,
+          ...text,
+        });
+        files.push(item.file);
+      }
     }
   }
   return { unifiedMedia, files };

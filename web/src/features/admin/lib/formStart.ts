@@ -6,7 +6,11 @@ import { newPostValues, postValues, type PostFormValues } from './postForm';
 
 let keySeq = 0;
 /** Keys for items the form adds (saved items keep their ids). */
-export const newMediaKey = () => `new-${++keySeq}`;
+/**
+ * A key unique across page loads: the text refers to new items by it (`media:new-…`), and a
+ * draft restored after a reload must not point at a file picked later.
+ */
+export const newMediaKey = () => `new-${Date.now().toString(36)}${(++keySeq).toString(36)}`;
 
 export interface FormStart {
   values: PostFormValues;
@@ -37,7 +41,8 @@ export function formStart(
   if (!draft) return { values: newPostValues(site, now), media: [], crop: null, restored: null };
   const { cropSettings, fileCount, timestamp, youtubeVideos: _videos, ...values } = draft;
   return {
-    values,
+    // A draft saved before posts had a status is a post to publish.
+    values: { ...values, status: values.status ?? 'published' },
     media: draftMedia(draft, newMediaKey),
     crop: cropSettings,
     restored: { timestamp, fileCount },

@@ -1,4 +1,4 @@
-import type { PostView } from '@blog/contracts/posts';
+import type { PostStatus, PostView } from '@blog/contracts/posts';
 import type { SiteCategory, SiteConfig } from '@blog/contracts/site';
 
 /** The post form's text fields (SPEC.md §2 Add and edit forms, §3 Local draft). */
@@ -14,6 +14,8 @@ export interface PostFormValues {
   selectedDate: string;
   /** 24-hour clock; shown as 12-hour. */
   selectedTime: { hours: number; minutes: number };
+  /** Published (scheduled when dated ahead) or the admin's draft. */
+  status: PostStatus;
 }
 
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -65,6 +67,7 @@ export function newPostValues(site: SiteConfig, now: Date): PostFormValues {
     submenu1: '',
     submenu2: '',
     ...dateParts(now),
+    status: 'published',
   };
   return withCategory(blank, site, site.categories[0]?.label ?? '');
 }
@@ -80,7 +83,15 @@ export function postValues(post: PostView, now: Date): PostFormValues {
     submenu1: post.submenu1 ?? '',
     submenu2: post.submenu2 ?? '',
     ...dateParts(Number.isNaN(created.getTime()) ? now : created),
+    status: post.status === 'draft' ? 'draft' : 'published',
   };
+}
+
+/** The post's date when it is ahead of `now` and the post is to be published: then it is scheduled. */
+export function scheduledFor(values: PostFormValues, now: Date): Date | null {
+  if (values.status !== 'published') return null;
+  const at = new Date(localDateTime(values));
+  return at.getTime() > now.getTime() ? at : null;
 }
 
 /** The `date` field: local date-time to the minute (SPEC.md §7). */

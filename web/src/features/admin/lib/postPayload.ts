@@ -17,6 +17,7 @@ export function postFormData(
   form.set('submenu1', values.submenu1);
   form.set('submenu2', values.submenu2);
   form.set('tags', values.tags);
+  form.set('status', values.status ?? 'published');
   // The server applies the crop to the first image: sent only when there is one.
   if (crop && mainImage(media)) form.set('cropSettings', JSON.stringify(crop));
   form.set('unifiedMedia', JSON.stringify(unifiedMedia));

@@ -101,6 +101,19 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
           onChange={(e) => onChange('to', e.target.value)}
         />
       </div>
+      <div className="field">
+        <label htmlFor="filter-status">Status</label>
+        <select
+          id="filter-status"
+          value={filters.status}
+          onChange={(e) => onChange('status', e.target.value)}
+        >
+          <option value="">All</option>
+          <option value="published">Published</option>
+          <option value="scheduled">Scheduled</option>
+          <option value="draft">Draft</option>
+        </select>
+      </div>
       <div className="admin-filters-clear">
         <button type="button" className="button button-secondary" onClick={onClear}>
           Clear All Filters

@@ -11,21 +11,36 @@ interface PostRowProps {
   onDelete(): void;
 }
 
-/** A list row: title, place, date, the first 100 characters and up to 6 thumbnails in order. */
+const STATUS_LABEL = { published: 'Published', scheduled: 'Scheduled', draft: 'Draft' } as const;
+
+/** A list row: title, status, place, date, the first 100 characters and up to 6 thumbnails in order. */
 export function PostRow({ post, deleting, onEdit, onDelete }: PostRowProps) {
   const media = [...post.media].sort(byOrder).slice(0, ADMIN_ROW_THUMBNAILS);
   const place = [post.category, post.submenu1, post.submenu2].filter(Boolean).join(' › ');
+  const missingAlt = post.images.filter((image) => !image.alt?.trim()).length;
   return (
     <li className="admin-post-row" aria-labelledby={`post-${post.id}-title`}>
       <div className="admin-post-main">
         <h3 id={`post-${post.id}-title`} className="admin-post-title">
           {post.url ? <a href={post.url}>{post.title}</a> : post.title}
         </h3>
+        <p className="admin-post-badges">
+          <span className={`admin-status admin-status-${post.status}`}>{STATUS_LABEL[post.status]}</span>
+          {post.status === 'scheduled' && <> for {formatDateTime(post.created_at)}</>}
+          {missingAlt > 0 && (
+            <span
+              className="admin-status admin-status-warning"
+              title="Screen readers say nothing about a picture without alt text"
+            >
+              {missingAlt === 1 ? '1 image without alt text' : `${missingAlt} images without alt text`}
+            </span>
+          )}
+        </p>
         <p className="admin-post-meta">
           {place} · {formatDateTime(post.created_at)}
           {post.tags.length > 0 && <> · {post.tags.join(', ')}</>}
         </p>
-        {post.content && <p className="admin-post-preview">{preview(post.content, ADMIN_PREVIEW_LENGTH)}</p>}
+        {post.excerpt && <p className="admin-post-preview">{preview(post.excerpt, ADMIN_PREVIEW_LENGTH)}</p>}
         {media.length > 0 && (
           <ul className="admin-thumbs" aria-label="Media">
             {media.map((item, index) => (
