@@ -380,6 +380,8 @@ export const postFormSchema = z.object({
   content: z
     .string()
     .max(POST_CONTENT_MAX, `content must be at most ${POST_CONTENT_MAX} characters`)
+    // Browsers send form text with CRLF line ends (the multipart encoding): stored as LF.
+    .transform((text) => text.replace(/\r\n?/g, '\n'))
     .default(''),
   date: z
     .string()

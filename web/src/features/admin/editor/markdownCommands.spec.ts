@@ -30,9 +30,12 @@ describe('editor commands', () => {
   test('headings, quotes and lists act on whole lines, numbered lists count', () => {
     const text = 'one\ntwo\nthree';
     expect(apply(text, toggleLines(text, 1, 6, 'numbered'))).toBe('[1. one\n2. two]\nthree');
-    expect(apply(text, toggleLines(text, 9, 9, 'heading'))).toBe('one\ntwo\n[## three]');
+    expect(apply(text, toggleLines(text, 9, 9, 'heading'))).toBe('one\ntwo\n## t[]hree');
     expect(apply('- a\n- b', toggleLines('- a\n- b', 0, 7, 'bullet'))).toBe('[a\nb]');
-    expect(apply('said', toggleLines('said', 0, 0, 'quote'))).toBe('[> said]');
+    // A cursor stays in place, after the new prefix, so typing goes on in the heading or item.
+    expect(apply('said', toggleLines('said', 0, 0, 'quote'))).toBe('> []said');
+    expect(apply('a\n', toggleLines('a\n', 2, 2, 'heading'))).toBe('a\n## []');
+    expect(apply('## Steps', toggleLines('## Steps', 5, 5, 'heading'))).toBe('St[]eps');
   });
 
   test('a link takes the selection as its text and selects the URL to type', () => {

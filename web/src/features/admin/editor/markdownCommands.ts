@@ -71,6 +71,11 @@ export function toggleLines(text: string, from: number, to: number, style: LineS
     return `${prefix}${bare}`;
   });
   const insert = changed.join('\n');
+  // A cursor stays where it was in its line, moved by the prefix; a selection covers the lines.
+  if (from === to) {
+    const cursor = Math.max(start, from + changed[0]!.length - lines[0]!.length);
+    return { from: start, to: end, insert, selectFrom: cursor, selectTo: cursor };
+  }
   return { from: start, to: end, insert, selectFrom: start, selectTo: start + insert.length };
 }
 
