@@ -52,19 +52,30 @@ export async function seedPosts(databaseUrl, count, { batch = 5000 } = {}) {
     for (let from = 1; from <= count; from += batch) {
       const to = Math.min(count, from + batch - 1);
       await client.query(
-        `INSERT INTO posts.posts (title, content, slug, category, submenu1, submenu2, tags, created_at, updated_at)
-         SELECT
-           initcap(($1::text[])[1 + (g * 7) % 80]) || ' ' || ($1::text[])[1 + (g * 13) % 80] || ' notes ' || g,
+        // Plain words, so the rendered fields are simple: one paragraph, the text itself, its
+        // excerpt by the excerpt rule (300 characters, cut at a word, '...'), one minute's read.
+        `INSERT INTO posts.posts (title, content, content_html, content_text, excerpt, reading_minutes,
+                                  slug, category, submenu1, submenu2, tags, created_at, updated_at)
+         SELECT title, body, '<p>' || body || E'</p>\n', body,
+           CASE WHEN length(body) <= 300 THEN body
+                ELSE regexp_replace(
+                       CASE WHEN substr(body, 301, 1) = ' ' THEN left(body, 300)
+                            ELSE regexp_replace(left(body, 300), '\\s+\\S*$', '') END,
+                       '[\\s.,;:!?]+$', '') || '...' END,
+           greatest(1, ceil(array_length(regexp_split_to_array(body, '\\s+'), 1) / 230.0)),
+           slug, category, submenu1, submenu2, tags, created_at, updated_at
+         FROM (SELECT
+           initcap(($1::text[])[1 + (g * 7) % 80]) || ' ' || ($1::text[])[1 + (g * 13) % 80] || ' notes ' || g AS title,
            array_to_string(ARRAY(SELECT ($1::text[])[floor(exp(random() * ln(cardinality($1::text[]))))::int]
-                                  FROM generate_series(1, 70) WHERE g > 0), ' ') || '.',
-           'seed-' || ($4::int + g),
-           ($2::text[])[1 + g % cardinality($2::text[])],
-           ($3::text[])[1 + g % cardinality($3::text[])],
-           nullif(($5::text[])[1 + g % cardinality($5::text[])], ''),
-           ARRAY[($1::text[])[1 + (g * 3) % 80], ($1::text[])[1 + (g * 11) % 80]],
-           now() - (g * interval '37 minutes'),
-           now()
-         FROM generate_series($6::int, $7::int) AS g`,
+                                  FROM generate_series(1, 70) WHERE g > 0), ' ') || '.' AS body,
+           'seed-' || ($4::int + g) AS slug,
+           ($2::text[])[1 + g % cardinality($2::text[])] AS category,
+           ($3::text[])[1 + g % cardinality($3::text[])] AS submenu1,
+           nullif(($5::text[])[1 + g % cardinality($5::text[])], '') AS submenu2,
+           ARRAY[($1::text[])[1 + (g * 3) % 80], ($1::text[])[1 + (g * 11) % 80]] AS tags,
+           now() - (g * interval '37 minutes') AS created_at,
+           now() AS updated_at
+         FROM generate_series($6::int, $7::int) AS g) AS seeded`,
         [
           WORDS,
           where.map((w) => w[0]),

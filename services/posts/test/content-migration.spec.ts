@@ -1,6 +1,8 @@
 import { dataSourceOptions, openMigrated } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
+import { seedPosts } from '../../../scripts/seed.mjs';
 import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { renderMarkdown } from '../src/content/markdown.js';
 
 /**
  * Posts written before Markdown (plain text, line breaks meant as line breaks) are rendered
@@ -90,6 +92,22 @@ describe('PostContent migration on posts written as plain text', () => {
       expect(found).toEqual([{ slug: 'old-post-0' }]);
     } finally {
       await source.destroy();
+    }
+  });
+
+  it('seeds demo and benchmark posts with the fields the renderer would store', async () => {
+    await seedPosts(db.url, 40);
+    const seeded = (await rows()).filter((row) => row.slug.startsWith('seed-'));
+    expect(seeded).toHaveLength(40);
+    for (const row of seeded) {
+      const rendered = renderMarkdown(row.content);
+      expect([row.slug, row.content_html, row.content_text, row.excerpt, row.reading_minutes]).toEqual([
+        row.slug,
+        rendered.html,
+        rendered.text,
+        rendered.excerpt,
+        rendered.readingMinutes,
+      ]);
     }
   });
 });
