@@ -1,6 +1,14 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 import { renderMarkdown } from '../content/markdown.js';
 
+/** The weighted search vector (title A, tags B, text C) over `text`, a column of posts. */
+const searchColumn = (text: string) => `
+  ALTER TABLE posts.posts ADD COLUMN search tsvector GENERATED ALWAYS AS (
+    setweight(to_tsvector('english', posts.f_unaccent(title)), 'A') ||
+    setweight(to_tsvector('english', posts.f_unaccent(posts.f_tags_text(tags))), 'B') ||
+    setweight(to_tsvector('english', posts.f_unaccent(${text})), 'C')
+  ) STORED`;
+
 /** Posts rendered per batch while the migration renders what was written before Markdown. */
 const BATCH = 500;
 
@@ -52,12 +60,7 @@ export class PostContent1764200000000 implements MigrationInterface {
     // Search reads the plain text, never the Markdown source.
     await q.query(`DROP INDEX posts.posts_search_idx`);
     await q.query(`ALTER TABLE posts.posts DROP COLUMN search`);
-    await q.query(`
-      ALTER TABLE posts.posts ADD COLUMN search tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('english', posts.f_unaccent(title)), 'A') ||
-        setweight(to_tsvector('english', posts.f_unaccent(posts.f_tags_text(tags))), 'B') ||
-        setweight(to_tsvector('english', posts.f_unaccent(content_text)), 'C')
-      ) STORED`);
+    await q.query(searchColumn('content_text'));
     await q.query(`CREATE INDEX posts_search_idx ON posts.posts USING gin (search)`);
     // The few drafts, for excluding them from the typo fallback without reading every post.
     await q.query(`CREATE INDEX posts_drafts_idx ON posts.posts (id) WHERE status = 'draft'`);
@@ -67,12 +70,7 @@ export class PostContent1764200000000 implements MigrationInterface {
     await q.query(`DROP INDEX posts.posts_drafts_idx`);
     await q.query(`DROP INDEX posts.posts_search_idx`);
     await q.query(`ALTER TABLE posts.posts DROP COLUMN search`);
-    await q.query(`
-      ALTER TABLE posts.posts ADD COLUMN search tsvector GENERATED ALWAYS AS (
-        setweight(to_tsvector('english', posts.f_unaccent(title)), 'A') ||
-        setweight(to_tsvector('english', posts.f_unaccent(posts.f_tags_text(tags))), 'B') ||
-        setweight(to_tsvector('english', posts.f_unaccent(content)), 'C')
-      ) STORED`);
+    await q.query(searchColumn('content'));
     await q.query(`CREATE INDEX posts_search_idx ON posts.posts USING gin (search)`);
     await q.query(`ALTER TABLE posts.media_items DROP COLUMN alt, DROP COLUMN caption`);
     await q.query(`
