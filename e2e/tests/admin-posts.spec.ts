@@ -141,7 +141,7 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   await form.getByLabel('YouTube link').fill('https://www.youtube.com/watch?v=dQw4w9WgXcQ');
   await form.getByRole('button', { name: 'Add YouTube video' }).click();
   expect(await mediaNames()).toEqual(['red.jpg', 'blue.jpg', 'clip.mp4', AdminText.youtubeTitle(1)]);
-  await form.locator('.admin-media-item.main .admin-media-name').filter({ hasText: 'red.jpg' }).waitFor();
+  await form.locator('.admin-media-item.is-main .admin-media-name').filter({ hasText: 'red.jpg' }).waitFor();
   expect(await axeProblems(page)).toEqual([]);
   await screenshot(page, 'form-new');
 

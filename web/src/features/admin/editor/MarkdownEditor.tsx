@@ -265,8 +265,8 @@ export function MarkdownEditor({
             {tool('Bold', 'Ctrl+B', (t, f, e) => toggleWrap(t, f, e, '**', 'bold text'), 'B')}
             {tool('Italic', 'Ctrl+I', (t, f, e) => toggleWrap(t, f, e, '_', 'italic text'), 'I')}
             {tool('Heading', null, (t, f, e) => toggleLines(t, f, e, 'heading'), 'H')}
-            {tool('Link', 'Ctrl+K', (t, f, e) => makeLink(t, f, e), '🔗')}
-            {tool('Quote', null, (t, f, e) => toggleLines(t, f, e, 'quote'), '❝')}
+            {tool('Link', 'Ctrl+K', (t, f, e) => makeLink(t, f, e), 'Link')}
+            {tool('Quote', null, (t, f, e) => toggleLines(t, f, e, 'quote'), '“ ”')}
             {tool('Bulleted list', null, (t, f, e) => toggleLines(t, f, e, 'bullet'), '•')}
             {tool('Numbered list', null, (t, f, e) => toggleLines(t, f, e, 'numbered'), '1.')}
             {tool('Code', null, toggleCode, '</>')}
@@ -280,7 +280,7 @@ export function MarkdownEditor({
                 onMouseDown={(e) => e.preventDefault()}
                 onClick={() => setMenuOpen((open) => !open)}
               >
-                <span aria-hidden="true">🖼</span>
+                <span aria-hidden="true">Image</span>
                 <span className="visually-hidden">Image</span>
               </button>
               {menuOpen && (
@@ -318,7 +318,7 @@ export function MarkdownEditor({
                 </ul>
               )}
             </span>
-            {tool('Horizontal rule', null, horizontalRule, '―')}
+            {tool('Horizontal rule', null, horizontalRule, '—')}
           </div>
         )}
       </div>

@@ -249,7 +249,7 @@ function SortableMedia({
   return (
     <li
       ref={setNodeRef}
-      className={`admin-media-item${isDragging ? ' dragging' : ''}${isMain ? ' main' : ''}`}
+      className={`admin-media-item${isDragging ? ' dragging' : ''}${isMain ? ' is-main' : ''}`}
       style={{ transform: CSS.Transform.toString(transform), transition }}
       data-key={item.key}
       data-status={status}
