@@ -91,7 +91,10 @@ test('HEIC files are refused with the modal, singular and plural; a 101 MB file 
   await openNewPost();
   const uploads: string[] = [];
   // Writes only: the editor's preview (a POST that stores nothing) is not an upload.
-  page.on('request', (r) => r.method() !== 'GET' && !r.url().endsWith('/api/posts/preview') && uploads.push(r.url()));
+  page.on(
+    'request',
+    (r) => r.method() !== 'GET' && !r.url().endsWith('/api/posts/preview') && uploads.push(r.url()),
+  );
   await form()
     .locator('input[type=file]')
     .setInputFiles([

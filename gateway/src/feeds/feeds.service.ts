@@ -32,9 +32,14 @@ const cdata = (text: string) => `<![CDATA[${text.replace(/]]>/g, ']]]]><![CDATA[
  */
 export function absoluteHtml(html: string, siteUrl: string): string {
   return html
-    .replace(/ (src|href|poster)="(\/[^/"][^"]*|\/)"/g, (_m, name: string, path: string) => ` ${name}="${absoluteUrl(siteUrl, path)}"`)
+    .replace(
+      / (src|href|poster)="(\/[^/"][^"]*|\/)"/g,
+      (_m, name: string, path: string) => ` ${name}="${absoluteUrl(siteUrl, path)}"`,
+    )
     .replace(/ srcset="([^"]*)"/g, (_m, list: string) => {
-      const entries = list.split(', ').map((entry) => (entry.startsWith('/') ? absoluteUrl(siteUrl, entry) : entry));
+      const entries = list
+        .split(', ')
+        .map((entry) => (entry.startsWith('/') ? absoluteUrl(siteUrl, entry) : entry));
       return ` srcset="${entries.join(', ')}"`;
     });
 }

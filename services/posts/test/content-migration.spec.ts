@@ -76,8 +76,12 @@ describe('PostContent migration on posts written as plain text', () => {
 
   it('fills the plain text, excerpt and status, and search reads the plain text', async () => {
     const [first, , empty, long] = await rows();
-    expect(first!.content_text).toBe('Fitted four new tyres today. The roadster now tracks straight.\nNext week: the brakes.');
-    expect(first!.excerpt).toBe('Fitted four new tyres today. The roadster now tracks straight. Next week: the brakes.');
+    expect(first!.content_text).toBe(
+      'Fitted four new tyres today. The roadster now tracks straight.\nNext week: the brakes.',
+    );
+    expect(first!.excerpt).toBe(
+      'Fitted four new tyres today. The roadster now tracks straight. Next week: the brakes.',
+    );
     expect(first!.reading_minutes).toBe(1);
     expect(empty!.reading_minutes).toBe(0);
     expect(long!.excerpt.length).toBeLessThanOrEqual(300 + '...'.length);
