@@ -26,7 +26,9 @@ export async function createGateway(
   const logger = new JsonLogger('gateway', config.LOG_LEVEL);
   const storage = await createStorage(env);
   await storage.ensureReady();
-  const cache = new PublicCache(config.PUBLIC_CACHE_TTL_MS);
+  const cache = new PublicCache(config.PUBLIC_CACHE_TTL_MS, {
+    staleIfErrorMs: config.PUBLIC_STALE_IF_ERROR_MS,
+  });
   const app = await NestFactory.create<NestExpressApplication>(
     GatewayModule.forRoot(config, storage, cache),
     {

@@ -29,8 +29,12 @@ export const gatewayConfigSchema = z
     /** How long a service may take to answer before the gateway says 503. */
     RPC_TIMEOUT_MS: envSchemas.positiveInt(5000),
     HEALTH_TIMEOUT_MS: envSchemas.positiveInt(1500),
+    /** A read whose transport failed is tried again once the NATS connection is back, waiting at most this. */
+    READ_RETRY_WAIT_MS: envSchemas.positiveInt(3000),
     /** How long a public GET answer may be served from the gateway's memory (0 turns the cache off). */
     PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
+    /** How old a public answer may be that is served when the service fails (stale-if-error). */
+    PUBLIC_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(60_000),
     /** Origins allowed to call the API from another site; none by default. */
     CORS_ORIGINS: optionalList,
     /** Express "trust proxy": which hops may set X-Forwarded-For (the nginx in front). */

@@ -168,6 +168,64 @@ describe('NATS transport: the gateway, media and mail reach replicated services 
     expect(got.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(60);
   });
 
+  it('keeps answering reads while nats-server restarts: retried, or the last good answer; fresh again once it is back', async () => {
+    // A gateway with its cache on, as in production (the suite's other gateway has it off).
+    const port = await freePort();
+    const cached = await createGateway(
+      loadGatewayConfig({ ...env, PORT: String(port), PUBLIC_CACHE_TTL_MS: '500' }),
+      env,
+    );
+    const base = `http://127.0.0.1:${port}`;
+    const paths = ['/api/posts?limit=15', '/api/posts?limit=5', '/api/site'];
+    try {
+      for (const path of paths) expect((await fetch(`${base}${path}`)).status).toBe(200);
+      const results: { status: number; stale: boolean; ms: number }[] = [];
+      let reading = true;
+      const worker = async (n: number) => {
+        for (let i = n; reading; i++) {
+          const started = Date.now();
+          const response = await fetch(`${base}${paths[i % paths.length]}`);
+          await response.arrayBuffer();
+          results.push({
+            status: response.status,
+            stale: response.headers.get('x-cache') === 'stale',
+            ms: Date.now() - started,
+          });
+        }
+      };
+      const load = Promise.all(Array.from({ length: 8 }, (_, n) => worker(n)));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await nats.stop();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await nats.start();
+      // Until every replica and the gateway have reconnected and answer fresh again.
+      const fresh = async () => {
+        const response = await fetch(`${base}/api/posts?limit=3&fresh=${Date.now()}`);
+        return response.status === 200 && response.headers.get('x-cache') !== 'stale';
+      };
+      for (const until = Date.now() + 15_000; Date.now() < until && !(await fresh());)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      reading = false;
+      await load;
+      const failed = results.filter((r) => r.status !== 200);
+      const stale = results.filter((r) => r.stale).length;
+      process.stdout.write(
+        `[nats] nats-server restarted under 8 concurrent reads: ${results.length} reads, ${failed.length} failed, ` +
+          `${stale} served stale, longest ${Math.max(...results.map((r) => r.ms))} ms\n`,
+      );
+      expect(failed).toEqual([]);
+      // Once it is back, answers are fresh again.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      for (const path of paths) {
+        const response = await fetch(`${base}${path}`);
+        expect([path, response.status, response.headers.get('x-cache')]).toEqual([path, 200, null]);
+      }
+    } finally {
+      await cached.close();
+    }
+  }, 60_000);
+
   it('loses no request the other replica can answer when one is SIGKILLed under load', async () => {
     const statuses: { status: number; startedAt: number }[] = [];
     const start = Date.now();

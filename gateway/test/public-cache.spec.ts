@@ -23,10 +23,12 @@ function rawGet(url: string, headers: Record<string, string>) {
 async function serve(cache: PublicCache) {
   let calls = 0;
   let version = 1;
+  let failing = false;
   const app = express();
   app.use(cache.middleware());
   app.get('/api/posts', async (_req, res) => {
     calls++;
+    if (failing) return void res.status(503).json({ error: 'Service unavailable' });
     const answer = { version };
     await new Promise((r) => setTimeout(r, 100));
     res.setHeader('X-Total-Count', '7');
@@ -42,6 +44,7 @@ async function serve(cache: PublicCache) {
     url: `http://127.0.0.1:${port}`,
     calls: () => calls,
     bump: () => version++,
+    fail: (on: boolean) => (failing = on),
     close: () => new Promise((r) => server.close(r)),
   };
 }
@@ -63,8 +66,9 @@ describe('public cache', () => {
     expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
     expect((await cache.memo('page /', compute, keep)).calls).toBe(2);
     cache.clear();
-    expect(await cache.memo('page /', compute, keep)).toEqual({ status: 503, calls: 3 });
-    expect((await cache.memo('page /', compute, keep)).calls).toBe(4); // the 503 was not kept
+    // A failed computation: the last good value answers (stale-if-error), and is not kept.
+    expect(await cache.memo('page /', compute, keep)).toEqual({ status: 200, calls: 2 });
+    expect((await cache.memo('page /', compute, keep)).calls).toBe(4);
     await expect(cache.memo('fails', () => Promise.reject(new Error('down')))).rejects.toThrow('down');
     expect(await cache.memo('fails', async () => 'back')).toBe('back');
   });
@@ -112,7 +116,7 @@ describe('public cache', () => {
   });
 
   it('refreshes after the TTL, serving the previous answer meanwhile', async () => {
-    const app = await serve(new PublicCache(50, 10_000));
+    const app = await serve(new PublicCache(50, { staleMs: 10_000 }));
     try {
       await fetch(`${app.url}/api/posts`);
       app.bump();
@@ -144,5 +148,75 @@ describe('public cache', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('serves the last good answer when the service fails (stale-if-error), for a while, and fresh ones after', async () => {
+    const cache = new PublicCache(50, { staleIfErrorMs: 400 });
+    const app = await serve(cache);
+    try {
+      const first = await fetch(`${app.url}/api/posts`);
+      expect([first.status, first.headers.get('x-cache')]).toEqual([200, null]);
+      cache.clear(); // a write: the answer is gone from the cache, not from what a failure may serve
+      app.fail(true);
+      await new Promise((r) => setTimeout(r, 60));
+      const stale = await fetch(`${app.url}/api/posts`);
+      expect([stale.status, stale.headers.get('x-cache'), await stale.json()]).toEqual([
+        200,
+        'stale',
+        { version: 1 },
+      ]);
+      expect(stale.headers.get('x-total-count')).toBe('7');
+      expect(cache.staleServed).toBe(1);
+      // Never for a path that never answered, and not past staleIfErrorMs.
+      expect((await fetch(`${app.url}/api/posts?page=2`)).status).toBe(503);
+      await new Promise((r) => setTimeout(r, 450));
+      expect((await fetch(`${app.url}/api/posts`)).status).toBe(503);
+      app.fail(false);
+      app.bump();
+      const fresh = await fetch(`${app.url}/api/posts`);
+      expect([fresh.status, fresh.headers.get('x-cache'), await fresh.json()]).toEqual([
+        200,
+        null,
+        { version: 2 },
+      ]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('memoised values (pages, feeds) fall back to the last good one when computing fails', async () => {
+    const cache = new PublicCache(10, { staleIfErrorMs: 400 });
+    expect(await cache.memo('page /', async () => ({ status: 200, html: 'good' }))).toEqual({
+      status: 200,
+      html: 'good',
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    const down = { status: 503, html: 'down' };
+    expect(
+      await cache.memo(
+        'page /',
+        async () => down,
+        (page) => page.status !== 503,
+      ),
+    ).toEqual({
+      status: 200,
+      html: 'good',
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    await expect(cache.memo('page /', () => Promise.reject(new Error('broker down')))).resolves.toEqual({
+      status: 200,
+      html: 'good',
+    });
+    await expect(cache.memo('page /other', () => Promise.reject(new Error('broker down')))).rejects.toThrow(
+      'broker down',
+    );
+    await new Promise((r) => setTimeout(r, 450));
+    expect(
+      await cache.memo(
+        'page /',
+        async () => down,
+        (page) => page.status !== 503,
+      ),
+    ).toEqual(down);
   });
 });

@@ -19,15 +19,23 @@ import { seedPosts } from '../seed.mjs';
 const ADMIN = { username: 'faultadmin', password: 'fault-admin-password-1' };
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/** Reads the list every 50 ms: when the last failure after `since` was, and how many failed. */
+/**
+ * Reads the list every 50 ms: when the last failure was, how many failed, how many the
+ * gateway answered from its last good copy (`X-Cache: stale`), and the slowest read.
+ */
 function probe(url) {
-  const state = { failures: 0, lastFailureAt: 0, running: true };
+  const state = { failures: 0, lastFailureAt: 0, stale: 0, slowestMs: 0, running: true };
   state.done = (async () => {
     while (state.running) {
-      const ok = await fetch(url, { signal: AbortSignal.timeout(3000) }).then(
-        (r) => r.ok,
+      const started = Date.now();
+      const ok = await fetch(url, { signal: AbortSignal.timeout(10_000) }).then(
+        (r) => {
+          if (r.headers.get('x-cache') === 'stale') state.stale += 1;
+          return r.ok;
+        },
         () => false,
       );
+      state.slowestMs = Math.max(state.slowestMs, Date.now() - started);
       if (!ok) {
         state.failures += 1;
         state.lastFailureAt = Date.now();
@@ -66,7 +74,12 @@ function reads(url, seconds) {
     autocannon({ url, connections: 20, duration: seconds }, (error, result) =>
       error
         ? reject(error)
-        : resolve({ requests: result.requests.total, non2xx: result.non2xx, errors: result.errors }),
+        : resolve({
+            requests: result.requests.total,
+            non2xx: result.non2xx,
+            errors: result.errors,
+            slowestMs: result.latency.max,
+          }),
     ),
   );
 }
@@ -99,6 +112,7 @@ async function underLoad(stack, plainUrl, token, db, name, fault) {
   return {
     reads: watch.load,
     readsRecoveredAfterMs: watch.lastFailureAt > faultAt ? watch.lastFailureAt - faultAt : 0,
+    probeReads: { failed: watch.failures, servedStale: watch.stale, slowestMs: watch.slowestMs },
     writesAcknowledged: writes.acknowledged.length,
     writesFailed: writes.failed.length,
     writeFailures: [...new Set(writes.failed.map((f) => f.status))],

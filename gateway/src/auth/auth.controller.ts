@@ -35,6 +35,6 @@ export class AuthController {
   @Get('users')
   @AdminOnly()
   users(): Promise<PublicUser[]> {
-    return this.services.call('auth', Patterns.auth.listUsers, {});
+    return this.services.read('auth', Patterns.auth.listUsers, {});
   }
 }

@@ -23,20 +23,41 @@ const KEPT_HEADERS = ['x-total-count'];
  * `staleMs`) or wait for it, so a burst never turns into a burst of identical service calls.
  * Requests with an Authorization header (the admin sees unprocessed media) bypass it. A
  * write through this gateway clears it; other replicas and background processing show
- * within `ttlMs`.
+ * within `ttlMs`. When the service fails (5xx, a broker restart), the last good answer is
+ * served instead, for up to `staleIfErrorMs` (stale-if-error, marked `X-Cache: stale`).
  */
 export class PublicCache {
   private readonly entries = new Map<string, Entry>();
   private readonly refreshing = new Map<string, Waiter[]>();
   private readonly values = new Map<string, { value: Promise<unknown>; storedAt: number }>();
+  /** The last good answer and value of each key, for stale-if-error; a write does not clear them. */
+  private readonly lastGood = new Map<string, Entry>();
+  private readonly lastGoodValues = new Map<string, { value: unknown; storedAt: number }>();
   private generation = 0;
+  /** Answers served stale because the service failed (for logs and benchmarks). */
+  staleServed = 0;
+
+  private readonly staleMs: number;
+  private readonly staleIfErrorMs: number;
+  private readonly maxEntries: number;
+  private readonly paths: RegExp;
 
   constructor(
     private readonly ttlMs: number,
-    private readonly staleMs = ttlMs * 5,
-    private readonly maxEntries = 2000,
-    private readonly paths = /^\/api\/(posts|site)(\/|$)/,
-  ) {}
+    options: {
+      /** How old an answer may be that is served while one request refreshes it. */
+      staleMs?: number;
+      /** How old an answer may be that is served when the service fails. */
+      staleIfErrorMs?: number;
+      maxEntries?: number;
+      paths?: RegExp;
+    } = {},
+  ) {
+    this.staleMs = options.staleMs ?? ttlMs * 5;
+    this.staleIfErrorMs = options.staleIfErrorMs ?? 60_000;
+    this.maxEntries = options.maxEntries ?? 2000;
+    this.paths = options.paths ?? /^\/api\/(posts|site)(\/|$)/;
+  }
 
   clear(): void {
     this.entries.clear();
@@ -53,15 +74,41 @@ export class PublicCache {
     if (this.ttlMs === 0) return compute();
     const hit = this.values.get(key);
     if (hit && Date.now() - hit.storedAt < this.ttlMs) return hit.value as Promise<T>;
-    const entry = { value: compute() as Promise<unknown>, storedAt: Date.now() };
+    const computing = compute();
+    const entry = { value: this.orLastGood(key, computing, keep), storedAt: Date.now() };
     this.values.delete(key);
     if (this.values.size >= this.maxEntries) this.values.delete(this.values.keys().next().value!);
     this.values.set(key, entry);
     const drop = () => {
       if (this.values.get(key) === entry) this.values.delete(key);
     };
-    entry.value.then((value) => !keep(value as T) && drop(), drop);
+    // Kept only when the computation itself was good: a last good value stands in once, not for the TTL.
+    computing.then((value) => !keep(value) && drop(), drop);
     return entry.value as Promise<T>;
+  }
+
+  /** The computed value, remembered when good; the last good one instead when it fails or is not worth keeping. */
+  private orLastGood<T>(key: string, computing: Promise<T>, keep: (value: T) => boolean): Promise<unknown> {
+    const fallback = () => {
+      const last = this.lastGoodValues.get(key);
+      if (!last || Date.now() - last.storedAt > this.staleIfErrorMs) return null;
+      this.staleServed++;
+      return last;
+    };
+    return computing.then(
+      (value) => {
+        if (keep(value)) {
+          remember(this.lastGoodValues, key, { value, storedAt: Date.now() }, this.maxEntries);
+          return value;
+        }
+        return fallback()?.value ?? value;
+      },
+      (error: unknown) => {
+        const last = fallback();
+        if (last) return last.value;
+        throw error;
+      },
+    );
   }
 
   middleware() {
@@ -90,16 +137,24 @@ export class PublicCache {
     this.refreshing.set(key, waiters);
     const generation = this.generation;
     let settled = false;
-    const settle = (entry: Entry | null) => {
+    const settle = (entry: Entry | null, fresh = true) => {
       if (settled) return;
       settled = true;
       this.refreshing.delete(key);
-      if (entry && this.ttlMs > 0 && generation === this.generation) this.store(key, entry);
+      if (entry && fresh && this.ttlMs > 0 && generation === this.generation) this.store(key, entry);
       for (const waiter of waiters) waiter(entry);
     };
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       if (res.statusCode !== 200) {
+        // The service failed: the last good answer, if young enough, rather than an error page.
+        const last = res.statusCode >= 500 ? this.lastGood.get(key) : undefined;
+        if (last && this.ttlMs > 0 && Date.now() - last.storedAt <= this.staleIfErrorMs) {
+          this.staleServed++;
+          settle(last, false);
+          this.reply(res.req, res, last);
+          return res;
+        }
         settle(null);
         return json(body);
       }
@@ -123,6 +178,7 @@ export class PublicCache {
   }
 
   private store(key: string, entry: Entry) {
+    remember(this.lastGood, key, entry, this.maxEntries);
     this.entries.delete(key);
     if (this.entries.size >= this.maxEntries) {
       const oldest = this.entries.keys().next().value;
@@ -133,6 +189,7 @@ export class PublicCache {
 
   private reply(req: Request, res: Response, entry: Entry) {
     res.vary('Accept-Encoding');
+    if (Date.now() - entry.storedAt > this.ttlMs) res.setHeader('X-Cache', 'stale');
     res.setHeader('ETag', entry.etag);
     res.setHeader('Cache-Control', 'no-cache');
     for (const [name, value] of Object.entries(entry.headers)) res.setHeader(name, value);
@@ -150,4 +207,11 @@ export class PublicCache {
     res.setHeader('Content-Encoding', encoding);
     res.end((entry.encoded[encoding] ??= compress(entry.body, encoding)));
   }
+}
+
+/** Sets `key` as the newest entry of a bounded map (the oldest goes past `max`). */
+function remember<V>(map: Map<string, V>, key: string, value: V, max: number) {
+  map.delete(key);
+  if (map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
 }

@@ -69,7 +69,7 @@ export class FeedsService {
   private async buildRss(siteUrl: string): Promise<string> {
     const [site, latest] = await Promise.all([
       this.site.get(),
-      this.services.call<PostListResult>('posts', Patterns.posts.list, { query: { limit: FEED_SIZE } }),
+      this.services.read<PostListResult>('posts', Patterns.posts.list, { query: { limit: FEED_SIZE } }),
     ]);
     const items = latest.items.map((post) => {
       const link = escapeXml(postLink(siteUrl, post));
@@ -168,6 +168,6 @@ export class FeedsService {
   }
 
   private postUrls(query: PostUrlsQuery): Promise<PostUrlsResult> {
-    return this.services.call('posts', Patterns.posts.urls, query);
+    return this.services.read('posts', Patterns.posts.urls, query);
   }
 }

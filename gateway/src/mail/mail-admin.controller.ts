@@ -38,7 +38,7 @@ export class MailAdminController {
     @Query(new ZodPipe(messageListQuerySchema)) query: MessageListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContactMessageView[]> {
-    const result = await this.services.call<MailListResult<ContactMessageView>>(
+    const result = await this.services.read<MailListResult<ContactMessageView>>(
       'mail',
       Patterns.mail.listMessages,
       query,
@@ -54,7 +54,7 @@ export class MailAdminController {
     @Query(new ZodPipe(subscriberListQuerySchema)) query: SubscriberListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SubscriberView[]> {
-    const result = await this.services.call<MailListResult<SubscriberView>>(
+    const result = await this.services.read<MailListResult<SubscriberView>>(
       'mail',
       Patterns.mail.listSubscribers,
       query,

@@ -12,7 +12,7 @@ export class SettingsController {
   @Get()
   @AdminOnly()
   get(): Promise<ImageSettings> {
-    return this.services.call('media', Patterns.media.getSettings, {});
+    return this.services.read('media', Patterns.media.getSettings, {});
   }
 
   @Put()

@@ -66,8 +66,8 @@ export class PagesService {
     try {
       post =
         route.kind === 'post'
-          ? await this.services.call('posts', Patterns.posts.getBySlug, { slug: route.slug })
-          : await this.services.call('posts', Patterns.posts.get, { id: route.id });
+          ? await this.services.read('posts', Patterns.posts.getBySlug, { slug: route.slug })
+          : await this.services.read('posts', Patterns.posts.get, { id: route.id });
     } catch (error) {
       if (error instanceof ApiError && error.getStatus() < 500) return notFound;
       return { status: 503, html: shell.plain };

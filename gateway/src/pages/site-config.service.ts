@@ -14,7 +14,7 @@ export class SiteConfigSource {
 
   get(): Promise<SiteConfig> {
     if (!this.cached || Date.now() - this.cached.at > TTL_MS) {
-      const site = this.services.call<SiteConfig>('posts', Patterns.posts.site, {});
+      const site = this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
       const entry = { site, at: Date.now() };
       this.cached = entry;
       // A failure is not kept: the next request asks again.

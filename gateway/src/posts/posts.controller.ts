@@ -37,7 +37,7 @@ export class PostsController {
 
   @Get('site')
   site(): Promise<SiteConfig> {
-    return this.services.call('posts', Patterns.posts.site, {});
+    return this.services.read('posts', Patterns.posts.site, {});
   }
 
   /** Newest first, filtered and paged in the database; the total is in X-Total-Count. */
@@ -47,7 +47,7 @@ export class PostsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PostView[]> {
-    const result = await this.services.call<PostListResult>('posts', Patterns.posts.list, {
+    const result = await this.services.read<PostListResult>('posts', Patterns.posts.list, {
       query,
       options: readOptionsFor(await this.auth.isAdmin(req)),
     });
@@ -57,7 +57,7 @@ export class PostsController {
 
   @Get('posts/by-slug/:slug')
   async bySlug(@Param('slug') slug: string, @Req() req: Request): Promise<PostView> {
-    return this.services.call('posts', Patterns.posts.getBySlug, {
+    return this.services.read('posts', Patterns.posts.getBySlug, {
       slug,
       options: readOptionsFor(await this.auth.isAdmin(req)),
     });
@@ -65,7 +65,7 @@ export class PostsController {
 
   @Get('posts/:id')
   async byId(@Param('id') id: string, @Req() req: Request): Promise<PostView> {
-    return this.services.call('posts', Patterns.posts.get, {
+    return this.services.read('posts', Patterns.posts.get, {
       id: postId(id),
       options: readOptionsFor(await this.auth.isAdmin(req)),
     });

@@ -82,6 +82,29 @@ export class ServiceClients implements OnModuleDestroy {
     }
   }
 
+  /**
+   * A call that changes nothing (a read), tried once more when the transport failed: after
+   * the NATS connection is back (a broker restart) or a short pause (a replica that died
+   * with the request), at most READ_RETRY_WAIT_MS. A service's own answer (404, 400) is final.
+   */
+  async read<T>(service: ServiceName, pattern: string, data: unknown): Promise<T> {
+    try {
+      return await this.call<T>(service, pattern, data);
+    } catch (error) {
+      if (!(error instanceof ServiceUnavailableError)) throw error;
+      await this.transportBack(this.config.READ_RETRY_WAIT_MS);
+      return this.call<T>(service, pattern, data);
+    }
+  }
+
+  /** Resolves once NATS is connected again, or after a short pause on TCP; never later than `maxMs`. */
+  private async transportBack(maxMs: number): Promise<void> {
+    const deadline = Date.now() + maxMs;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(100, maxMs)));
+    while (this.config.TRANSPORT === 'nats' && !this.natsConnected && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+
   /** Up only when the service answers in time and reaches its database. */
   async state(service: ServiceName): Promise<ServiceState> {
     try {
