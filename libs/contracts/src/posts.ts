@@ -302,6 +302,18 @@ export interface PostPreview {
 /** Longest plain-text excerpt a post view carries (cards cut it to 200, the admin list to 100). */
 export const EXCERPT_MAX = 300;
 
+/** Words per minute for reading time (the middle of the usual 200-260 for reading on a screen). */
+export const WORDS_PER_MINUTE = 230;
+
+/**
+ * Words as a reader counts them (runs holding a letter or digit, so Markdown signs do not
+ * count) and the minutes they take: the server's stored reading time and the editor's count.
+ */
+export function readingTime(text: string): { words: number; minutes: number } {
+  const words = text.split(/\s+/).filter((word) => /[\p{L}\p{N}]/u.test(word)).length;
+  return { words, minutes: words === 0 ? 0 : Math.max(1, Math.ceil(words / WORDS_PER_MINUTE)) };
+}
+
 const jsonField = <S extends z.ZodType>(field: string, schema: S) =>
   z
     .string()

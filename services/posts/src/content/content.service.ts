@@ -59,11 +59,10 @@ export class ContentService {
 
   /**
    * After `item` changed (processed, failed): the post's HTML again, when its text places that
-   * item. The caller holds the post's row lock (taken before the item's, as every write does).
+   * item. The caller holds `post`'s row lock (taken before the item's, as every write does).
    */
-  async refreshFor(manager: EntityManager, item: MediaItem): Promise<void> {
-    const post = await manager.findOneBy(Post, { id: item.postId });
-    if (!post || !post.content.includes(`${MEDIA_SCHEME}${item.id}`)) return;
+  async refreshFor(manager: EntityManager, post: Post, item: MediaItem): Promise<void> {
+    if (!post.content.includes(`${MEDIA_SCHEME}${item.id}`)) return;
     const media = await manager.find(MediaItem, { where: { postId: post.id }, order: { position: 'ASC' } });
     const rendered = renderMarkdown(post.content, { media: mediaById(media) });
     await manager.update(Post, { id: post.id }, { contentHtml: rendered.html });

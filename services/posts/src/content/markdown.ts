@@ -2,6 +2,7 @@ import {
   EXCERPT_MAX,
   excerpt,
   pictureSources,
+  readingTime,
   YOUTUBE_EMBED_ORIGIN,
   type MediaItemView,
 } from '@blog/contracts';
@@ -35,8 +36,6 @@ export interface RenderOptions {
   placeholders?: boolean;
 }
 
-/** Words per minute for reading time (the middle of the usual 200-260 for screen reading). */
-export const WORDS_PER_MINUTE = 230;
 export const MEDIA_SCHEME = 'media:';
 /** How wide an inline picture is drawn: the post column. */
 const INLINE_SIZES = '(max-width: 960px) 100vw, 928px';
@@ -351,23 +350,13 @@ function plainText(tokens: Token[]): string {
   return blocks.filter(Boolean).join('\n');
 }
 
-export function countWords(text: string): number {
-  return text.split(/\s+/).filter(Boolean).length;
-}
-
 export function renderMarkdown(markdown: string, options: RenderOptions = {}): RenderedContent {
   const env: RenderEnv = { media: options.media ?? new Map(), placeholders: !!options.placeholders };
   const tokens = md.parse(markdown, env);
   const html = sanitizeHtml(md.renderer.render(tokens, md.options, env), SANITIZE);
   const text = plainText(tokens);
-  const words = countWords(text);
-  return {
-    html,
-    text,
-    excerpt: excerpt(text, EXCERPT_MAX),
-    words,
-    readingMinutes: words === 0 ? 0 : Math.max(1, Math.ceil(words / WORDS_PER_MINUTE)),
-  };
+  const { words, minutes } = readingTime(text);
+  return { html, text, excerpt: excerpt(text, EXCERPT_MAX), words, readingMinutes: minutes };
 }
 
 /** `media:REF` of new items → `media:ID` once they have ids (only in image references). */
@@ -377,9 +366,4 @@ export function replaceMediaRefs(markdown: string, ids: ReadonlyMap<string, stri
     const id = ids.get(ref);
     return id ? whole.replace(`media:${ref}`, `media:${id}`) : whole;
   });
-}
-
-/** The ids of media items the text places (a post's inline media). */
-export function referencedMediaIds(markdown: string): string[] {
-  return [...markdown.matchAll(/\]\(\s*<?media:([A-Za-z0-9_-]{1,40})/g)].map((m) => m[1]!);
 }

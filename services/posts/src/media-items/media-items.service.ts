@@ -110,7 +110,10 @@ export class MediaItemsService {
       // The post's row first, then the item's: the order every write takes, so none deadlock.
       const owner = await manager.findOne(MediaItem, { where: { id: result.id }, select: { postId: true } });
       if (!owner) return null;
-      await manager.findOne(Post, { where: { id: owner.postId }, lock: { mode: 'pessimistic_write' } });
+      const post = await manager.findOne(Post, {
+        where: { id: owner.postId },
+        lock: { mode: 'pessimistic_write' },
+      });
       const item = await manager.findOne(MediaItem, {
         where: { id: result.id },
         lock: { mode: 'pessimistic_write' },
@@ -146,7 +149,7 @@ export class MediaItemsService {
       // Ended: a later re-crop or an admin's retry starts counting runs afresh.
       item.processingAttempts = 0;
       await manager.save(item);
-      await this.content.refreshFor(manager, item);
+      if (post) await this.content.refreshFor(manager, post, item);
       const now = new Set(keysOf(item));
       return before.filter((key) => !now.has(key));
     });

@@ -4,6 +4,7 @@ import { defaultHighlightStyle, LanguageSupport, syntaxHighlighting } from '@cod
 import { EditorSelection, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { useEffect, useImperativeHandle, useRef, useState, type Ref } from 'react';
+import { readingTime } from '@blog/contracts/posts';
 import { useApi } from '../../../api/ApiContext';
 import { previewPost } from '../lib/adminApi';
 import { mediaMarkdown, type FormMedia } from '../lib/formMedia';
@@ -16,7 +17,6 @@ import {
   toggleCode,
   toggleLines,
   toggleWrap,
-  wordCount,
   type TextEdit,
 } from './markdownCommands';
 import './editor.css';
@@ -104,7 +104,7 @@ export function MarkdownEditor({
   const showEditor = mode === 'write';
   const showPreview = mode === 'preview' || wide;
   const preview = usePreview(value, postId, showPreview);
-  const counts = wordCount(value);
+  const counts = readingTime(value);
   // The latest callbacks for the editor's listeners, which are made once.
   const latest = useRef({ onChange, onFiles });
   latest.current = { onChange, onFiles };

@@ -6,7 +6,6 @@ import {
   toggleCode,
   toggleLines,
   toggleWrap,
-  wordCount,
   type TextEdit,
 } from './markdownCommands';
 
@@ -64,11 +63,5 @@ describe('editor commands', () => {
     expect(apply('above\n\nbelow', insertBlock('above\n\nbelow', 6, 6, '![](media:new-1)'))).toBe(
       'above\n\n![](media:new-1)[]\n\nbelow',
     );
-  });
-
-  test('counts words and reading minutes as the server does', () => {
-    expect(wordCount('')).toEqual({ words: 0, minutes: 0 });
-    expect(wordCount('## Two words - ok')).toEqual({ words: 3, minutes: 1 });
-    expect(wordCount('word '.repeat(231))).toEqual({ words: 231, minutes: 2 });
   });
 });

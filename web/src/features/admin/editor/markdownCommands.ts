@@ -117,9 +117,3 @@ export function insertBlock(text: string, from: number, to: number, block: strin
 }
 
 export const horizontalRule = (text: string, from: number, to: number) => insertBlock(text, from, to, '---');
-
-/** Words as a reader counts them, and minutes at the server's 230 words a minute. */
-export function wordCount(text: string): { words: number; minutes: number } {
-  const words = text.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
-  return { words, minutes: words === 0 ? 0 : Math.max(1, Math.ceil(words / 230)) };
-}
