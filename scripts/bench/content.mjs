@@ -1,6 +1,6 @@
-// Writing benchmark (issue 13): how long the renderer takes on a 5,000-word post, and what a
-// post page costs: its HTML and JavaScript on the wire, and the gateway's CPU time per 1,000
-// cached reads of the post. With BENCH_BASE=<git revision> the same figures come from that
+// Writing benchmark (issue 13): how long the renderer takes on a 5,000-word post, and what
+// reads cost: a post page's HTML and JavaScript on the wire, and CPU time per 1,000 reads of
+// a post and of the home page's list, cached and uncached. With BENCH_BASE=<git revision> the same figures come from that
 // revision too, built in a worktree and run beside this build on other ports, the load runs
 // alternating between the two (the machine is shared: figures from different runs differ).
 import autocannon from 'autocannon';
@@ -81,15 +81,20 @@ async function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]); // utime + stime
 }
 
-function cannon(url) {
+/** Load on `url`; with `unique`, each request gets its own query string, so no cache answers it. */
+function cannon(url, unique = false) {
+  let n = 0;
+  const setupRequest = unique
+    ? (request) => ({ ...request, path: `${request.path}&bench=${++n}` })
+    : undefined;
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 20, duration: SECONDS }, (error, result) =>
+    autocannon({ url, connections: 20, duration: SECONDS, setupRequest }, (error, result) =>
       error ? reject(error) : resolve(result),
     );
   });
 }
 
-/** A stack of the checkout at `root`, with one post of `content` (and its page's weight). */
+/** A stack of the checkout at `root`, with 200 seeded posts and one of `content` (and its page's weight). */
 async function startWithPost(name, root, content) {
   const stack = await startSeedableStack(
     name,
@@ -102,6 +107,9 @@ async function startWithPost(name, root, content) {
     body: JSON.stringify(ADMIN),
   });
   const { token } = await login.json();
+  // Each checkout seeds with its own seeder: the schema differs between revisions.
+  const { seedPosts } = await import(pathToFileURL(join(root, 'scripts/seed.mjs')).href);
+  await seedPosts(stack.databaseUrl, 200);
   const form = new FormData();
   for (const [key, value] of Object.entries({
     title: 'Roadster weekend',
@@ -122,7 +130,7 @@ async function startWithPost(name, root, content) {
   return {
     stack,
     post,
-    gatewayPid: state.children.gateway,
+    pids: { gateway: state.children.gateway, posts: state.children.posts },
     weight: {
       postPageHtmlBrotli: await wireBytes(`${stack.baseUrl}${post.url}`),
       postApiBrotli: await wireBytes(`${stack.baseUrl}/api/posts/${post.id}`),
@@ -131,12 +139,23 @@ async function startWithPost(name, root, content) {
   };
 }
 
-/** Cached reads of one post: requests per second and the gateway's CPU ms per 1,000 requests. */
-async function readLoad(target) {
-  const url = `${target.stack.baseUrl}/api/posts/${target.post.id}`;
-  const before = await cpuTicks(target.gatewayPid);
-  const result = await cannon(url);
-  const cpuMs = ((await cpuTicks(target.gatewayPid)) - before) * (1000 / CLOCK_TICKS);
+/**
+ * The reads measured: one post and the home page's list through the gateway's cache (the
+ * gateway's CPU), and the list with the cache missed every time (gateway and posts CPU).
+ */
+const READS = [
+  { name: 'cachedPostRead', path: (t) => `/api/posts/${t.post.id}`, unique: false, pids: ['gateway'] },
+  { name: 'cachedListRead', path: () => '/api/posts?limit=15', unique: false, pids: ['gateway'] },
+  { name: 'uncachedListRead', path: () => '/api/posts?limit=15', unique: true, pids: ['gateway', 'posts'] },
+];
+
+/** Requests per second and CPU ms per 1,000 requests of the named processes, from /proc. */
+async function readLoad(target, read) {
+  const pids = read.pids.map((name) => target.pids[name]);
+  const ticks = async () => (await Promise.all(pids.map(cpuTicks))).reduce((a, b) => a + b, 0);
+  const before = await ticks();
+  const result = await cannon(`${target.stack.baseUrl}${read.path(target)}`, read.unique);
+  const cpuMs = ((await ticks()) - before) * (1000 / CLOCK_TICKS);
   return {
     requestsPerSecond: Math.round(result.requests.average),
     cpuMsPer1000: Math.round((cpuMs / result.requests.total) * 1000 * 10) / 10,
@@ -169,25 +188,27 @@ export async function benchContent() {
   try {
     for (const target of targets)
       running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
-    const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
-    for (let round = 0; round < ROUNDS; round++)
-      for (const target of round % 2 ? [...running].reverse() : running)
-        rounds[target.name].push(await readLoad(target));
-    results.cachedPostRead = Object.fromEntries(
-      running.map((t) => {
-        const runs = rounds[t.name];
-        const median = (key) =>
-          [...runs.map((r) => r[key])].sort((a, b) => a - b)[Math.floor(runs.length / 2)];
-        return [
-          t.name,
-          {
-            runs,
-            medianRequestsPerSecond: median('requestsPerSecond'),
-            medianCpuMsPer1000: median('cpuMsPer1000'),
-          },
-        ];
-      }),
-    );
+    for (const read of READS) {
+      const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
+      for (let round = 0; round < ROUNDS; round++)
+        for (const target of round % 2 ? [...running].reverse() : running)
+          rounds[target.name].push(await readLoad(target, read));
+      results[read.name] = Object.fromEntries(
+        running.map((t) => {
+          const runs = rounds[t.name];
+          const mean = (key) =>
+            Math.round((runs.reduce((sum, r) => sum + r[key], 0) / runs.length) * 10) / 10;
+          return [
+            t.name,
+            {
+              runs,
+              meanRequestsPerSecond: mean('requestsPerSecond'),
+              meanCpuMsPer1000: mean('cpuMsPer1000'),
+            },
+          ];
+        }),
+      );
+    }
     results.weight = Object.fromEntries(running.map((t) => [t.name, t.weight]));
     return results;
   } finally {

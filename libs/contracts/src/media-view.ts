@@ -80,8 +80,9 @@ export interface PictureSources {
 const srcset = (variants: VariantView[]) => variants.map((v) => `${v.path} ${v.width}w`).join(', ');
 
 /**
- * srcsets per format (the carousel's <picture> and the server's inline media alike) from the processed variants: AVIF and WebP for browsers that take them,
- * the original's format as the fallback. The fallback src is its 800 px (or nearest) width.
+ * srcsets per format from the processed variants, for the carousel's <picture> and the
+ * server's inline media alike: AVIF and WebP for browsers that take them, the original's
+ * format as the fallback. The fallback src is its 800 px (or nearest) width.
  */
 export function pictureSources(
   item: Pick<MediaItemView, 'path' | 'variants' | 'width' | 'height'>,

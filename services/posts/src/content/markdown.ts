@@ -1,6 +1,7 @@
 import {
   EXCERPT_MAX,
   excerpt,
+  MEDIA_REF_PATTERN,
   pictureSources,
   readingTime,
   YOUTUBE_EMBED_ORIGIN,
@@ -359,10 +360,16 @@ export function renderMarkdown(markdown: string, options: RenderOptions = {}): R
   return { html, text, excerpt: excerpt(text, EXCERPT_MAX), words, readingMinutes: minutes };
 }
 
+/** An image reference's target, `](media:REF`, with the ref captured (the contracts' ref rule). */
+const MEDIA_REFERENCE = new RegExp(
+  String.raw`\]\(\s*<?media:(${MEDIA_REF_PATTERN.source.slice(1, -1)})`,
+  'g',
+);
+
 /** `media:REF` of new items → `media:ID` once they have ids (only in image references). */
 export function replaceMediaRefs(markdown: string, ids: ReadonlyMap<string, string>): string {
   if (ids.size === 0) return markdown;
-  return markdown.replace(/\]\(\s*<?media:([A-Za-z0-9_-]{1,40})/g, (whole, ref: string) => {
+  return markdown.replace(MEDIA_REFERENCE, (whole, ref: string) => {
     const id = ids.get(ref);
     return id ? whole.replace(`media:${ref}`, `media:${id}`) : whole;
   });

@@ -1,6 +1,6 @@
 import { AdminText } from '@blog/contracts/admin';
 import { byOrder, parseYoutubeUrl, YOUTUBE_URL_ERROR } from '@blog/contracts/media';
-import type { MediaItemView } from '@blog/contracts/posts';
+import type { MediaItemView, UnifiedMediaInput } from '@blog/contracts/posts';
 
 /** One entry of the form's media list: a file picked now, a saved upload, or a YouTube link. */
 export type FormMedia =
@@ -114,32 +114,18 @@ export function addYoutube(
 
 /** What the multipart form carries for the media (SPEC.md §7 unifiedMedia, files). */
 export interface MediaPayload {
-  unifiedMedia: {
-    type: FormMedia['type'];
-    order: number;
-    path?: string;
-    url?: string;
-    name?: string;
-    title?: string;
-    fileIndex?: number;
-    isNew?: boolean;
-    alt?: string;
-    caption?: string;
-    /** How the text refers to the item (`![alt](media:REF)`); the server swaps in the new id. */
-    ref?: string;
-  }[];
+  /** The form's entries as the server reads them (the shared schema's type). */
+  unifiedMedia: UnifiedMediaInput[];
   files: File[];
 }
 
-/** How the text places an item: a saved one by its id, a new one by its form key (swapped for its id on save). */
-export function mediaRef(item: FormMedia): string {
-  return item.source === 'saved' ? item.item.id : item.key;
-}
-
-/** The Markdown that places an item in the text. */
+/**
+ * The Markdown that places an item in the text, by its key: a saved item's key is its id, a
+ * new one's is swapped for the id on save (sent as the entry's `ref`).
+ */
 export function mediaMarkdown(item: FormMedia): string {
   const alt = item.source === 'youtube' ? '' : (item.alt ?? '');
-  return `![${alt.replace(/[[\]]/g, '')}](media:${mediaRef(item)})`;
+  return `![${alt.replace(/[[\]]/g, '')}](media:${item.key})`;
 }
 
 /** Sets an image's or video's alt text or caption. */
@@ -169,7 +155,7 @@ export function mediaPayload(items: FormMedia[]): MediaPayload {
     if (seen.has(identity)) continue;
     seen.add(identity);
     const order = unifiedMedia.length;
-    const ref = mediaRef(item);
+    const ref = item.key;
     if (item.source === 'youtube')
       unifiedMedia.push({ type: 'youtube', order, url: item.url, title: item.title, ref });
     else {
