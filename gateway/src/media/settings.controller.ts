@@ -1,5 +1,13 @@
-import { Body, Controller, Get, HttpCode, Put } from '@nestjs/common';
-import { Patterns, settingsUpdateSchema, type ImageSettings, type SettingsUpdate } from '@blog/contracts';
+import { Body, Controller, Get, HttpCode, Put, Req, Res } from '@nestjs/common';
+import {
+  Patterns,
+  settingsUpdateSchema,
+  type IdempotentAnswer,
+  type ImageSettings,
+  type SettingsUpdate,
+} from '@blog/contracts';
+import type { Request, Response } from 'express';
+import { idempotencyOf, sendAnswer } from '../common/idempotency.js';
 import { AdminOnly } from '../common/auth.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
@@ -18,7 +26,18 @@ export class SettingsController {
   @Put()
   @HttpCode(200)
   @AdminOnly()
-  update(@Body(new ZodPipe(settingsUpdateSchema)) body: SettingsUpdate): Promise<ImageSettings> {
-    return this.services.call('media', Patterns.media.updateSettings, body);
+  async update(
+    @Body(new ZodPipe(settingsUpdateSchema)) body: SettingsUpdate,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<ImageSettings> {
+    const idempotency = idempotencyOf(req, 'PUT /api/settings', body);
+    return sendAnswer(
+      res,
+      await this.services.call<IdempotentAnswer<ImageSettings>>('media', Patterns.media.updateSettings, {
+        ...body,
+        idempotency,
+      }),
+    );
   }
 }

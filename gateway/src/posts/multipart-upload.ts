@@ -11,6 +11,7 @@ import { newObjectKey, ObjectTooLargeError, type ObjectStorage } from '@blog/ser
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { fileTypeFromBuffer } from 'file-type';
+import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error.js';
 
@@ -26,6 +27,29 @@ const MAX_FIELD_BYTES = 1024 * 1024;
 export const UPLOAD_PREFIX = 'private/originals';
 
 class ClientGoneError extends Error {}
+
+/** What makes a form this form, for Idempotency-Key checks: its fields and its files' bytes. */
+export interface FormDigest {
+  fields: [string, string][];
+  files: { field: string; name: string; size: number; sha256: string }[];
+}
+
+export interface ReceivedPostForm {
+  form: PostWriteCommand;
+  digest: FormDigest;
+}
+
+/** The stream's bytes, unchanged, counted into `hash` as they pass. */
+function hashing(source: Readable, hash: Hash, counted: { size: number }): Readable {
+  async function* pass() {
+    for await (const chunk of source) {
+      hash.update(chunk as Buffer);
+      counted.size += (chunk as Buffer).length;
+      yield chunk as Buffer;
+    }
+  }
+  return Readable.from(pass(), { objectMode: false });
+}
 
 /** Reads the first bytes of a stream and gives back a stream of all of it. */
 function peek(source: Readable, size: number): Promise<{ head: Buffer; body: Readable }> {
@@ -62,17 +86,30 @@ function peek(source: Readable, size: number): Promise<{ head: Buffer; body: Rea
  * arrives: the type comes from the content (magic bytes), HEIC/HEIF is refused by type or
  * name, each file is capped at 100 MB. If anything fails (a bad file after good ones, the
  * client going away) every file already stored is deleted and nothing is returned.
+ * With `store: false` files are only read and hashed: the digest of a retry whose first
+ * answer is already stored.
  */
 export async function receivePostForm(
   req: Request,
   res: Response,
   storage: ObjectStorage,
-): Promise<PostWriteCommand> {
+  { store = true }: { store?: boolean } = {},
+): Promise<ReceivedPostForm> {
   const fields: Record<string, string> = {};
   const files: UploadedFile[] = [];
+  const digest: FormDigest = { fields: [], files: [] };
   const abort = new AbortController();
   let failure: unknown;
   let chain: Promise<void> = Promise.resolve();
+
+  const receiveFile = async (field: string, raw: Readable, name: string, declaredType: string) => {
+    const hash = createHash('sha256');
+    const counted = { size: 0 };
+    const stream = hashing(raw, hash, counted);
+    if (store) await storeFile(stream, name, declaredType);
+    else for await (const _chunk of stream); // read through: only the hash is kept
+    digest.files.push({ field, name, size: counted.size, sha256: hash.digest('hex') });
+  };
 
   const storeFile = async (stream: Readable, name: string, declaredType: string) => {
     if (isHeic(name, declaredType)) throw new ApiError(400, FileErrors.heic(name));
@@ -125,11 +162,11 @@ export async function receivePostForm(
       if (info.valueTruncated) return fail(new ApiError(413, `Field "${name}" is too large`));
       fields[name] = value;
     });
-    parser.on('file', (_field, stream, info) => {
+    parser.on('file', (field, stream, info) => {
       if (failure) return stream.resume();
       const name = (info.filename ?? 'file').slice(0, 255);
       chain = chain.then(() =>
-        storeFile(stream, name, info.mimeType).catch((error: unknown) => {
+        receiveFile(field, stream, name, info.mimeType).catch((error: unknown) => {
           stream.resume();
           fail(error);
         }),
@@ -151,5 +188,6 @@ export async function receivePostForm(
     if (error instanceof ApiError) throw error;
     throw new ApiError(500, ErrorText.internal);
   });
-  return { fields, files };
+  digest.fields = Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return { form: { fields, files }, digest };
 }

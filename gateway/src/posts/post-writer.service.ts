@@ -1,20 +1,28 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Patterns, type PostView, type PostWriteCommand } from '@blog/contracts';
+import {
+  Patterns,
+  type IdempotentAnswer,
+  type PostView,
+  type PostWriteCommand,
+  type StoredIdempotentAnswer,
+} from '@blog/contracts';
 import { JsonLogger, type ObjectStorage } from '@blog/server-kit';
 import type { Request, Response } from 'express';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { ServiceClients, ServiceUnavailableError } from '../rpc/service-clients.js';
 import { PUBLIC_CACHE, STORAGE } from '../tokens.js';
 import type { PublicCache } from '../common/public-cache.js';
+import { fingerprintOf, idempotencyKeyOf, idempotencyOf, replay, sendAnswer } from '../common/idempotency.js';
 import { receivePostForm } from './multipart-upload.js';
 
 /** Writes can take longer than reads (many media rows); still bounded. */
 const WRITE_TIMEOUT_MS = 30_000;
 
 /**
- * Creates and updates posts from the multipart form. Files are stored first; if the posts
- * service then refuses or cannot be reached, the stored files are deleted so no orphan
- * stays. When the outcome is unknown (no answer in time) only files no post references go.
+ * The admin's post writes. Files are stored first; if the posts service then refuses or
+ * cannot be reached, the stored files are deleted so no orphan stays. When the outcome is
+ * unknown (no answer in time) only files no post references go. Every write takes an
+ * Idempotency-Key, so the owner's Retry never makes a second post.
  */
 @Injectable()
 export class PostWriter {
@@ -29,41 +37,86 @@ export class PostWriter {
     this.logger = new JsonLogger('gateway', config.LOG_LEVEL);
   }
 
-  async create(req: Request, res: Response): Promise<PostView> {
-    const form = await receivePostForm(req, res, this.storage);
-    const post = await this.withCleanup(form, () =>
-      this.services.call<PostView>('posts', Patterns.posts.create, form, WRITE_TIMEOUT_MS),
+  create(req: Request, res: Response): Promise<PostView> {
+    return this.submitForm(req, res, 'POST /api/posts', (command) =>
+      this.services.call('posts', Patterns.posts.create, command, WRITE_TIMEOUT_MS),
     );
-    this.enqueueMedia(post);
-    return post;
   }
 
-  async update(id: number, req: Request, res: Response): Promise<PostView> {
-    const form = await receivePostForm(req, res, this.storage);
-    const post = await this.withCleanup(form, () =>
-      this.services.call<PostView>('posts', Patterns.posts.update, { ...form, id }, WRITE_TIMEOUT_MS),
+  update(id: number, req: Request, res: Response): Promise<PostView> {
+    return this.submitForm(req, res, `PUT /api/posts/${id}`, (command) =>
+      this.services.call('posts', Patterns.posts.update, { ...command, id }, WRITE_TIMEOUT_MS),
     );
-    this.enqueueMedia(post);
-    return post;
   }
 
-  async delete(id: number): Promise<void> {
+  async delete(id: number, req: Request, res: Response): Promise<void> {
+    const idempotency = idempotencyOf(req, `DELETE /api/posts/${id}`);
     try {
-      await this.services.call('posts', Patterns.posts.delete, { id });
+      sendAnswer(
+        res,
+        await this.services.call<IdempotentAnswer<unknown>>('posts', Patterns.posts.delete, {
+          id,
+          idempotency,
+        }),
+      );
     } finally {
       this.cache.clear();
     }
   }
 
   /** A failed media item queued again (the owner's Retry); the item turns pending at once. */
-  async retryMedia(id: number, itemId: string): Promise<PostView> {
+  async retryMedia(id: number, itemId: string, req: Request, res: Response): Promise<PostView> {
+    const idempotency = idempotencyOf(req, `POST /api/posts/${id}/media/${itemId}/retry`);
     try {
-      const post = await this.services.call<PostView>('posts', Patterns.posts.retryMedia, { id, itemId });
-      this.enqueueMedia(post);
-      return post;
+      const result = await this.services.call<IdempotentAnswer<PostView>>(
+        'posts',
+        Patterns.posts.retryMedia,
+        {
+          id,
+          itemId,
+          idempotency,
+        },
+      );
+      if (!result.replayed) this.enqueueMedia(result.answer);
+      return sendAnswer(res, result);
     } finally {
       this.cache.clear();
     }
+  }
+
+  /**
+   * The post form, written once per Idempotency-Key. A key whose answer is stored gets it
+   * back without its files being stored again (they are only hashed, to check the request is
+   * the same); a duplicate that raced the first one has its files deleted.
+   */
+  private async submitForm(
+    req: Request,
+    res: Response,
+    route: string,
+    send: (command: PostWriteCommand) => Promise<IdempotentAnswer<PostView>>,
+  ): Promise<PostView> {
+    const key = idempotencyKeyOf(req);
+    const stored = key
+      ? await this.services.call<StoredIdempotentAnswer<PostView> | null>(
+          'posts',
+          Patterns.posts.idempotentAnswer,
+          { key },
+        )
+      : null;
+    if (stored) {
+      const { digest } = await receivePostForm(req, res, this.storage, { store: false });
+      return replay(res, stored, fingerprintOf(route, digest));
+    }
+    const { form, digest } = await receivePostForm(req, res, this.storage);
+    const idempotency = key ? { key, fingerprint: fingerprintOf(route, digest) } : undefined;
+    const result = await this.withCleanup(form, () => send({ ...form, idempotency }));
+    if (result.replayed)
+      await this.discard(
+        form.files.map((f) => f.key),
+        false,
+      );
+    else this.enqueueMedia(result.answer);
+    return sendAnswer(res, result);
   }
 
   /**

@@ -99,16 +99,25 @@ export class PostsController {
   @Post('posts/:id/media/:itemId/retry')
   @AdminOnly()
   @HttpCode(200)
-  retryMedia(@Param('id') id: string, @Param('itemId') itemId: string): Promise<PostView> {
+  retryMedia(
+    @Param('id') id: string,
+    @Param('itemId') itemId: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<PostView> {
     if (!UUID.test(itemId)) throw new ApiError(404, PostErrors.mediaNotFound);
-    return this.writer.retryMedia(postId(id), itemId);
+    return this.writer.retryMedia(postId(id), itemId, req, res);
   }
 
   @Delete('posts/:id')
   @AdminOnly()
   @HttpCode(200)
-  async remove(@Param('id') id: string): Promise<{ success: true }> {
-    await this.writer.delete(postId(id));
+  async remove(
+    @Param('id') id: string,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<{ success: true }> {
+    await this.writer.delete(postId(id), req, res);
     return { success: true };
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { MediaStatus, MediaType } from './media.js';
 import type { VariantView } from './media-jobs.js';
+import type { IdempotencyRequest } from './idempotency.js';
 
 export const POST_TITLE_MAX = 200;
 export const POST_CONTENT_MAX = 200_000;
@@ -264,6 +265,8 @@ export interface UploadedFile {
 export interface PostWriteCommand {
   fields: Record<string, string>;
   files: UploadedFile[];
+  /** Sent with the client's Idempotency-Key: the service then answers an IdempotentAnswer. */
+  idempotency?: IdempotencyRequest;
 }
 
 export interface PostUpdateCommand extends PostWriteCommand {

@@ -18,6 +18,8 @@ export const Patterns = {
     preview: 'posts.preview',
     /** Which of these storage keys a post references (cleanup after an unclear failure). */
     referencedKeys: 'posts.referencedKeys',
+    /** A keyed write's stored answer, if any (the gateway asks before it stores files again). */
+    idempotentAnswer: 'posts.idempotency.answer',
     site: 'posts.site',
     /** Media items still pending (by id, or pending for longer than N seconds): the media worker's input. */
     pendingMedia: 'posts.media.pending',

@@ -25,6 +25,9 @@ export class RpcError extends RpcException {
   static conflict(error: string) {
     return new RpcError({ status: 409, error });
   }
+  static unprocessable(error: string) {
+    return new RpcError({ status: 422, error });
+  }
   static tooManyRequests(error: string, retryAfter: number) {
     return new RpcError({ status: 429, error, retryAfter });
   }

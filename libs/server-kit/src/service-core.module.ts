@@ -1,6 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { HealthReport, ServiceName } from '@blog/contracts';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
 import { DatabaseModule, type ServiceDatabaseOptions } from './database.js';
+import { IdempotencyLedger } from './idempotency.js';
 import { healthController } from './health.controller.js';
 
 export interface ServiceCoreOptions extends Omit<ServiceDatabaseOptions, 'schema'> {
@@ -10,7 +13,10 @@ export interface ServiceCoreOptions extends Omit<ServiceDatabaseOptions, 'schema
   transport: HealthReport['transport'];
 }
 
-/** What every service has: its database schema with migrations run at start, and the health message. */
+/**
+ * What every service has: its database schema with migrations run at start, the health
+ * message, and the ledger of keyed writes (for services whose migrations make its table).
+ */
 @Module({})
 export class ServiceCoreModule {
   static forRoot({ name, transport, ...database }: ServiceCoreOptions): DynamicModule {
@@ -18,7 +24,14 @@ export class ServiceCoreModule {
       module: ServiceCoreModule,
       imports: [DatabaseModule.forService({ ...database, schema: name })],
       controllers: [healthController(name, transport)],
-      exports: [DatabaseModule],
+      providers: [
+        {
+          provide: IdempotencyLedger,
+          useFactory: (db: DataSource) => new IdempotencyLedger(db),
+          inject: [getDataSourceToken()],
+        },
+      ],
+      exports: [DatabaseModule, IdempotencyLedger],
     };
   }
 }

@@ -3,6 +3,7 @@ import { createRpcClient, ServiceCoreModule, type JobQueue, type ObjectStorage }
 import type { PendingMediaItem } from '@blog/contracts';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
+import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-IdempotencyKeys.js';
 import { MediaController } from './processing/media.controller.js';
 import { MediaWorker } from './processing/media-worker.js';
 import { SettingsController } from './settings/settings.controller.js';
@@ -28,7 +29,7 @@ export class MediaModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [SettingsRow],
-          migrations: [CreateSettings1763830000000],
+          migrations: [CreateSettings1763830000000, IdempotencyKeys1764300000000],
         }),
       ],
       controllers: [SettingsController, MediaController],

@@ -8,6 +8,7 @@ import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaPr
 import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
 import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
 import { PostContent1764200000000 } from './migrations/1764200000000-PostContent.js';
+import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-IdempotencyKeys.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
@@ -18,7 +19,7 @@ import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { SITE_CONFIG, STORAGE } from './tokens.js';
 
-/** In the order they run (a test runs all but the last on old data, then the last). */
+/** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
   CreatePosts1763810000000,
   SlugPrefixIndex1763820000000,
@@ -26,6 +27,7 @@ export const POSTS_MIGRATIONS = [
   TypoSearchWords1763840000000,
   MediaAttempts1764000000000,
   PostContent1764200000000,
+  IdempotencyKeys1764300000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */

@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing'
 import { seedPosts } from '../../../scripts/seed.mjs';
 import { POSTS_MIGRATIONS } from '../src/app.module.js';
 import { renderMarkdown } from '../src/content/markdown.js';
+import { PostContent1764200000000 } from '../src/migrations/1764200000000-PostContent.js';
 
 /**
  * Posts written before Markdown (plain text, line breaks meant as line breaks) are rendered
@@ -25,7 +26,7 @@ describe('PostContent migration on posts written as plain text', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase('content_migration');
-    const before = await open(POSTS_MIGRATIONS.slice(0, -1));
+    const before = await open(POSTS_MIGRATIONS.slice(0, POSTS_MIGRATIONS.indexOf(PostContent1764200000000)));
     for (const [i, content] of OLD_POSTS.entries()) {
       await before.query(
         `INSERT INTO posts.posts (title, content, slug, category, submenu1, created_at, updated_at)

@@ -1,8 +1,10 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { Patterns, settingsUpdateSchema, type RpcEnvelope } from '@blog/contracts';
+import { idempotencyRequestSchema, Patterns, settingsUpdateSchema, type RpcEnvelope } from '@blog/contracts';
 import { parseOrThrow } from '@blog/server-kit';
 import { SettingsService } from './settings.service.js';
+
+const settingsWrite = settingsUpdateSchema.extend({ idempotency: idempotencyRequestSchema.optional() });
 
 @Controller()
 export class SettingsController {
@@ -15,6 +17,7 @@ export class SettingsController {
 
   @MessagePattern(Patterns.media.updateSettings)
   update(@Payload() message: RpcEnvelope<unknown>) {
-    return this.settings.update(parseOrThrow(settingsUpdateSchema, message.data));
+    const { idempotency, ...update } = parseOrThrow(settingsWrite, message.data);
+    return this.settings.update(update, idempotency);
   }
 }

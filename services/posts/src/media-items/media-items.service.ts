@@ -2,7 +2,8 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   PostErrors,
-  readOptionsFor,
+  type IdempotencyRequest,
+  type IdempotentAnswer,
   type MediaResult,
   type MediaRun,
   type MediaRunStarted,
@@ -10,7 +11,7 @@ import {
   type PendingMediaQuery,
   type PostView,
 } from '@blog/contracts';
-import { RpcError, type ObjectStorage } from '@blog/server-kit';
+import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
 import { DataSource, In } from 'typeorm';
 import { ContentService } from '../content/content.service.js';
 import { MediaItem } from '../posts/media-item.entity.js';
@@ -33,6 +34,7 @@ export class MediaItemsService {
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly posts: PostsService,
     private readonly content: ContentService,
+    private readonly ledger: IdempotencyLedger,
   ) {}
 
   /** Which of `keys` some post still references (the gateway asks before cleaning up after a timeout). */
@@ -162,8 +164,12 @@ export class MediaItemsService {
    * Puts a failed upload back to pending (admin Retry); the caller queues it. The original is
    * kept while an item exists, so the worker starts again from the owner's file.
    */
-  async retry(postId: number, itemId: string): Promise<PostView> {
-    await this.db.transaction(async (manager) => {
+  async retry(
+    postId: number,
+    itemId: string,
+    idempotency?: IdempotencyRequest,
+  ): Promise<IdempotentAnswer<PostView>> {
+    return this.ledger.write(idempotency, async (manager) => {
       const item = await manager.findOne(MediaItem, {
         where: { id: itemId, postId },
         lock: { mode: 'pessimistic_write' },
@@ -178,7 +184,7 @@ export class MediaItemsService {
         processingAttempts: 0,
       });
       await manager.save(item);
+      return this.posts.viewIn(manager, postId);
     });
-    return this.posts.get(postId, readOptionsFor(true));
   }
 }

@@ -1,6 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  idempotencyKeySchema,
+  idempotencyRequestSchema,
   Patterns,
   postListQuerySchema,
   postPreviewSchema,
@@ -10,7 +12,7 @@ import {
   type PostWriteCommand,
   type RpcEnvelope,
 } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
+import { IdempotencyLedger, parseOrThrow } from '@blog/server-kit';
 import { z } from 'zod';
 import { ContentService } from '../content/content.service.js';
 import { MediaItemsService } from '../media-items/media-items.service.js';
@@ -30,12 +32,18 @@ const uploadedFile = z.object({
   name: z.string(),
   size: z.number().int().nonnegative(),
 });
+const idempotency = idempotencyRequestSchema.optional();
 const writeSchema = z.object({
   fields: z.record(z.string(), z.string()),
   files: z.array(uploadedFile).default([]),
+  idempotency,
 });
-
-const retryQuery = z.object({ id: idSchema, itemId: z.string().uuid('itemId must be a media item id') });
+const deleteQuery = z.object({ id: idSchema, idempotency });
+const retryQuery = z.object({
+  id: idSchema,
+  itemId: z.string().uuid('itemId must be a media item id'),
+  idempotency,
+});
 const pendingQuery = z.object({
   ids: z.array(z.string().uuid()).max(1000).optional(),
   olderThanSeconds: z.number().int().nonnegative().optional(),
@@ -84,6 +92,7 @@ export class PostsController {
     private readonly posts: PostsService,
     private readonly content: ContentService,
     private readonly mediaItems: MediaItemsService,
+    private readonly ledger: IdempotencyLedger,
   ) {}
 
   @MessagePattern(Patterns.posts.list)
@@ -129,8 +138,14 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.delete)
-  delete(@Payload() { data }: RpcEnvelope<{ id: unknown }>) {
-    return this.posts.delete(parseOrThrow(idSchema, data?.id));
+  delete(@Payload() { data }: RpcEnvelope<unknown>) {
+    const { id, idempotency } = parseOrThrow(deleteQuery, data ?? {});
+    return this.posts.delete(id, idempotency);
+  }
+
+  @MessagePattern(Patterns.posts.idempotentAnswer)
+  idempotentAnswer(@Payload() { data }: RpcEnvelope<{ key: unknown }>) {
+    return this.ledger.answerOf(parseOrThrow(idempotencyKeySchema, data?.key));
   }
 
   @MessagePattern(Patterns.posts.pendingMedia)
@@ -144,9 +159,9 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.retryMedia)
-  retryMedia(@Payload() { data }: RpcEnvelope<{ id: unknown; itemId: unknown }>) {
-    const { id, itemId } = parseOrThrow(retryQuery, data ?? {});
-    return this.mediaItems.retry(id, itemId);
+  retryMedia(@Payload() { data }: RpcEnvelope<unknown>) {
+    const { id, itemId, idempotency } = parseOrThrow(retryQuery, data ?? {});
+    return this.mediaItems.retry(id, itemId, idempotency);
   }
 
   @MessagePattern(Patterns.posts.mediaRunStarted)

@@ -18,8 +18,10 @@ import {
   type PostView,
   type PostWriteCommand,
   type SiteConfig,
+  type IdempotencyRequest,
+  type IdempotentAnswer,
 } from '@blog/contracts';
-import { RpcError, type ObjectStorage } from '@blog/server-kit';
+import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { SITE_CONFIG, STORAGE } from '../tokens.js';
@@ -57,6 +59,7 @@ export class PostsService {
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly searcher: SearchService,
     private readonly content: ContentService,
+    private readonly ledger: IdempotencyLedger,
   ) {
     this.reserved = reservedSegments(site);
   }
@@ -122,7 +125,7 @@ export class PostsService {
     return result;
   }
 
-  async create(command: PostWriteCommand): Promise<PostView> {
+  async create(command: PostWriteCommand): Promise<IdempotentAnswer<PostView>> {
     const parsed = parsePostForm(command.fields, this.site);
     const plan = this.plan(parsed, command, []);
     const rows = this.mediaRows(plan, parsed);
@@ -137,19 +140,23 @@ export class PostsService {
         { transaction: false }, // the caller decides: one statement, or our own transaction
       );
       for (const row of rows) row.postId = saved.id;
-      return { post: saved, media: rows.length ? await manager.save(rows) : [] };
+      const media = rows.length ? await manager.save(rows) : [];
+      return toPostView(saved, media, this.site, true);
     };
-    // A post without media is one INSERT (atomic by itself; the unique index guards the slug).
-    const { post, media } = await this.withSlugRetry(() =>
-      plan.items.length ? this.db.transaction(insert) : insert(this.db.manager),
+    // A post without media and without a key is one INSERT (atomic by itself; the unique
+    // index guards the slug).
+    return this.withSlugRetry(() =>
+      plan.items.length || command.idempotency
+        ? this.ledger.write(command.idempotency, insert)
+        : insert(this.db.manager).then((answer) => ({ answer, replayed: false })),
     );
-    return toPostView(post, media, this.site, true);
   }
 
   /** Keeps the slug (links stay valid); media the form no longer lists are deleted with their files. */
-  async update(command: PostUpdateCommand): Promise<PostView> {
+  async update(command: PostUpdateCommand): Promise<IdempotentAnswer<PostView>> {
     const parsed = parsePostForm(command.fields, this.site);
-    const removed = await this.db.transaction(async (manager) => {
+    let removed: MediaItem[] = [];
+    const result = await this.ledger.write(command.idempotency, async (manager) => {
       const post = await manager.findOne(Post, {
         where: { id: command.id },
         lock: { mode: 'pessimistic_write' },
@@ -167,21 +174,33 @@ export class PostsService {
       await manager.save(post);
       if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
       await manager.save(rows);
-      return plan.removed;
+      removed = plan.removed;
+      return this.viewIn(manager, post.id);
     });
+    // Only once the rows are gone for good: a rolled-back update keeps its files.
     await deleteFiles(this.storage, removed.flatMap(keysOf), this.logger);
-    return this.get(command.id, ADMIN_READ);
+    return result;
   }
 
-  async delete(id: number): Promise<{ deleted: true }> {
-    const media = await this.db.transaction(async (manager) => {
+  async delete(id: number, idempotency?: IdempotencyRequest): Promise<IdempotentAnswer<{ deleted: true }>> {
+    let media: MediaItem[] = [];
+    const result = await this.ledger.write(idempotency, async (manager) => {
       const items = await manager.findBy(MediaItem, { postId: id });
-      const result = await manager.delete(Post, { id });
-      if (!result.affected) throw RpcError.notFound(PostErrors.notFound);
-      return items;
+      const deleted = await manager.delete(Post, { id });
+      if (!deleted.affected) throw RpcError.notFound(PostErrors.notFound);
+      media = items;
+      return { deleted: true as const };
     });
     await deleteFiles(this.storage, media.flatMap(keysOf), this.logger);
-    return { deleted: true };
+    return result;
+  }
+
+  /** A post as the admin sees it, read through `manager` (inside a write's transaction). */
+  async viewIn(manager: EntityManager, id: number): Promise<PostView> {
+    const post = await manager.findOneBy(Post, { id });
+    if (!post) throw RpcError.notFound(PostErrors.notFound);
+    const [view] = await this.views([post], ADMIN_READ, manager);
+    return view!;
   }
 
   private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
@@ -328,9 +347,13 @@ export class PostsService {
     );
   }
 
-  private async views(posts: Post[], options: PostReadOptions): Promise<PostView[]> {
+  private async views(
+    posts: Post[],
+    options: PostReadOptions,
+    manager: EntityManager = this.db.manager,
+  ): Promise<PostView[]> {
     if (posts.length === 0) return [];
-    const media = await this.db
+    const media = await manager
       .getRepository(MediaItem)
       .find({ where: { postId: In(posts.map((p) => p.id)) }, order: { postId: 'ASC', position: 'ASC' } });
     const byPost = new Map<number, MediaItem[]>();
