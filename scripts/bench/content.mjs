@@ -88,7 +88,8 @@ function cannon(url, unique = false) {
     ? (request) => ({ ...request, path: `${request.path}&bench=${++n}` })
     : undefined;
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 20, duration: SECONDS, setupRequest }, (error, result) =>
+    const requests = setupRequest ? [{ method: 'GET', setupRequest }] : undefined;
+    autocannon({ url, connections: 20, duration: SECONDS, requests }, (error, result) =>
       error ? reject(error) : resolve(result),
     );
   });
