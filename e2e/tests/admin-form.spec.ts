@@ -2,7 +2,7 @@
  * The post form's safety nets (SPEC.md §4, §5, §8, §9): the local draft, the browser-side file
  * checks, the save failure banners, Retry after the gateway went away, the leave-page warning.
  */
-import { AdminText, DRAFT_KEY, FormSaveText, SaveBannerText } from '@blog/contracts/admin';
+import { AdminText, DRAFT_KEY, FormSaveText, SaveBannerText, SUBMISSION_KEY } from '@blog/contracts/admin';
 import { FileErrors } from '@blog/contracts/media';
 import type { PostView } from '@blog/contracts/posts';
 import { mkdtemp, open, rm } from 'node:fs/promises';
@@ -200,6 +200,49 @@ test('with the gateway gone the form keeps everything and offers Retry; Retry su
   expect(post).toMatchObject({ title: 'Sent twice' });
   expect(post!.media).toHaveLength(1);
   expect(await storedDraft()).toBeNull();
+});
+
+test('an answer lost on the way after the post was stored, then Retry: one post, one file', async () => {
+  await openAsAdmin(rig!, page);
+  await openNewPost();
+  await form().getByLabel('Title', { exact: true }).fill('Answer lost');
+  await form()
+    .locator('input[type=file]')
+    .setInputFiles([{ name: 'lost.jpg', mimeType: 'image/jpeg', buffer: photo }]);
+  await form().locator('img[src^="data:image/jpeg"]').waitFor();
+
+  // The first create reaches the server and is stored; its answer never reaches the page.
+  const keys: string[] = [];
+  let stored: PostView | undefined;
+  await page.route('**/api/posts', async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    keys.push((await route.request().headerValue('idempotency-key')) ?? '');
+    if (stored) return route.continue();
+    stored = (await (await route.fetch()).json()) as PostView;
+    await route.abort('connectionreset');
+  });
+  await form().getByRole('button', { name: 'Create Post' }).click();
+  await form().getByText(FormSaveText.network).waitFor();
+  expect(stored).toMatchObject({ title: 'Answer lost' });
+  // The key waits beside the draft, for a Retry after a reload too.
+  const kept = await page.evaluate((key) => localStorage.getItem(key), SUBMISSION_KEY);
+  expect(JSON.parse(kept!).key).toBe(keys[0]);
+
+  await form().getByRole('button', { name: 'Retry', exact: true }).click();
+  await page.getByText(AdminText.uploaded).waitFor();
+  await page.unroute('**/api/posts');
+  expect(keys).toHaveLength(2);
+  expect(keys[1]).toBe(keys[0]);
+  expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
+  const posts = await adminGet<PostView[]>(rig!, '/api/posts?search=answer+lost');
+  expect(posts.map((p) => p.id)).toEqual([stored!.id]);
+  expect(posts[0]!.media).toHaveLength(1);
+  expect(await page.evaluate((key) => localStorage.getItem(key), SUBMISSION_KEY)).toBeNull();
+  // The dashboard's list shows it once.
+  await page.getByRole('tab', { name: 'Posts' }).click();
+  const rows = page.locator('.admin-post-row', { hasText: 'Answer lost' });
+  await rows.first().waitFor();
+  expect(await rows.count()).toBe(1);
 });
 
 test('leaving during an upload warns; staying lets the upload finish', async () => {

@@ -14,6 +14,8 @@ export const UPLOAD_TIMEOUT_MS = 120_000;
 export const FILE_READ_TIMEOUT_MS = 30_000;
 export const DRAFT_KEY = 'postForm_autoSave';
 export const DRAFT_LIFETIME_MS = 24 * 60 * 60 * 1000;
+/** The new post's last submission (its Idempotency-Key), kept beside the draft for a Retry after a reload. */
+export const SUBMISSION_KEY = 'postForm_submission';
 export const AUTOSAVE_DELAY_MS = 2000;
 export const SAVED_INDICATOR_MS = 3000;
 export const SETTINGS_MESSAGE_MS = 3000;

@@ -1,6 +1,6 @@
-import { DRAFT_KEY, DRAFT_LIFETIME_MS } from '@blog/contracts/admin';
+import { DRAFT_KEY, DRAFT_LIFETIME_MS, SUBMISSION_KEY } from '@blog/contracts/admin';
 import { MemoryStorage } from '../../../testing/memoryStorage';
-import { clearDraft, loadDraft, makeDraft, saveDraft } from './draft';
+import { clearDraft, loadDraft, loadSubmission, makeDraft, saveDraft, saveSubmission } from './draft';
 import type { FormMedia } from './formMedia';
 
 const values = {
@@ -55,5 +55,28 @@ describe('the local draft (SPEC.md §3, §4)', () => {
     storage.setItem(DRAFT_KEY, '{not json');
     expect(loadDraft(storage, 1000)).toBeNull();
     expect(storage.getItem(DRAFT_KEY)).toBeNull();
+  });
+});
+
+describe('the pending submission beside the draft', () => {
+  const submission = { key: 'k1', signature: '[]', timestamp: 1_000 };
+
+  test('is kept for a draft lifetime and cleared with the draft', () => {
+    const storage = new MemoryStorage();
+    saveSubmission(storage, submission);
+    expect(loadSubmission(storage, 2_000)).toEqual(submission);
+    expect(loadSubmission(storage, 1_000 + DRAFT_LIFETIME_MS)).toBeNull();
+    expect(storage.getItem(SUBMISSION_KEY)).toBeNull();
+    saveSubmission(storage, submission);
+    clearDraft(storage);
+    expect(loadSubmission(storage, 2_000)).toBeNull();
+  });
+
+  test('an unreadable one counts as none', () => {
+    const storage = new MemoryStorage();
+    storage.setItem(SUBMISSION_KEY, '{"key": 5}');
+    expect(loadSubmission(storage, 2_000)).toBeNull();
+    storage.setItem(SUBMISSION_KEY, 'not json');
+    expect(loadSubmission(storage, 2_000)).toBeNull();
   });
 });

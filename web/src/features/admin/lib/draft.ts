@@ -1,6 +1,7 @@
-import { DRAFT_KEY, DRAFT_LIFETIME_MS } from '@blog/contracts/admin';
+import { DRAFT_KEY, DRAFT_LIFETIME_MS, SUBMISSION_KEY } from '@blog/contracts/admin';
 import type { FormMedia } from './formMedia';
 import type { PostFormValues } from './postForm';
+import type { Submission } from './submission';
 
 export interface CropSettings {
   x: number;
@@ -64,6 +65,36 @@ export function loadDraft(storage: DraftStorage, now: number): Draft | null {
 
 export function clearDraft(storage: DraftStorage): void {
   storage.removeItem(DRAFT_KEY);
+  storage.removeItem(SUBMISSION_KEY);
+}
+
+/** Kept beside the draft (autosave rewrites the draft, not this), for as long as a draft lives. */
+export function saveSubmission(storage: DraftStorage, submission: Submission): void {
+  storage.setItem(SUBMISSION_KEY, JSON.stringify(submission));
+}
+
+export function clearSubmission(storage: DraftStorage): void {
+  storage.removeItem(SUBMISSION_KEY);
+}
+
+/** The new post's last unanswered submission, if younger than a draft may be. */
+export function loadSubmission(storage: DraftStorage, now: number): Submission | null {
+  try {
+    const parsed = JSON.parse(storage.getItem(SUBMISSION_KEY) ?? 'null') as Partial<Submission> | null;
+    if (
+      parsed &&
+      typeof parsed.key === 'string' &&
+      typeof parsed.signature === 'string' &&
+      typeof parsed.timestamp === 'number' &&
+      now - parsed.timestamp < DRAFT_LIFETIME_MS &&
+      parsed.timestamp <= now
+    )
+      return parsed as Submission;
+  } catch {
+    // unreadable: treated as none
+  }
+  storage.removeItem(SUBMISSION_KEY);
+  return null;
 }
 
 /** The restored form's YouTube entries, with the keys the text refers to them by (new ones for older drafts). */

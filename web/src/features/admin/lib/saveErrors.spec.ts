@@ -1,6 +1,7 @@
 import { AdminText, FormSaveText, SaveBannerText } from '@blog/contracts/admin';
 import { ApiError } from '../../../api/client';
 import {
+  mayHaveBeenSaved,
   fetchPostsError,
   formSaveError,
   saveBannerMessage,
@@ -64,5 +65,15 @@ describe('save error messages (SPEC.md §8)', () => {
     expect(fetchPostsError(new ApiError(401, null))).toBe(AdminText.sessionExpired);
     expect(fetchPostsError(new ApiError(403, null))).toBe(AdminText.sessionExpired);
     expect(fetchPostsError(new ApiError(500, null))).toBe(AdminText.fetchPostsFailed);
+  });
+});
+
+describe('whether a failed save may have been stored (the submission then keeps its key)', () => {
+  test('no answer, a timeout or a server error: maybe; a refusal: no', () => {
+    expect(mayHaveBeenSaved(new UploadError(0, null))).toBe(true);
+    expect(mayHaveBeenSaved(new UploadError(0, null, true))).toBe(true);
+    expect(mayHaveBeenSaved(new UploadError(503, 'down'))).toBe(true);
+    expect(mayHaveBeenSaved(new UploadError(400, 'bad'))).toBe(false);
+    expect(mayHaveBeenSaved(new UploadError(422, 'reused'))).toBe(false);
   });
 });

@@ -45,6 +45,15 @@ export function formSaveError(error: unknown, retrying: boolean): { message: str
   return { message: serverOf(error) ?? messageOf(error) ?? FormSaveText.other, canRetry: false };
 }
 
+/**
+ * Whether a failed save may still have been stored: no answer, or a server error (the gateway
+ * answers 5xx when it cannot tell). Its submission then keeps its key for the next try.
+ */
+export function mayHaveBeenSaved(error: unknown): boolean {
+  const status = statusOf(error);
+  return isTimeout(error) || isNetwork(error) || (status !== null && status >= 500);
+}
+
 /** 'Upload failed: …' / 'Update failed: …' (SPEC.md §8 notification level). */
 export function saveNotification(mode: 'create' | 'update', error: unknown): string {
   const prefix = mode === 'create' ? AdminText.uploadFailed : AdminText.updateFailed;

@@ -15,6 +15,8 @@ export interface UploadRequest {
   /** The 401/403 rule of the API client: clear the session, go to /login. */
   onUnauthorized(): void;
   timeoutMs?: number;
+  /** The submission's key: a retry of the same form sends the same one (done once by the server). */
+  idempotencyKey?: string;
 }
 
 /**
@@ -28,6 +30,7 @@ export function sendPostForm(request: UploadRequest): Promise<PostView> {
     xhr.timeout = request.timeoutMs ?? UPLOAD_TIMEOUT_MS;
     xhr.setRequestHeader('Accept', 'application/json');
     if (request.token) xhr.setRequestHeader('Authorization', `Bearer ${request.token}`);
+    if (request.idempotencyKey) xhr.setRequestHeader('Idempotency-Key', request.idempotencyKey);
     xhr.upload.onprogress = (event) => {
       if (event.lengthComputable && event.total > 0)
         request.onProgress(Math.round((event.loaded / event.total) * 100));
