@@ -69,7 +69,10 @@ export class FeedsService {
   private async buildRss(siteUrl: string): Promise<string> {
     const [site, latest] = await Promise.all([
       this.site.get(),
-      this.services.read<PostListResult>('posts', Patterns.posts.list, { query: { limit: FEED_SIZE } }),
+      this.services.read<PostListResult>('posts', Patterns.posts.list, {
+        query: { limit: FEED_SIZE },
+        options: { includeHtml: true },
+      }),
     ]);
     const items = latest.items.map((post) => {
       const link = escapeXml(postLink(siteUrl, post));
@@ -81,7 +84,7 @@ export class FeedsService {
         `<pubDate>${new Date(post.created_at).toUTCString()}</pubDate>`,
         `<category>${escapeXml(post.category)}</category>`,
         `<description>${escapeXml(excerpt(post.excerpt))}</description>`,
-        `<content:encoded>${cdata(absoluteHtml(post.contentHtml, siteUrl))}</content:encoded>`,
+        `<content:encoded>${cdata(absoluteHtml(post.contentHtml ?? '', siteUrl))}</content:encoded>`,
         '</item>',
       ].join('');
     });

@@ -159,8 +159,11 @@ export interface PostView {
   title: string;
   /** The Markdown source, as the author wrote it. */
   content: string;
-  /** The content rendered on save and sanitised: the only HTML a page shows. */
-  contentHtml: string;
+  /**
+   * The content rendered on save and sanitised: the only HTML a page shows. On a single post,
+   * and in lists that ask for it (the feed); other lists leave it out: cards show the excerpt.
+   */
+  contentHtml?: string;
   /** The content as plain text, at most EXCERPT_MAX characters (previews, share descriptions). */
   excerpt: string;
   readingMinutes: number;
@@ -278,6 +281,8 @@ export interface PostReadOptions {
   includeAllMedia?: boolean;
   /** Admins see drafts and scheduled posts; visitors only what is published by now. */
   includeUnpublished?: boolean;
+  /** Lists: each post's contentHtml too (single posts always have it). */
+  includeHtml?: boolean;
 }
 
 /** What an admin's read may see: everything. A visitor's: published posts dated by now, ready media. */

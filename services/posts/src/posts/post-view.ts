@@ -91,7 +91,8 @@ export function toPostView(
     id: post.id,
     title: post.title,
     content: post.content,
-    contentHtml: post.contentHtml,
+    // Loaded for single posts and lists that ask (the column is not selected by default).
+    ...(post.contentHtml !== undefined && { contentHtml: post.contentHtml }),
     excerpt: post.excerpt,
     readingMinutes: post.readingMinutes,
     status: visibilityOf(post),

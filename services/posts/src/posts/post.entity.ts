@@ -13,8 +13,8 @@ export class Post {
   @Column({ type: 'text', default: '' })
   content!: string;
 
-  /** `content` rendered on save (sanitised). */
-  @Column({ name: 'content_html', type: 'text', default: '' })
+  /** `content` rendered on save (sanitised); selected only where a view shows it (not list cards). */
+  @Column({ name: 'content_html', type: 'text', default: '', select: false })
   contentHtml!: string;
 
   /** `content` as plain text: search indexes it; never sent (the excerpt is). */

@@ -19,7 +19,11 @@ import { MediaItemsService } from '../media-items/media-items.service.js';
 import { PostsService } from './posts.service.js';
 
 const readOptions = z
-  .object({ includeAllMedia: z.boolean().optional(), includeUnpublished: z.boolean().optional() })
+  .object({
+    includeAllMedia: z.boolean().optional(),
+    includeUnpublished: z.boolean().optional(),
+    includeHtml: z.boolean().optional(),
+  })
   .default({});
 const idSchema = z.coerce
   .number({ error: 'id must be a number' })

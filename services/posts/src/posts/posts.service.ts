@@ -65,7 +65,7 @@ export class PostsService {
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
-    const filtered = this.filteredQuery(query);
+    const filtered = this.filteredQuery(query, options.includeHtml);
     if (!filtered) return { items: [], total: 0 };
     const visibility = options.includeUnpublished ? query.status : 'visible';
     const search = query.search?.trim();
@@ -85,11 +85,14 @@ export class PostsService {
   }
 
   async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
-    return this.one(await this.db.getRepository(Post).findOneBy({ id }), options);
+    return this.one(await this.postsQuery(true).where('p.id = :id', { id }).getOne(), options);
   }
 
   async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
-    return this.one(await this.db.getRepository(Post).findOneBy({ slug: slug.toLowerCase() }), options);
+    return this.one(
+      await this.postsQuery(true).where('p.slug = :slug', { slug: slug.toLowerCase() }).getOne(),
+      options,
+    );
   }
 
   /** A draft, or a post scheduled for later, does not exist for a visitor. */
@@ -197,7 +200,7 @@ export class PostsService {
 
   /** A post as the admin sees it, read through `manager` (inside a write's transaction). */
   async viewIn(manager: EntityManager, id: number): Promise<PostView> {
-    const post = await manager.findOneBy(Post, { id });
+    const post = await this.postsQuery(true, manager).where('p.id = :id', { id }).getOne();
     if (!post) throw RpcError.notFound(PostErrors.notFound);
     const [view] = await this.views([post], ADMIN_READ, manager);
     return view!;
@@ -314,8 +317,8 @@ export class PostsService {
   }
 
   /** The list's filters (placement, tag, dates); who may see what is added by the caller. */
-  private filteredQuery(query: PostListQuery): SelectQueryBuilder<Post> | null {
-    const qb = this.db.getRepository(Post).createQueryBuilder('p');
+  private filteredQuery(query: PostListQuery, includeHtml = false): SelectQueryBuilder<Post> | null {
+    const qb = this.postsQuery(includeHtml);
     if (query.category) {
       const category = findCategory(this.site, query.category);
       if (!category) return null;
@@ -337,9 +340,15 @@ export class PostsService {
     return qb;
   }
 
+  /** Posts as `p`; with their rendered HTML for single posts (a column lists leave out). */
+  private postsQuery(withHtml: boolean, manager: EntityManager = this.db.manager): SelectQueryBuilder<Post> {
+    const qb = manager.getRepository(Post).createQueryBuilder('p');
+    return withHtml ? qb.addSelect('p.contentHtml') : qb;
+  }
+
   private async viewsInOrder(ids: number[], options: PostReadOptions): Promise<PostView[]> {
     if (ids.length === 0) return [];
-    const posts = await this.db.getRepository(Post).findBy({ id: In(ids) });
+    const posts = await this.postsQuery(!!options.includeHtml).where('p.id IN (:...ids)', { ids }).getMany();
     const byId = new Map(posts.map((p) => [p.id, p]));
     return this.views(
       ids.map((id) => byId.get(id)).filter((p): p is Post => !!p),
