@@ -74,13 +74,23 @@ describe('post content, drafts and scheduled posts through the gateway (real ser
     // Search indexes the text a reader sees, not the Markdown: a link target is not a word of the post.
     expect(ids((await guest('/api/posts?search=balanced')).json)).toEqual([post.id]);
     expect(ids((await guest('/api/posts?search=zzshop')).json)).toEqual([]);
-    // The HTML comes with the post and in the feed; list cards show the excerpt and leave it out.
-    expect((await guest(`/api/posts/${post.id}`)).json.contentHtml).toBe(post.contentHtml);
+    // A post comes with both texts, the feed with the HTML; a visitor's list cards show the
+    // excerpt and leave the texts out; the admin's list keeps the source (the edit form).
+    expect((await guest(`/api/posts/${post.id}`)).json).toMatchObject({
+      content,
+      contentHtml: post.contentHtml,
+    });
     expect((await guest(`/api/posts/by-slug/${post.slug}`)).json.contentHtml).toBe(post.contentHtml);
     const listed = (await guest('/api/posts?search=balanced')).json[0];
-    expect(listed).toMatchObject({ id: post.id, content, excerpt: post.excerpt });
+    expect(listed).toMatchObject({ id: post.id, excerpt: post.excerpt, readingMinutes: 1 });
+    expect(listed).not.toHaveProperty('content');
     expect(listed).not.toHaveProperty('contentHtml');
-    expect((await guest('/api/posts')).json.every((p: Json) => !('contentHtml' in p))).toBe(true);
+    expect(
+      (await guest('/api/posts')).json.every((p: Json) => !('content' in p) && !('contentHtml' in p)),
+    ).toBe(true);
+    const adminListed = (await api(stack, '/api/posts?search=balanced', { token: admin })).json[0];
+    expect(adminListed).toMatchObject({ id: post.id, content });
+    expect(adminListed).not.toHaveProperty('contentHtml');
     expect((await guest('/rss.xml')).text).toContain('<h2 id="fitting">Fitting</h2>');
   });
 

@@ -81,6 +81,13 @@ async function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]); // utime + stime
 }
 
+/** Busy ticks of the whole machine (every process: PostgreSQL and the load generator too). */
+async function machineTicks() {
+  const [cpu] = (await readFile('/proc/stat', 'utf8')).split('\n');
+  const [user, nice, system, , , irq, softirq, steal] = cpu.split(/\s+/).slice(1).map(Number);
+  return user + nice + system + irq + softirq + steal;
+}
+
 /** Load on `url`; with `unique`, each request gets its own query string, so no cache answers it. */
 function cannon(url, unique = false) {
   let n = 0;
@@ -153,13 +160,20 @@ const READS = [
 /** Requests per second and CPU ms per 1,000 requests of the named processes, from /proc. */
 async function readLoad(target, read) {
   const pids = read.pids.map((name) => target.pids[name]);
-  const ticks = async () => (await Promise.all(pids.map(cpuTicks))).reduce((a, b) => a + b, 0);
-  const before = await ticks();
+  const before = await Promise.all(pids.map(cpuTicks));
+  const machineBefore = await machineTicks();
   const result = await cannon(`${target.stack.baseUrl}${read.path(target)}`, read.unique);
-  const cpuMs = ((await ticks()) - before) * (1000 / CLOCK_TICKS);
+  const after = await Promise.all(pids.map(cpuTicks));
+  const machine = (await machineTicks()) - machineBefore;
+  const perThousand = (ticks) =>
+    Math.round(((ticks * (1000 / CLOCK_TICKS)) / result.requests.total) * 1000 * 10) / 10;
+  const used = after.map((ticks, i) => ticks - before[i]);
   return {
     requestsPerSecond: Math.round(result.requests.average),
-    cpuMsPer1000: Math.round((cpuMs / result.requests.total) * 1000 * 10) / 10,
+    cpuMsPer1000: perThousand(used.reduce((a, b) => a + b, 0)),
+    // Each process's share, to see where a change in the sum comes from.
+    cpuMsPer1000ByProcess: Object.fromEntries(read.pids.map((name, i) => [name, perThousand(used[i])])),
+    machineCpuMsPer1000: perThousand(machine),
     non2xx: result.non2xx,
   };
 }
@@ -189,8 +203,10 @@ export async function benchContent() {
   try {
     for (const target of targets)
       running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
-    for (const read of READS) {
+    const only = process.env.BENCH_READS?.split(',');
+    for (const read of READS.filter((r) => !only || only.includes(r.name))) {
       const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
+      for (const target of running) await readLoad(target, read); // warm-up (JIT, pools), not counted
       for (let round = 0; round < ROUNDS; round++)
         for (const target of round % 2 ? [...running].reverse() : running)
           rounds[target.name].push(await readLoad(target, read));

@@ -46,42 +46,65 @@ function probe(url) {
   return state;
 }
 
-/** Writes posts one after another until stopped; keeps what was acknowledged. */
+/**
+ * Writes posts one after another until stopped, each with its own Idempotency-Key; a write
+ * that fails is sent once more with the same key after RETRY_AFTER_MS, as the owner's Retry
+ * would. Keeps what was acknowledged, what failed both times, and what a retry replayed.
+ */
+const RETRY_AFTER_MS = 2000;
 function writer(url, token, prefix) {
-  const state = { acknowledged: [], failed: [], running: true };
+  const state = { acknowledged: [], failed: [], retried: 0, replayed: 0, running: true };
+  const send = async (title, key) => {
+    const form = new FormData();
+    form.set('title', title);
+    form.set('content', 'Written during a fault.');
+    form.set('category', 'Projects');
+    const response = await fetch(`${url}/api/posts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'idempotency-key': key },
+      body: form,
+    }).catch(() => null);
+    await response?.arrayBuffer().catch(() => undefined);
+    if (response?.headers.get('idempotent-replayed') === 'true') state.replayed += 1;
+    return response?.status ?? 'network';
+  };
   state.done = (async () => {
     for (let i = 0; state.running; i++) {
       const title = `${prefix} ${i}`;
-      const form = new FormData();
-      form.set('title', title);
-      form.set('content', 'Written during a fault.');
-      form.set('category', 'Projects');
-      const response = await fetch(`${url}/api/posts`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${token}` },
-        body: form,
-      }).catch(() => null);
-      if (response?.status === 201) state.acknowledged.push(title);
-      else state.failed.push({ title, status: response?.status ?? 'network' });
-      await response?.arrayBuffer().catch(() => undefined);
+      const key = `${prefix}-${i}-${Date.now()}`;
+      let status = await send(title, key);
+      if (status !== 201) {
+        state.retried += 1;
+        await sleep(RETRY_AFTER_MS);
+        status = await send(title, key);
+      }
+      if (status === 201) state.acknowledged.push(title);
+      else state.failed.push({ title, status });
     }
   })();
   return state;
 }
 
+/** Load on `url`; a read that failed without an answer is counted by its error code. */
 function reads(url, seconds) {
-  return new Promise((resolve, reject) =>
-    autocannon({ url, connections: 20, duration: seconds }, (error, result) =>
+  const errorCodes = {};
+  return new Promise((resolve, reject) => {
+    const instance = autocannon({ url, connections: 20, duration: seconds }, (error, result) =>
       error
         ? reject(error)
         : resolve({
             requests: result.requests.total,
             non2xx: result.non2xx,
             errors: result.errors,
+            errorCodes,
             slowestMs: result.latency.max,
           }),
-    ),
-  );
+    );
+    instance.on('reqError', (error) => {
+      const code = error.code ?? error.message;
+      errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+    });
+  });
 }
 
 async function countTitles(db, prefix) {
@@ -92,11 +115,11 @@ async function countTitles(db, prefix) {
   return new Map(rows.map((r) => [r.title, r.n]));
 }
 
-/** Runs `fault` at 2 s into 10 s of reads and writes; checks and measures. */
-async function underLoad(stack, plainUrl, token, db, name, fault) {
+/** Runs `fault` at 2 s into `seconds` of reads and writes; checks and measures. */
+export async function underLoad(plainUrl, token, db, name, fault, seconds = 10) {
   const prefix = `fault-${name}`;
   const list = `${plainUrl}/api/posts?limit=15`;
-  const load = reads(list, 10);
+  const load = reads(list, seconds);
   const writes = writer(plainUrl, token, prefix);
   const watch = probe(list);
   await sleep(2000);
@@ -104,7 +127,7 @@ async function underLoad(stack, plainUrl, token, db, name, fault) {
   await fault();
   await load.then((r) => Object.assign(watch, { load: r }));
   await sleep(1000);
-  writes.running = false;
+  writes.running = false; // the write under way (and its retry) still finishes
   watch.running = false;
   await Promise.all([writes.done, watch.done]);
   const stored = await countTitles(db, prefix);
@@ -114,17 +137,24 @@ async function underLoad(stack, plainUrl, token, db, name, fault) {
     readsRecoveredAfterMs: watch.lastFailureAt > faultAt ? watch.lastFailureAt - faultAt : 0,
     probeReads: { failed: watch.failures, servedStale: watch.stale, slowestMs: watch.slowestMs },
     writesAcknowledged: writes.acknowledged.length,
+    writesRetried: writes.retried,
+    writesReplayed: writes.replayed,
     writesFailed: writes.failed.length,
     writeFailures: [...new Set(writes.failed.map((f) => f.status))],
     acknowledgedNotExactlyOnce: missing.length,
     unacknowledgedButStored: writes.failed.filter((f) => stored.has(f.title)).length,
+    storedMoreThanOnce: [...stored.values()].filter((n) => n > 1).length,
   };
 }
 
 /** FAULTS=kill,nats,redis,smtp runs only those. */
 const wanted = (name) => !process.env.FAULTS || process.env.FAULTS.split(',').includes(name);
 
-export async function benchFaults() {
+/**
+ * The production topology with two posts replicas, `posts` seeded posts, nginx without its
+ * microcache and a signed-in admin: what every fault runs on (the bench and the faults test).
+ */
+export async function startFaultRig({ posts = 500 } = {}) {
   const stack = await startProdStack({
     postsReplicas: 2,
     variables: ADMIN_VARIABLES(),
@@ -132,10 +162,9 @@ export async function benchFaults() {
     env: { MAIL_RETRY_INTERVAL_MS: '1000', MEDIA_SWEEP_SECONDS: '5', MEDIA_PENDING_AFTER_SECONDS: '10' },
   });
   const db = new pg.Client({ connectionString: stack.databaseUrl });
-  await db.connect();
-  const results = {};
   try {
-    await seedPosts(stack.databaseUrl, 500);
+    await db.connect();
+    await seedPosts(stack.databaseUrl, posts);
     const plain = await stack.startNginx({ microcache: false });
     const login = await fetch(`${plain.url}/api/auth/login`, {
       method: 'POST',
@@ -143,25 +172,63 @@ export async function benchFaults() {
       body: JSON.stringify(ADMIN),
     });
     const { token } = await login.json();
-
-    if (wanted('kill')) {
-      results.postsReplicaKilled = await underLoad(stack, plain.url, token, db, 'kill', async () => {
-        await stack.killProcess('posts#1', 'SIGKILL');
-      });
-      await stack.startProcess('posts', 3);
-    }
-    if (wanted('nats')) {
-      results.natsRestarted = await underLoad(stack, plain.url, token, db, 'nats', async () => {
-        await stack.nats.stop();
-        await sleep(1000);
-        await stack.nats.start();
-      });
-    }
-    if (wanted('redis')) results.redisDown30s = await redisDown(stack, plain.url, token, db);
-    if (wanted('smtp')) results.smtpDownDuringDigest = await smtpDown(stack, plain.url, token, db);
-  } finally {
-    await db.end();
+    return {
+      stack,
+      db,
+      url: plain.url,
+      token,
+      async stop() {
+        await db.end().catch(() => undefined);
+        await stack.stop();
+      },
+    };
+  } catch (error) {
+    await db.end().catch(() => undefined);
     await stack.stop();
+    throw error;
+  }
+}
+
+/** A posts replica SIGKILLed under load; a new one is started afterwards. */
+export async function killReplicaUnderLoad(rig, seconds) {
+  const result = await underLoad(
+    rig.url,
+    rig.token,
+    rig.db,
+    'kill',
+    () => rig.stack.killProcess('posts#1', 'SIGKILL'),
+    seconds,
+  );
+  await rig.stack.startProcess('posts', 3);
+  return result;
+}
+
+/** nats-server stopped for a second under load, then started again. */
+export function restartNatsUnderLoad(rig, seconds) {
+  return underLoad(
+    rig.url,
+    rig.token,
+    rig.db,
+    'nats',
+    async () => {
+      await rig.stack.nats.stop();
+      await sleep(1000);
+      await rig.stack.nats.start();
+    },
+    seconds,
+  );
+}
+
+export async function benchFaults() {
+  const rig = await startFaultRig();
+  const results = {};
+  try {
+    if (wanted('kill')) results.postsReplicaKilled = await killReplicaUnderLoad(rig);
+    if (wanted('nats')) results.natsRestarted = await restartNatsUnderLoad(rig);
+    if (wanted('redis')) results.redisDown30s = await redisDown(rig.stack, rig.url, rig.token, rig.db);
+    if (wanted('smtp')) results.smtpDownDuringDigest = await smtpDown(rig.stack, rig.url, rig.token, rig.db);
+  } finally {
+    await rig.stop();
   }
   return results;
 }

@@ -157,8 +157,11 @@ export interface MediaItemView {
 export interface PostView {
   id: number;
   title: string;
-  /** The Markdown source, as the author wrote it. */
-  content: string;
+  /**
+   * The Markdown source, as the author wrote it: on single posts and in the admin's lists (the
+   * edit form); visitors' lists leave it out, their cards show the excerpt.
+   */
+  content?: string;
   /**
    * The content rendered on save and sanitised: the only HTML a page shows. On a single post,
    * and in lists that ask for it (the feed); other lists leave it out: cards show the excerpt.
@@ -283,11 +286,13 @@ export interface PostReadOptions {
   includeUnpublished?: boolean;
   /** Lists: each post's contentHtml too (single posts always have it). */
   includeHtml?: boolean;
+  /** Lists: each post's Markdown `content` too (the admin's edit form; single posts always have it). */
+  includeSource?: boolean;
 }
 
 /** What an admin's read may see: everything. A visitor's: published posts dated by now, ready media. */
 export function readOptionsFor(isAdmin: boolean): PostReadOptions {
-  return { includeAllMedia: isAdmin, includeUnpublished: isAdmin };
+  return { includeAllMedia: isAdmin, includeUnpublished: isAdmin, includeSource: isAdmin };
 }
 
 /** POST /api/posts/preview (admin): the server's renderer on unsaved text. */

@@ -1,6 +1,6 @@
 import type { INestMicroservice } from '@nestjs/common';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import { Patterns, type PostView, type RpcEnvelope } from '@blog/contracts';
+import { Patterns, type IdempotentAnswer, type PostView, type RpcEnvelope } from '@blog/contracts';
 import { loadPostsConfig, startPostsService } from '@blog/posts';
 import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -92,12 +92,13 @@ export async function startMailStack(env: Record<string, string>): Promise<MailS
       return replica;
     },
     async createPost(fields, files = []) {
-      return firstValueFrom(
-        postsClient.send<PostView>(Patterns.posts.create, {
+      const { answer } = await firstValueFrom(
+        postsClient.send<IdempotentAnswer<PostView>>(Patterns.posts.create, {
           requestId: 'test',
           data: { fields: { category: 'Projects', ...fields }, files },
         }),
       );
+      return answer;
     },
     async stop() {
       await Promise.all([...replicas].map((replica) => replica.close().catch(() => undefined)));

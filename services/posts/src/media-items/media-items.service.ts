@@ -114,6 +114,7 @@ export class MediaItemsService {
       if (!owner) return null;
       const post = await manager.findOne(Post, {
         where: { id: owner.postId },
+        select: { id: true, content: true },
         lock: { mode: 'pessimistic_write' },
       });
       const item = await manager.findOne(MediaItem, {

@@ -90,8 +90,8 @@ export function toPostView(
   return {
     id: post.id,
     title: post.title,
-    content: post.content,
-    // Loaded for single posts and lists that ask (the column is not selected by default).
+    // Both texts are loaded for single posts and for lists that ask (not selected by default).
+    ...(post.content !== undefined && { content: post.content }),
     ...(post.contentHtml !== undefined && { contentHtml: post.contentHtml }),
     excerpt: post.excerpt,
     readingMinutes: post.readingMinutes,

@@ -10,7 +10,8 @@ export class Post {
   @Column({ type: 'varchar', length: 200 })
   title!: string;
 
-  @Column({ type: 'text', default: '' })
+  /** The Markdown source; selected only where a view shows it (single posts, the admin's lists). */
+  @Column({ type: 'text', default: '', select: false })
   content!: string;
 
   /** `content` rendered on save (sanitised); selected only where a view shows it (not list cards). */

@@ -23,6 +23,7 @@ const readOptions = z
     includeAllMedia: z.boolean().optional(),
     includeUnpublished: z.boolean().optional(),
     includeHtml: z.boolean().optional(),
+    includeSource: z.boolean().optional(),
   })
   .default({});
 const idSchema = z.coerce

@@ -38,6 +38,8 @@ import { SearchService } from '../search/search.service.js';
 const UNIQUE_VIOLATION = '23505';
 /** What the service's own answers to the admin's writes show: every item and status. */
 const ADMIN_READ = readOptionsFor(true);
+/** A single post carries both its texts. */
+const BOTH_TEXTS = { includeHtml: true, includeSource: true };
 
 /** New items' references in the text (`media:REF`) → the ids their rows got. */
 function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
@@ -65,7 +67,7 @@ export class PostsService {
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
-    const filtered = this.filteredQuery(query, options.includeHtml);
+    const filtered = this.filteredQuery(query, options);
     if (!filtered) return { items: [], total: 0 };
     const visibility = options.includeUnpublished ? query.status : 'visible';
     const search = query.search?.trim();
@@ -85,12 +87,12 @@ export class PostsService {
   }
 
   async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
-    return this.one(await this.postsQuery(true).where('p.id = :id', { id }).getOne(), options);
+    return this.one(await this.postsQuery(BOTH_TEXTS).where('p.id = :id', { id }).getOne(), options);
   }
 
   async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
     return this.one(
-      await this.postsQuery(true).where('p.slug = :slug', { slug: slug.toLowerCase() }).getOne(),
+      await this.postsQuery(BOTH_TEXTS).where('p.slug = :slug', { slug: slug.toLowerCase() }).getOne(),
       options,
     );
   }
@@ -200,7 +202,7 @@ export class PostsService {
 
   /** A post as the admin sees it, read through `manager` (inside a write's transaction). */
   async viewIn(manager: EntityManager, id: number): Promise<PostView> {
-    const post = await this.postsQuery(true, manager).where('p.id = :id', { id }).getOne();
+    const post = await this.postsQuery(BOTH_TEXTS, manager).where('p.id = :id', { id }).getOne();
     if (!post) throw RpcError.notFound(PostErrors.notFound);
     const [view] = await this.views([post], ADMIN_READ, manager);
     return view!;
@@ -317,8 +319,8 @@ export class PostsService {
   }
 
   /** The list's filters (placement, tag, dates); who may see what is added by the caller. */
-  private filteredQuery(query: PostListQuery, includeHtml = false): SelectQueryBuilder<Post> | null {
-    const qb = this.postsQuery(includeHtml);
+  private filteredQuery(query: PostListQuery, texts: PostReadOptions): SelectQueryBuilder<Post> | null {
+    const qb = this.postsQuery(texts);
     if (query.category) {
       const category = findCategory(this.site, query.category);
       if (!category) return null;
@@ -340,15 +342,23 @@ export class PostsService {
     return qb;
   }
 
-  /** Posts as `p`; with their rendered HTML for single posts (a column lists leave out). */
-  private postsQuery(withHtml: boolean, manager: EntityManager = this.db.manager): SelectQueryBuilder<Post> {
+  /**
+   * Posts as `p`; with their texts (Markdown source, rendered HTML) only where they are shown:
+   * single posts, and lists that ask. Cards show the excerpt; the texts are the wide columns.
+   */
+  private postsQuery(
+    texts: Pick<PostReadOptions, 'includeHtml' | 'includeSource'>,
+    manager: EntityManager = this.db.manager,
+  ): SelectQueryBuilder<Post> {
     const qb = manager.getRepository(Post).createQueryBuilder('p');
-    return withHtml ? qb.addSelect('p.contentHtml') : qb;
+    if (texts.includeSource) qb.addSelect('p.content');
+    if (texts.includeHtml) qb.addSelect('p.contentHtml');
+    return qb;
   }
 
   private async viewsInOrder(ids: number[], options: PostReadOptions): Promise<PostView[]> {
     if (ids.length === 0) return [];
-    const posts = await this.postsQuery(!!options.includeHtml).where('p.id IN (:...ids)', { ids }).getMany();
+    const posts = await this.postsQuery(options).where('p.id IN (:...ids)', { ids }).getMany();
     const byId = new Map(posts.map((p) => [p.id, p]));
     return this.views(
       ids.map((id) => byId.get(id)).filter((p): p is Post => !!p),
