@@ -8,6 +8,7 @@ import { MediaProcessing1763830000000 } from './migrations/1763830000000-MediaPr
 import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSearchWords.js';
 import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
 import { PostContent1764200000000 } from './migrations/1764200000000-PostContent.js';
+import { VisiblePostsIndex1764250000000 } from './migrations/1764250000000-VisiblePostsIndex.js';
 import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-IdempotencyKeys.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
@@ -27,6 +28,7 @@ export const POSTS_MIGRATIONS = [
   TypoSearchWords1763840000000,
   MediaAttempts1764000000000,
   PostContent1764200000000,
+  VisiblePostsIndex1764250000000,
   IdempotencyKeys1764300000000,
 ];
 
