@@ -5,7 +5,7 @@ import {
   type IdempotentAnswer,
   type StoredIdempotentAnswer,
 } from '@blog/contracts';
-import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import type { DataSource, EntityManager, MigrationInterface, QueryRunner } from 'typeorm';
 import { RpcError } from './rpc-error.js';
 
 /** The table every service that takes keyed writes keeps in its own schema. */
@@ -13,16 +13,27 @@ const TABLE = 'idempotency_keys';
 const FRESH = `created_at >= now() - interval '${IDEMPOTENCY_TTL_HOURS} hours'`;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
 
-/** The migration step that creates a service's key table (in the schema on its search_path). */
-export async function createIdempotencyTable(q: QueryRunner): Promise<void> {
-  await q.query(`
-    CREATE TABLE ${TABLE} (
-      key text PRIMARY KEY,
-      fingerprint text NOT NULL,
-      answer jsonb,
-      created_at timestamptz NOT NULL DEFAULT now()
-    )`);
-  await q.query(`CREATE INDEX ${TABLE}_created_idx ON ${TABLE} (created_at)`);
+/**
+ * The migration of every service that takes keyed writes: its key table, in the schema on
+ * its search_path (posts and media list it among their own migrations).
+ */
+export class IdempotencyKeys1764300000000 implements MigrationInterface {
+  name = 'IdempotencyKeys1764300000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    await q.query(`
+      CREATE TABLE ${TABLE} (
+        key text PRIMARY KEY,
+        fingerprint text NOT NULL,
+        answer jsonb,
+        created_at timestamptz NOT NULL DEFAULT now()
+      )`);
+    await q.query(`CREATE INDEX ${TABLE}_created_idx ON ${TABLE} (created_at)`);
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE ${TABLE}`);
+  }
 }
 
 /**

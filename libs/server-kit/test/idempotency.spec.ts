@@ -1,6 +1,6 @@
 import { IdempotencyErrors } from '@blog/contracts';
 import { DataSource, type QueryRunner } from 'typeorm';
-import { createIdempotencyTable, IdempotencyLedger } from '../src/idempotency.js';
+import { IdempotencyKeys1764300000000, IdempotencyLedger } from '../src/idempotency.js';
 import { createTestDatabase, type TestDatabase } from '../src/testing/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -25,7 +25,7 @@ describe('IdempotencyLedger', () => {
     db = await createTestDatabase('idempotency');
     source = await new DataSource({ type: 'postgres', url: db.url }).initialize();
     const runner = source.createQueryRunner();
-    await createIdempotencyTable(runner);
+    await new IdempotencyKeys1764300000000().up(runner);
     await runner.release();
     await source.query(`CREATE TABLE notes (note text)`);
     ledger = new IdempotencyLedger(source);

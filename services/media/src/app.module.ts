@@ -1,9 +1,14 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { createRpcClient, ServiceCoreModule, type JobQueue, type ObjectStorage } from '@blog/server-kit';
+import {
+  createRpcClient,
+  IdempotencyKeys1764300000000,
+  ServiceCoreModule,
+  type JobQueue,
+  type ObjectStorage,
+} from '@blog/server-kit';
 import type { PendingMediaItem } from '@blog/contracts';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
-import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-IdempotencyKeys.js';
 import { MediaController } from './processing/media.controller.js';
 import { MediaWorker } from './processing/media-worker.js';
 import { SettingsController } from './settings/settings.controller.js';

@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { SiteConfig } from '@blog/contracts';
-import { ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
+import { IdempotencyKeys1764300000000, ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
 import type { PostsConfig } from './config.js';
 import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
@@ -9,7 +9,6 @@ import { TypoSearchWords1763840000000 } from './migrations/1763840000000-TypoSea
 import { MediaAttempts1764000000000 } from './migrations/1764000000000-MediaAttempts.js';
 import { PostContent1764200000000 } from './migrations/1764200000000-PostContent.js';
 import { VisiblePostsIndex1764250000000 } from './migrations/1764250000000-VisiblePostsIndex.js';
-import { IdempotencyKeys1764300000000 } from './migrations/1764300000000-IdempotencyKeys.js';
 import { MediaItem } from './posts/media-item.entity.js';
 import { Post } from './posts/post.entity.js';
 import { PostsController } from './posts/posts.controller.js';
