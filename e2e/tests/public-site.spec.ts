@@ -404,7 +404,16 @@ describe('post page', () => {
     const crop = page.locator('article.post-card img.card-media-crop');
     await crop.waitFor();
     expect(await crop.getAttribute('src')).toBe(showcase.images[0]!.croppedPreviewPath);
-    expect(await crop.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(400);
+    // Loaded, at the crop preview's width (the card may appear before its image has arrived).
+    const width = await crop.evaluate((img: HTMLImageElement) =>
+      img.complete
+        ? img.naturalWidth
+        : new Promise<number>((resolve) => {
+            img.addEventListener('load', () => resolve(img.naturalWidth), { once: true });
+            img.addEventListener('error', () => resolve(0), { once: true });
+          }),
+    );
+    expect(width).toBe(400);
   });
 });
 
