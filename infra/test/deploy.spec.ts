@@ -1195,7 +1195,9 @@ describe('infra/Dockerfile', () => {
 
   it('builds on node:20-bookworm-slim with npm ci and npm run build, and installs production dependencies apart', () => {
     expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
-    expect(stage('build').join('\n')).toMatch(/RUN npm ci\n[\s\S]*RUN npm run build/);
+    expect(stage('build').join('\n')).toMatch(
+      /RUN (--mount=type=secret,id=npm_ca \S+ )?npm ci\n[\s\S]*RUN npm run build/,
+    );
     expect(stage('prod-deps').join('\n')).toMatch(/npm ci --omit=dev/);
     for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
       const workspace = NODE_PROCESSES[name].split('/dist/')[0];

@@ -1,0 +1,112 @@
+// Builds the test stand-ins for the images the compose file names, into podman's storage,
+// tagged with those exact names (see README.md). Each is rebuilt only when its definition
+// changed (a hash label). Usage: node infra/test/images/build.mjs [name ...]
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const BASE = 'localhost/debian-minbase:bookworm';
+/** Stand-in folder → the image name the compose file and the Dockerfile use. */
+export const STAND_INS = {
+  node: 'docker.io/library/node:20-bookworm-slim',
+  nginx: 'docker.io/library/nginx:1.28-bookworm',
+  redis: 'docker.io/library/redis:7.4-bookworm',
+  nats: 'docker.io/library/nats:2.10.29-alpine',
+};
+
+export const podmanEnv = () => ({
+  ...process.env,
+  CONTAINERS_CONF: process.env.CONTAINERS_CONF ?? join(HERE, 'containers.conf'),
+});
+const podman = (args, options = {}) =>
+  execFileSync('podman', args, { env: podmanEnv(), encoding: 'utf8', ...options });
+const imageLabel = (name, label) => {
+  const found = spawnSync('podman', ['image', 'inspect', '--format', `{{index .Labels "${label}"}}`, name], {
+    env: podmanEnv(),
+    encoding: 'utf8',
+  });
+  return found.status === 0 ? found.stdout.trim() : null;
+};
+
+/** A Debian bookworm minbase from Debian's mirror (debootstrap), imported as BASE once. */
+function buildBase(log) {
+  if (imageLabel(BASE, 'x') !== null) return false;
+  const root = mkdtempSync(join(tmpdir(), 'minbase-'));
+  try {
+    log(`debootstrap bookworm → ${BASE}`);
+    execFileSync('debootstrap', ['--variant=minbase', 'bookworm', root, 'http://deb.debian.org/debian'], {
+      stdio: 'ignore',
+    });
+    rmSync(join(root, 'var/lib/apt/lists'), { recursive: true, force: true });
+    execFileSync('sh', ['-c', `tar -C '${root}' -c . | podman import - ${BASE}`], {
+      env: podmanEnv(),
+      stdio: 'ignore',
+    });
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return true;
+}
+
+/** The node stand-in's context: the Containerfile plus this machine's node, npm and headers. */
+function nodeContext(dir) {
+  cpSync(process.execPath, join(dir, 'node'));
+  cpSync(
+    join(dirname(execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim()), 'node_modules/npm'),
+    join(dir, 'npm'),
+    {
+      recursive: true,
+    },
+  );
+  const headers = join(dirname(dirname(process.execPath)), 'include/node');
+  if (!existsSync(headers)) throw new Error(`Node headers not found at ${headers}`);
+  cpSync(headers, join(dir, 'include-node'), { recursive: true });
+}
+
+function hashOf(folder, extra = '') {
+  const hash = createHash('sha256').update(extra);
+  for (const file of readdirSync(folder).sort()) hash.update(file).update(readFileSync(join(folder, file)));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Builds what is missing or changed; returns seconds per image built. */
+export function buildStandIns(
+  names = Object.keys(STAND_INS),
+  log = (line) => console.log(`[stand-ins] ${line}`),
+) {
+  const seconds = {};
+  let started = Date.now();
+  if (buildBase(log)) seconds.base = (Date.now() - started) / 1000;
+  const baseId = podman(['image', 'inspect', '--format', '{{.Id}}', BASE]).trim();
+  for (const name of names) {
+    const folder = join(HERE, name);
+    const hash = hashOf(folder, baseId + (name === 'node' ? process.version : ''));
+    if (imageLabel(STAND_INS[name], 'blog.stand-in') === hash) continue;
+    started = Date.now();
+    const context = mkdtempSync(join(tmpdir(), `stand-in-${name}-`));
+    try {
+      cpSync(folder, context, { recursive: true });
+      if (name === 'node') nodeContext(context);
+      log(`building ${STAND_INS[name]}`);
+      podman(
+        ['build', '--network', 'host', '--label', `blog.stand-in=${hash}`, '-t', STAND_INS[name], context],
+        {
+          stdio: 'ignore',
+        },
+      );
+    } finally {
+      rmSync(context, { recursive: true, force: true });
+    }
+    seconds[name] = (Date.now() - started) / 1000;
+  }
+  return seconds;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const names = process.argv.slice(2);
+  console.log(buildStandIns(names.length ? names : undefined));
+}
