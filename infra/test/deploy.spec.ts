@@ -81,7 +81,9 @@ const REQUIRED_ENV: Record<NodeProcess, string[]> = {
     ...S3,
   ],
   auth: [...DATABASE, 'AUTH_PORT', 'JWT_SECRET', 'DATA_DIR'],
-  posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL'],
+  // posts deletes the files of what it deletes: without S3 it fell back to a local folder
+  // (found when the compose stack first ran for real).
+  posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL', ...S3],
   media: [...DATABASE, 'MEDIA_PORT', 'REDIS_URL', ...S3],
   mail: [...DATABASE, 'MAIL_PORT', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'OWNER_EMAIL', 'SITE_URL'],
 };

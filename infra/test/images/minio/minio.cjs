@@ -1,0 +1,18 @@
+// `minio server DIR [...]`: s3rver on 0.0.0.0:9000 keeping buckets in DIR, signing with
+// MINIO_ROOT_USER / MINIO_ROOT_PASSWORD (s3rver's own S3RVER pair stays valid too).
+const S3rver = require('s3rver');
+const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account');
+
+const [command, directory = '/data'] = process.argv.slice(2);
+if (command !== 'server') {
+  console.error('This MinIO stand-in only runs: minio server DIR');
+  process.exit(2);
+}
+const user = process.env.MINIO_ROOT_USER;
+const password = process.env.MINIO_ROOT_PASSWORD;
+if (user && password) DUMMY_ACCOUNT.createKeyPair(user, password);
+// Path-style only: a host name like `minio` is the server, not a bucket.
+const server = new S3rver({ address: '0.0.0.0', port: 9000, directory, silent: false, vhostBuckets: false });
+server.run().then(() => console.log(`S3 (s3rver) listening on :9000, data in ${directory}`));
+for (const signal of ['SIGTERM', 'SIGINT'])
+  process.on(signal, () => server.close().then(() => process.exit(0)));
