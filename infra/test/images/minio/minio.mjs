@@ -1,7 +1,9 @@
 // `minio server DIR [...]`: s3rver on 0.0.0.0:9000 keeping buckets in DIR, signing with
 // MINIO_ROOT_USER / MINIO_ROOT_PASSWORD (s3rver's own S3RVER pair stays valid too).
-const S3rver = require('s3rver');
-const { DUMMY_ACCOUNT } = require('s3rver/lib/models/account');
+import S3rver from 's3rver';
+import account from 's3rver/lib/models/account.js';
+
+const { DUMMY_ACCOUNT } = account;
 
 const [command, directory = '/data'] = process.argv.slice(2);
 if (command !== 'server') {

@@ -1,10 +1,13 @@
 // SMTP on :1025 (any sender, any recipient, no auth), messages kept in memory; HTTP on :8025:
 // GET /api/v1/messages → { total, messages: [{ ID, From, To, Subject, Created }] } (newest first)
 // GET /api/v1/message/ID → { ID, From, To, Subject, Date, Text, HTML }
-const { SMTPServer } = require('smtp-server');
-const { simpleParser } = require('mailparser');
-const http = require('node:http');
-const { randomUUID } = require('node:crypto');
+import mailparser from 'mailparser';
+import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import smtp from 'smtp-server';
+
+const { SMTPServer } = smtp;
+const { simpleParser } = mailparser;
 
 const messages = [];
 const address = (list) => (list?.value ?? []).map((a) => ({ Name: a.name, Address: a.address }));
