@@ -5,16 +5,15 @@
  * A browser signs in through nginx (the sign-in screen is the part of the site this test
  * may rely on); the rest is driven through nginx's API as the site's screens would.
  */
-import { SessionKeys } from '@blog/contracts';
 import { simpleParser } from 'mailparser';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { makePhoto, makeRealMp4 } from '../../services/media/test/fixtures.js';
 import { missingPrograms } from '../../scripts/prod-stack.mjs';
 import { launchBrowser } from '../support/browser.js';
+import { photoAndVideoForm, signInWithBrowser } from '../support/production-path.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -150,28 +149,12 @@ suite(suiteName, () => {
     };
     expect(connz.connections.filter((c) => c.name?.startsWith('posts@')).length).toBe(2);
 
-    // Sign in in a browser, through nginx.
-    const context = await browser!.newContext({ baseURL: stack.url });
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel('Username').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForFunction((key) => !!localStorage.getItem(key), SessionKeys.token);
-    const token = (await page.evaluate((key) => localStorage.getItem(key), SessionKeys.token))!;
-    await context.close();
-
-    // A post with a photo and a video.
-    const form = new FormData();
-    form.set('title', 'Production path');
-    form.set('content', 'Written through nginx, stored in S3, processed by BullMQ.');
-    form.set('category', 'Projects');
-    form.append(
-      'files',
-      new Blob([new Uint8Array(await makePhoto(1200, 800))], { type: 'image/jpeg' }),
-      'photo.jpg',
+    // Sign in in a browser, through nginx; a post with a photo and a video.
+    const token = await signInWithBrowser(browser!, stack.url, ADMIN);
+    const form = await photoAndVideoForm(
+      'Production path',
+      'Written through nginx, stored in S3, processed by BullMQ.',
     );
-    form.append('files', new Blob([new Uint8Array(await makeRealMp4())], { type: 'video/mp4' }), 'clip.mp4');
     const created = await api('/api/posts', { method: 'POST', body: form, token });
     expect(created.status).toBe(201);
     const id = created.json.id as number;

@@ -6,15 +6,14 @@
  * S3 server's bucket; a reader subscribes and gets the digest from the mail sink; a service
  * container restarts; `down -v` leaves nothing running. Run alone: `npm run test:containers`.
  */
-import { SessionKeys } from '@blog/contracts';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { buildStandIns, podmanEnv } from './images/build.mjs';
-import { makePhoto, makeRealMp4 } from '../../services/media/test/fixtures.js';
 import { launchBrowser } from '../../e2e/support/browser.js';
+import { photoAndVideoForm, signInWithBrowser } from '../../e2e/support/production-path.js';
 import { freePort } from '../../libs/server-kit/src/testing/ports.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -204,26 +203,11 @@ suite(suiteName, () => {
 
   test('a browser signs in through the compose nginx; a post with a photo and a video is processed into the bucket and read by a visitor', async () => {
     const started = Date.now();
-    const context = await browser!.newContext({ baseURL: site });
-    const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel('Username').fill(ADMIN.username);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForFunction((key) => !!localStorage.getItem(key), SessionKeys.token);
-    const token = (await page.evaluate((key) => localStorage.getItem(key), SessionKeys.token))!;
-    await context.close();
-
-    const form = new FormData();
-    form.set('title', 'Through compose');
-    form.set('content', 'Stored in **S3**, processed by the media service.');
-    form.set('category', 'Projects');
-    form.append(
-      'files',
-      new Blob([new Uint8Array(await makePhoto(1200, 800))], { type: 'image/jpeg' }),
-      'photo.jpg',
+    const token = await signInWithBrowser(browser!, site, ADMIN);
+    const form = await photoAndVideoForm(
+      'Through compose',
+      'Stored in **S3**, processed by the media service.',
     );
-    form.append('files', new Blob([new Uint8Array(await makeRealMp4())], { type: 'video/mp4' }), 'clip.mp4');
     const created = await api('/api/posts', { method: 'POST', body: form, token });
     expect(created.status).toBe(201);
     const id = created.json.id as number;
