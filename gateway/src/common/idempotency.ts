@@ -3,6 +3,7 @@ import {
   IDEMPOTENT_REPLAYED_HEADER,
   IdempotencyErrors,
   idempotencyKeySchema,
+  isSameRequest,
   type IdempotencyRequest,
   type IdempotentAnswer,
   type StoredIdempotentAnswer,
@@ -35,7 +36,7 @@ export function idempotencyOf(req: Request, route: string, body?: unknown): Idem
 
 /** The first request's answer, when this one is the same request; 422 when it is another. */
 export function replay<T>(res: Response, stored: StoredIdempotentAnswer<T>, fingerprint: string): T {
-  if (stored.fingerprint !== fingerprint) throw new ApiError(422, IdempotencyErrors.reused);
+  if (!isSameRequest(stored, fingerprint)) throw new ApiError(422, IdempotencyErrors.reused);
   res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
   return stored.answer;
 }

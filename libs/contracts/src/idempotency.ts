@@ -51,3 +51,8 @@ export interface StoredIdempotentAnswer<T = unknown> {
   fingerprint: string;
   answer: T;
 }
+
+/** Whether a request may get a key's stored answer: only the very request that was answered. */
+export function isSameRequest(stored: StoredIdempotentAnswer, fingerprint: string): boolean {
+  return stored.fingerprint === fingerprint;
+}

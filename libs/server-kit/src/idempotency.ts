@@ -1,6 +1,7 @@
 import {
   IDEMPOTENCY_TTL_HOURS,
   IdempotencyErrors,
+  isSameRequest,
   type IdempotencyRequest,
   type IdempotentAnswer,
   type StoredIdempotentAnswer,
@@ -71,7 +72,9 @@ export class IdempotencyLedger {
       if (claimed.length === 0) {
         const [first] = await this.rows<T>(manager, request.key);
         if (!first) throw RpcError.conflict(IdempotencyErrors.inProgress);
-        return { answer: replayable(first, request.fingerprint), replayed: true };
+        if (!isSameRequest(first, request.fingerprint))
+          throw RpcError.unprocessable(IdempotencyErrors.reused);
+        return { answer: first.answer, replayed: true };
       }
       const answer = await write(manager);
       await manager.query(`UPDATE ${TABLE} SET answer = $2 WHERE key = $1`, [
@@ -107,10 +110,4 @@ export class IdempotencyLedger {
     this.lastPurge = Date.now();
     this.purge().catch(() => (this.lastPurge = 0));
   }
-}
-
-/** The stored answer, when the request is the same one; a different request under the key is a 422. */
-export function replayable<T>(stored: StoredIdempotentAnswer<T>, fingerprint: string): T {
-  if (stored.fingerprint !== fingerprint) throw RpcError.unprocessable(IdempotencyErrors.reused);
-  return stored.answer;
 }
