@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { missingPrograms } from '../../scripts/prod-stack.mjs';
 import { launchBrowser } from '../support/browser.js';
-import { photoAndVideoForm, signInWithBrowser } from '../support/production-path.js';
+import { writePostInAdminForm } from '../support/production-path.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -149,15 +149,12 @@ suite(suiteName, () => {
     };
     expect(connz.connections.filter((c) => c.name?.startsWith('posts@')).length).toBe(2);
 
-    // Sign in in a browser, through nginx; a post with a photo and a video.
-    const token = await signInWithBrowser(browser!, stack.url, ADMIN);
-    const form = await photoAndVideoForm(
-      'Production path',
-      'Written through nginx, stored in S3, processed by BullMQ.',
-    );
-    const created = await api('/api/posts', { method: 'POST', body: form, token });
-    expect(created.status).toBe(201);
-    const id = created.json.id as number;
+    // Through nginx, a browser signs in and writes a post with a photo and a video in the admin form.
+    const token = await writePostInAdminForm(browser!, stack.url, ADMIN, {
+      title: 'Production path',
+      content: 'Written through nginx, stored in S3, processed by BullMQ.',
+    });
+    const id = (await api('/api/posts?search=production+path', { token })).json[0].id as number;
 
     // BullMQ processes both; the files are in the bucket, none on local disk.
     let post: Json;

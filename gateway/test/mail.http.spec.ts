@@ -1,4 +1,3 @@
-import { freePort } from '@blog/server-kit/testing';
 import {
   linkIn,
   startTestSmtp,
@@ -30,7 +29,7 @@ describe('mail through the gateway (real services, real SMTP server)', () => {
   };
 
   beforeAll(async () => {
-    smtp = await startTestSmtp(await freePort());
+    smtp = await startTestSmtp();
     stack = await startTestStack({
       SITE_URL: site,
       SMTP_URL: smtp.url,
@@ -42,7 +41,7 @@ describe('mail through the gateway (real services, real SMTP server)', () => {
   });
   afterAll(async () => {
     await stack?.stop();
-    await smtp?.stop();
+    await smtp?.close();
   });
 
   it('POST /api/contact stores and e-mails the message to the owner', async () => {

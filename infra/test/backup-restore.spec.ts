@@ -3,7 +3,7 @@
  *
  * 1. A throwaway PostgreSQL 15 cluster (Debian's server binaries in /usr/lib/postgresql/15/bin,
  *    started by this file on a free port in a temp folder, as the `postgres` user when the test
- *    runs as root) and an S3 server (s3rver) hold a blog written through the real gateway and
+ *    runs as root) and an S3 server (s3rver, or the MinIO image in a container when the run has an engine) hold a blog written through the real gateway and
  *    services: posts with accents and tags, posts with images the media service processed, a
  *    subscriber. The services run their committed migrations on it at start.
  * 2. Backup: `pg_dump -Fc` of the database, then a copy of every object of the bucket into a
@@ -139,6 +139,7 @@ async function sql<T = Json>(url: string, text: string, values: unknown[] = []):
 
 interface S3Server {
   endpoint: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
   client: S3Client;
   stop(): Promise<void>;
 }
@@ -153,6 +154,7 @@ async function startS3(): Promise<S3Server> {
   });
   return {
     endpoint: s3.endpoint,
+    credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey },
     client,
     async stop() {
       client.destroy();
@@ -189,16 +191,16 @@ interface Blog {
 }
 
 /** The gateway and the four services in this process (the gateway tests' stack), on the given database and bucket. */
-async function startBlog(databaseUrl: string, s3Endpoint: string, dataDir: string): Promise<Blog> {
+async function startBlog(databaseUrl: string, s3: S3Server, dataDir: string): Promise<Blog> {
   const stack = await startTestStack({
     DATABASE_URL: databaseUrl,
     DATA_DIR: dataDir,
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
-    S3_ENDPOINT: s3Endpoint,
+    S3_ENDPOINT: s3.endpoint,
     S3_BUCKET: BUCKET,
-    S3_ACCESS_KEY_ID: 'S3RVER',
-    S3_SECRET_ACCESS_KEY: 'S3RVER',
+    S3_ACCESS_KEY_ID: s3.credentials.accessKeyId,
+    S3_SECRET_ACCESS_KEY: s3.credentials.secretAccessKey,
     PUBLIC_CACHE_TTL_MS: '0',
     MEDIA_SWEEP_SECONDS: '1',
     MEDIA_PENDING_AFTER_SECONDS: '2',
@@ -353,7 +355,7 @@ const name = hasPg15
     // --- The blog, written through the gateway ---
     let s3 = await startS3();
     stops.push(() => s3.stop());
-    let blog = await startBlog(dbUrl, s3.endpoint, join(work, 'data-before'));
+    let blog = await startBlog(dbUrl, s3, join(work, 'data-before'));
     stops.push(() => blog.stop());
     let token = await login(blog);
     for (const post of POSTS) {
@@ -412,7 +414,7 @@ const name = hasPg15
     // --- Restore into an empty stack: migrated once, Node processes stopped ---
     await sql(cluster.adminUrl, 'CREATE DATABASE blog');
     s3 = await startS3();
-    blog = await startBlog(dbUrl, s3.endpoint, join(work, 'data-after'));
+    blog = await startBlog(dbUrl, s3, join(work, 'data-after'));
     await blog.stop();
     expect(await sql(dbUrl, 'SELECT count(*)::int AS n FROM posts.posts')).toEqual([{ n: 0 }]);
     await sh(join(PG15, 'pg_restore'), ['-d', dbUrl, '--clean', '--if-exists', dump]);
@@ -431,7 +433,7 @@ const name = hasPg15
     expect(await databaseSnapshot(dbUrl)).toEqual(dbBefore);
     expect(await bucketContents(s3.client)).toEqual(bucketBefore);
 
-    blog = await startBlog(dbUrl, s3.endpoint, join(work, 'data-after'));
+    blog = await startBlog(dbUrl, s3, join(work, 'data-after'));
     token = await login(blog);
     expect((await api(blog, '/api/health')).json).toBeDefined();
     expect(await apiSnapshot(blog, token)).toEqual(apiBefore);

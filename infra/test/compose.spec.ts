@@ -11,9 +11,9 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { buildStandIns, podmanEnv } from './images/build.mjs';
+import { buildStandIns, podmanEnv, startPodmanService } from './images/build.mjs';
 import { launchBrowser } from '../../e2e/support/browser.js';
-import { photoAndVideoForm, signInWithBrowser } from '../../e2e/support/production-path.js';
+import { writePostInAdminForm } from '../../e2e/support/production-path.js';
 import { freePort } from '../../libs/server-kit/src/testing/ports.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -34,7 +34,7 @@ suite(suiteName, () => {
   let dir: string;
   let site: string;
   let env: NodeJS.ProcessEnv;
-  let service: ChildProcess | undefined;
+  let service: { stop(): void } | undefined;
   let ticker: ChildProcess | undefined;
   let browser: Browser | undefined;
 
@@ -118,11 +118,7 @@ suite(suiteName, () => {
         ]),
       );
     // podman answers the Docker API on a socket; docker-compose talks to it there.
-    service = spawn('podman', ['system', 'service', '--time=0', env.DOCKER_HOST!], { env, stdio: 'ignore' });
-    const ping = () =>
-      spawnSync('curl', ['-sf', '--unix-socket', join(dir, 'podman.sock'), 'http://podman/_ping']).status ===
-      0;
-    await until('podman API', async () => (ping() ? true : undefined), 20_000);
+    service = await startPodmanService(join(dir, 'podman.sock'));
     // podman runs health checks from systemd timers; there is no systemd here, so a loop
     // runs them (a child process: compose blocks this one while it waits for them).
     ticker = spawn(
@@ -169,7 +165,7 @@ suite(suiteName, () => {
         compose('down', '-v');
       } finally {
         if (ticker?.pid) process.kill(-ticker.pid, 'SIGKILL');
-        service?.kill('SIGTERM');
+        service?.stop();
         rmSync(dir, { recursive: true, force: true });
       }
     }
@@ -201,16 +197,13 @@ suite(suiteName, () => {
     console.log(`image sizes:\n${sizes}`);
   });
 
-  test('a browser signs in through the compose nginx; a post with a photo and a video is processed into the bucket and read by a visitor', async () => {
+  test('through the compose nginx, a browser signs in and writes a post with a photo and a video in the admin form; it is processed into the bucket and read by a visitor', async () => {
     const started = Date.now();
-    const token = await signInWithBrowser(browser!, site, ADMIN);
-    const form = await photoAndVideoForm(
-      'Through compose',
-      'Stored in **S3**, processed by the media service.',
-    );
-    const created = await api('/api/posts', { method: 'POST', body: form, token });
-    expect(created.status).toBe(201);
-    const id = created.json.id as number;
+    const token = await writePostInAdminForm(browser!, site, ADMIN, {
+      title: 'Through compose',
+      content: 'Stored in **S3**, processed by the media service.',
+    });
+    const id = (await api('/api/posts?search=through+compose', { token })).json[0].id as number;
     const post = await until(
       'media processed',
       async () => {

@@ -1,7 +1,7 @@
 // Builds the test stand-ins for the images the compose file names, into podman's storage,
 // tagged with those exact names (see README.md). Each is rebuilt only when its definition
 // changed (a hash label). Usage: node infra/test/images/build.mjs [name ...]
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -132,6 +132,31 @@ export function buildStandIns(
     seconds[name] = (Date.now() - started) / 1000;
   }
   return seconds;
+}
+
+/**
+ * `podman system service` answering the Docker API on a unix socket at `socketPath`, for
+ * docker-compose and testcontainers (through DOCKER_HOST). Resolves once it answers /_ping.
+ */
+export async function startPodmanService(socketPath) {
+  const dockerHost = `unix://${socketPath}`;
+  const service = spawn('podman', ['system', 'service', '--time=0', dockerHost], {
+    env: podmanEnv(),
+    stdio: 'ignore',
+  });
+  const stop = () => {
+    if (service.exitCode === null) service.kill('SIGTERM');
+  };
+  const ping = () =>
+    spawnSync('curl', ['-sf', '--unix-socket', socketPath, 'http://podman/_ping']).status === 0;
+  for (const deadline = Date.now() + 20_000; !ping();) {
+    if (service.exitCode !== null || Date.now() > deadline) {
+      stop();
+      throw new Error(`podman system service did not answer on ${socketPath}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { dockerHost, stop };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,6 +1,6 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stopTestPostgres } from './global-setup.mjs';
+import { stopTestServers } from './global-setup.mjs';
 
 const alive = (pid) => {
   try {
@@ -48,5 +48,5 @@ async function stopLeftLaunchers() {
 
 export default async function globalTeardown() {
   await stopLeftLaunchers();
-  await stopTestPostgres();
+  await stopTestServers();
 }

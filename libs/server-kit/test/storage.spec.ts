@@ -2,11 +2,10 @@
  * One behavioural suite for ObjectStorage, run against both implementations:
  *
  * - LocalFolderStorage in a fresh temp folder (`mkdtemp`), removed afterwards.
- * - S3Storage against a real S3-compatible server: `s3rver` (the npm package; MinIO has
- *   no build here), started by this file in-process with
- *   `startTestS3()` (s3rver on a free port in a temporary folder); the bucket is made by `S3Storage.ensureBucket()` (called twice to show it
- *   is idempotent); s3rver's default credentials S3RVER/S3RVER; closed and its folder
- *   removed in afterAll.
+ * - S3Storage against a real S3-compatible server from `startTestS3()`: the compose file's
+ *   MinIO image in a container when the run has an engine, else `s3rver` in this process on a
+ *   free port; the bucket is made by `S3Storage.ensureBucket()` (called twice to show it is
+ *   idempotent); the server is removed in afterAll.
  *
  * Needs no network beyond 127.0.0.1 and no environment variables.
  */
@@ -111,7 +110,7 @@ const implementations: [string, () => Promise<Harness>][] = [
     },
   ],
   [
-    'S3Storage (s3rver)',
+    'S3Storage',
     async () => {
       const s3 = await startTestS3();
       const storage = new S3Storage({

@@ -6,12 +6,11 @@ import {
   type PostView,
   type SubscriptionLinkResult,
 } from '@blog/contracts';
-import { freePort } from '@blog/server-kit/testing';
+import { startTestRedis, type TestRedis } from '@blog/server-kit/testing';
 import { randomBytes } from 'node:crypto';
 import { DigestCalendar } from '../src/digest/digest-week.js';
 import { eventually, sleep, startMailStack, type MailReplica, type MailStack } from './support/mail-stack.js';
-import { startTestRedis, type TestRedis } from './support/redis.js';
-import { linkIn, startTestSmtp, type ReceivedMail, type TestSmtp } from './support/smtp.js';
+import { linkIn, startInProcessSmtp, type InProcessSmtp, type ReceivedMail } from './support/smtp.js';
 
 const SITE = 'https://blog.example';
 const ZONE = 'Europe/Berlin';
@@ -46,7 +45,8 @@ describe.each([
   ['BullMQ on a real Redis', true],
 ])('weekly digest with %s', (_label, withRedis) => {
   let redis: TestRedis | undefined;
-  let smtp: TestSmtp;
+  // In-process: the tests below delay and watch messages, which a Mailpit container cannot.
+  let smtp: InProcessSmtp;
   let stack: MailStack;
   let a: MailReplica;
   let b: MailReplica;
@@ -81,7 +81,7 @@ describe.each([
 
   beforeAll(async () => {
     if (withRedis) redis = await startTestRedis();
-    smtp = await startTestSmtp(await freePort());
+    smtp = await startInProcessSmtp();
     stack = await startMailStack({
       SMTP_URL: smtp.url,
       SITE_URL: SITE,
@@ -107,8 +107,8 @@ describe.each([
   });
   afterAll(async () => {
     await stack?.stop();
-    await smtp?.stop();
-    await redis?.stop();
+    await smtp?.close();
+    await redis?.close();
   });
 
   it('skips a week without posts and sends nothing', async () => {

@@ -1,10 +1,9 @@
 import { MailText, Patterns, type MailAck, type MailListResult, type SubscriberView } from '@blog/contracts';
-import { freePort } from '@blog/server-kit/testing';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadMailConfig } from '../src/index.js';
 import { eventually, startMailStack, type MailReplica, type MailStack } from './support/mail-stack.js';
-import { linkIn, startTestSmtp, type TestSmtp } from './support/smtp.js';
+import { linkIn, startInProcessSmtp, startTestSmtp, type TestSmtp } from './support/smtp.js';
 
 const OWNER = 'owner@blog.example';
 const SITE = 'https://blog.example';
@@ -26,7 +25,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
     Number((await stack.sql.query(`SELECT count(*) AS n FROM mail.${table} WHERE ${where}`)).rows[0].n);
 
   beforeAll(async () => {
-    smtp = await startTestSmtp(await freePort());
+    smtp = await startTestSmtp();
     stack = await startMailStack({
       SMTP_URL: smtp.url,
       OWNER_EMAIL: OWNER,
@@ -40,7 +39,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
   });
   afterAll(async () => {
     await stack?.stop();
-    await smtp?.stop();
+    await smtp?.close();
   });
 
   describe('contact', () => {
@@ -384,7 +383,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
     });
 
     it('sends over TLS when the URL is smtps://', async () => {
-      const tls = await startTestSmtp(await freePort(), { secure: true, disabledCommands: ['AUTH'] });
+      const tls = await startInProcessSmtp({ secure: true, disabledCommands: ['AUTH'] });
       const tlsReplica = await stack.startMail({
         SMTP_URL: `smtps://127.0.0.1:${tls.port}/?tls.rejectUnauthorized=false`,
       });
@@ -392,7 +391,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
       const [received] = await tls.waitFor(1);
       expect(received!.parsed.subject).toBe('[My Personal Blog] Over TLS');
       await tlsReplica.close();
-      await tls.stop();
+      await tls.close();
     });
   });
 });

@@ -1,6 +1,7 @@
 // SMTP on :1025 (any sender, any recipient, no auth), messages kept in memory; HTTP on :8025:
-// GET /api/v1/messages → { total, messages: [{ ID, From, To, Subject, Created }] } (newest first)
-// GET /api/v1/message/ID → { ID, From, To, Subject, Date, Text, HTML }
+// GET /api/v1/messages → { total, messages: [{ ID, From, To, Cc, Bcc, Subject, Created }] } (newest first;
+//   Bcc: the envelope's recipients named in no To or Cc header, as Mailpit lists them)
+// GET /api/v1/message/ID → the summary plus Date, Text, HTML; GET /api/v1/message/ID/raw → the message source
 import mailparser from 'mailparser';
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -10,30 +11,57 @@ const { SMTPServer } = smtp;
 const { simpleParser } = mailparser;
 
 const messages = [];
-const address = (list) => (list?.value ?? []).map((a) => ({ Name: a.name, Address: a.address }));
+const address = (list) =>
+  [list ?? []]
+    .flat()
+    .flatMap((l) => l.value)
+    .map((a) => ({ Name: a.name, Address: a.address }));
+const summary = ({ ID, From, To, Cc, Bcc, Subject, Created }) => ({
+  ID,
+  From,
+  To,
+  Cc,
+  Bcc,
+  Subject,
+  Created,
+});
 
 new SMTPServer({
   authOptional: true,
   disabledCommands: ['STARTTLS'],
   onData(stream, session, done) {
-    simpleParser(stream).then(
-      (mail) => {
-        messages.unshift({
-          ID: randomUUID(),
-          From: address(mail.from)[0] ?? null,
-          To: address(mail.to),
-          Subject: mail.subject ?? '',
-          Date: (mail.date ?? new Date()).toISOString(),
-          Created: new Date().toISOString(),
-          Text: mail.text ?? '',
-          HTML: typeof mail.html === 'string' ? mail.html : '',
-        });
-        done();
-      },
-      (error) => done(error),
-    );
+    const chunks = [];
+    stream.on('data', (chunk) => chunks.push(chunk));
+    stream.on('end', () => keep(Buffer.concat(chunks), session.envelope.rcptTo, done));
   },
 }).listen(1025, '0.0.0.0');
+
+function keep(raw, envelope, done) {
+  simpleParser(raw).then(
+    (mail) => {
+      const To = address(mail.to);
+      const Cc = address(mail.cc);
+      const named = new Set([...To, ...Cc].map((a) => a.Address.toLowerCase()));
+      messages.unshift({
+        ID: randomUUID(),
+        From: address(mail.from)[0] ?? null,
+        To,
+        Cc,
+        Bcc: envelope
+          .filter((r) => !named.has(r.address.toLowerCase()))
+          .map((r) => ({ Name: '', Address: r.address })),
+        raw,
+        Subject: mail.subject ?? '',
+        Date: (mail.date ?? new Date()).toISOString(),
+        Created: new Date().toISOString(),
+        Text: mail.text ?? '',
+        HTML: typeof mail.html === 'string' ? mail.html : '',
+      });
+      done();
+    },
+    (error) => done(error),
+  );
+}
 
 http
   .createServer((req, res) => {
@@ -45,11 +73,15 @@ http
     if (url.pathname === '/api/v1/messages')
       return send(200, {
         total: messages.length,
-        messages: messages.map(({ ID, From, To, Subject, Created }) => ({ ID, From, To, Subject, Created })),
+        messages: messages.map(summary),
       });
-    const one = /^\/api\/v1\/message\/([\w-]+)$/.exec(url.pathname);
+    const one = /^\/api\/v1\/message\/([\w-]+)(\/raw)?$/.exec(url.pathname);
     const found = one && messages.find((m) => m.ID === one[1]);
-    if (found) return send(200, found);
+    if (found && one[2]) {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      return res.end(found.raw);
+    }
+    if (found) return send(200, { ...summary(found), Date: found.Date, Text: found.Text, HTML: found.HTML });
     if (url.pathname === '/livez' || url.pathname === '/readyz') return send(200, { ok: true });
     send(404, { error: 'not found' });
   })

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { BullMqJobQueue } from './bullmq-queue.js';
 import { createJobQueue, InProcessJobQueue, type Job, type JobQueue, type JobQueueOptions } from './index.js';
-import { startTestRedis, type TestRedis } from './test-redis.js';
+import { startTestRedis, type TestRedis } from '../testing/redis.js';
 
-let redis: (TestRedis & { close(): Promise<void> }) | undefined;
+let redis: TestRedis | undefined;
 
 beforeAll(async () => {
   redis = await startTestRedis();
