@@ -8,6 +8,7 @@ import { MailAdminController } from './mail/mail-admin.controller.js';
 import { MailController } from './mail/mail.controller.js';
 import { ServiceClients } from './rpc/service-clients.js';
 import { OptionalAuth } from './common/optional-auth.js';
+import { SessionVerifier } from './common/session-verifier.js';
 import { PostsController } from './posts/posts.controller.js';
 import { PostWriter } from './posts/post-writer.service.js';
 import { SettingsController } from './media/settings.controller.js';
@@ -45,6 +46,7 @@ export class GatewayModule {
         AuthGuard,
         AdminGuard,
         OptionalAuth,
+        SessionVerifier,
         PostWriter,
         SiteConfigSource,
         PagesService,

@@ -6,7 +6,9 @@ export class ApiError extends HttpException {
     status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** More fields of the body (a sign-in's `twoFactorRequired`). */
+    extra: Record<string, unknown> = {},
   ) {
-    super({ error: message }, status);
+    super({ error: message, ...extra }, status);
   }
 }

@@ -70,7 +70,8 @@ export class ServiceClients implements OnModuleDestroy {
         const headers: Record<string, string> = error.retryAfter
           ? { 'Retry-After': String(error.retryAfter) }
           : {};
-        throw new ApiError(error.status, error.error, headers);
+        const extra = error.twoFactorRequired ? { twoFactorRequired: true } : {};
+        throw new ApiError(error.status, error.error, headers, extra);
       }
       this.logger.event('warn', 'service unavailable', {
         target: service,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ADMIN_ROLE, DEFAULT_ROLE } from './roles.js';
 
 /** Username and password rules (SPEC.md §5), shared by the register form and the auth service. */
 export const USERNAME_MIN = 3;
@@ -16,10 +17,22 @@ const requiredString = (field: string) =>
       message: `${field} is required`,
     });
 
-/** Sign-in only requires both fields: an admin named by ADMIN_USERNAME need not follow the register rules. */
+/** A TOTP code (6 digits) or a recovery code (xxxxx-xxxxx); spaces are ignored. */
+export const twoFactorCodeSchema = requiredString('code').pipe(
+  z
+    .string()
+    .transform((v) => v.replace(/\s+/g, '').toLowerCase())
+    .pipe(z.string().regex(/^(\d{6}|[a-z0-9]{5}-[a-z0-9]{5})$/, 'code must be 6 digits or a recovery code')),
+);
+
+/**
+ * Sign-in only requires both fields: an admin named by ADMIN_USERNAME need not follow the
+ * register rules. `code` is the second step for accounts with two-factor sign-in.
+ */
 export const loginSchema = z.object({
   username: requiredString('username').pipe(z.string().max(256, 'username is too long')),
   password: requiredString('password').pipe(z.string().max(1024, 'password is too long')),
+  code: twoFactorCodeSchema.optional(),
 });
 export type LoginRequest = z.infer<typeof loginSchema>;
 
@@ -42,6 +55,58 @@ export const passwordSchema = requiredString('password').pipe(
 export const registerSchema = z.object({ username: usernameSchema, password: passwordSchema });
 export type RegisterRequest = z.infer<typeof registerSchema>;
 
+export const roleChangeSchema = z.object({
+  role: z.enum([ADMIN_ROLE, DEFAULT_ROLE], { error: `role must be "${ADMIN_ROLE}" or "${DEFAULT_ROLE}"` }),
+});
+export type RoleChange = z.infer<typeof roleChangeSchema>;
+
+export const passwordChangeSchema = z.object({
+  currentPassword: requiredString('currentPassword').pipe(
+    z.string().max(1024, 'currentPassword is too long'),
+  ),
+  newPassword: passwordSchema,
+});
+export type PasswordChange = z.infer<typeof passwordChangeSchema>;
+
+export const twoFactorCodeRequestSchema = z.object({ code: twoFactorCodeSchema });
+export type TwoFactorCodeRequest = z.infer<typeof twoFactorCodeRequestSchema>;
+
+/** 401 body of a sign-in that needs its second step. */
+export interface TwoFactorRequired {
+  error: string;
+  twoFactorRequired: true;
+}
+
+export interface TwoFactorSetup {
+  secret: string;
+  /** otpauth://totp/… for an authenticator app (shown as a QR code). */
+  otpauthUrl: string;
+}
+
+export interface TwoFactorEnabled {
+  /** Ten single-use codes, shown once. */
+  recoveryCodes: string[];
+}
+
+/** The signed-in person's own account, for the Account tab. */
+export interface AccountView {
+  id: string;
+  username: string;
+  role: string;
+  twoFactorEnabled: boolean;
+}
+
+/** What the gateway checks a token against: the account's current role and session version. */
+export interface SessionState {
+  role: string;
+  sessionVersion: number;
+}
+
+/** The account a signed-in call acts for, as the gateway sends it to the auth service. */
+export interface ActorCommand {
+  actorId: string;
+}
+
 export interface LoginResponse {
   token: string;
   username: string;
@@ -61,17 +126,27 @@ export interface RegisterResponse {
   message: string;
 }
 
-/** Claims of the JWTs the auth service issues; exp is in seconds. */
+/**
+ * Claims of the JWTs the auth service issues; exp is in seconds. `sv` is the account's
+ * session version when issued: a password change or "sign out everywhere" raises it, and
+ * every older token stops working.
+ */
 export interface TokenClaims {
   sub: string;
   username: string;
   role: string;
   exp: number;
   iat?: number;
+  sv?: number;
 }
 
 /** What the gateway tells the auth service about a login attempt (for brute-force limits). */
 export interface LoginCommand extends LoginRequest {
+  ip: string;
+}
+
+/** Registration with the client's address (for the per-address limit). */
+export interface RegisterCommand extends RegisterRequest {
   ip: string;
 }
 

@@ -4,6 +4,16 @@ export const Patterns = {
     login: 'auth.login',
     register: 'auth.register',
     listUsers: 'auth.users.list',
+    setRole: 'auth.users.setRole',
+    deleteUser: 'auth.users.delete',
+    account: 'auth.account',
+    changePassword: 'auth.password.change',
+    revokeSessions: 'auth.sessions.revoke',
+    /** An account's current role and session version (the gateway's token check). */
+    sessionState: 'auth.sessions.state',
+    twoFactorSetup: 'auth.2fa.setup',
+    twoFactorEnable: 'auth.2fa.enable',
+    twoFactorDisable: 'auth.2fa.disable',
   },
   posts: {
     list: 'posts.list',
@@ -72,6 +82,8 @@ export interface RpcErrorBody {
   field?: string;
   /** Seconds, for 429 answers. */
   retryAfter?: number;
+  /** A sign-in that needs its second step (401). */
+  twoFactorRequired?: true;
 }
 
 export function isRpcErrorBody(value: unknown): value is RpcErrorBody {

@@ -33,6 +33,7 @@ export const siteConfigInputSchema = z.object({
   about: z.object({ title: z.string().min(1), text: z.string() }),
   bannerImage: z.string(),
   footerText: z.string(),
+  registrationOpen: z.boolean().default(true),
   categories: z.array(categoryInput).min(1, 'at least one category is required'),
 });
 export type SiteConfigInput = z.input<typeof siteConfigInputSchema>;

@@ -41,6 +41,8 @@ export interface SiteConfig {
   about: { title: string; text: string };
   bannerImage: string;
   footerText: string;
+  /** Whether visitors may create accounts (POST /api/auth/register answers 403 when not). */
+  registrationOpen: boolean;
   categories: SiteCategory[];
 }
 

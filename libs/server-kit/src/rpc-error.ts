@@ -16,6 +16,9 @@ export class RpcError extends RpcException {
   static unauthorized(error: string) {
     return new RpcError({ status: 401, error });
   }
+  static twoFactorRequired() {
+    return new RpcError({ status: 401, error: ErrorText.twoFactorRequired, twoFactorRequired: true });
+  }
   static forbidden(error: string) {
     return new RpcError({ status: 403, error });
   }

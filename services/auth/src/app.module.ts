@@ -9,6 +9,8 @@ import { LoginAttempt } from './auth/login-attempt.entity.js';
 import { LoginThrottle } from './auth/login-throttle.service.js';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
 import { CreateUsers1763800000000 } from './migrations/1763800000000-CreateUsers.js';
+import { AccountSecurity1764400000000 } from './migrations/1764400000000-AccountSecurity.js';
+import { TwoFactor } from './auth/two-factor.service.js';
 import { PasswordHasher } from './users/password-hasher.js';
 import { User } from './users/user.entity.js';
 import { UsersService } from './users/users.service.js';
@@ -24,7 +26,7 @@ export class AuthModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [User, LoginAttempt],
-          migrations: [CreateUsers1763800000000],
+          migrations: [CreateUsers1763800000000, AccountSecurity1764400000000],
         }),
         TypeOrmModule.forFeature([User, LoginAttempt]),
         JwtModule.register({
@@ -39,6 +41,7 @@ export class AuthModule {
         UsersService,
         PasswordHasher,
         LoginThrottle,
+        TwoFactor,
         AdminBootstrap,
       ],
     };

@@ -14,6 +14,9 @@ export const authConfigSchema = z
     /** Brute-force protection: failures allowed per IP and username within the window. */
     LOGIN_MAX_FAILURES: envSchemas.positiveInt(5),
     LOGIN_WINDOW: durationSeconds('15m'),
+    /** Registrations allowed per client address within the window. */
+    REGISTER_MAX_PER_IP: envSchemas.positiveInt(5),
+    REGISTER_WINDOW: durationSeconds('1h'),
   })
   .superRefine(requireNatsUrl);
 

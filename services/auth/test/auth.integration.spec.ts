@@ -2,6 +2,7 @@ import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microse
 import type { INestMicroservice } from '@nestjs/common';
 import {
   healthPattern,
+  ErrorText,
   Patterns,
   type LoginResponse,
   type RegisterResponse,
@@ -84,6 +85,7 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
       username: 'jane',
       password: 'correct horse',
       role: 'admin',
+      ip: '10.0.0.9',
     });
     expect(result.success).toBe(true);
     expect(result.user).toMatchObject({ username: 'jane', role: 'user' });
@@ -102,16 +104,20 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
 
   it('refuses a taken username (any case) with 409 and invalid input with 400', async () => {
     expect(
-      await failure(Patterns.auth.register, { username: 'Jane', password: 'another pass' }),
+      await failure(Patterns.auth.register, { username: 'Jane', password: 'another pass', ip: '10.0.0.9' }),
     ).toMatchObject({
       status: 409,
     });
-    expect(await failure(Patterns.auth.register, { username: 'x', password: 'another pass' })).toEqual({
+    expect(
+      await failure(Patterns.auth.register, { username: 'x', password: 'another pass', ip: '10.0.0.9' }),
+    ).toEqual({
       status: 400,
       error: 'username must be 3-32 characters',
       field: 'username',
     });
-    expect(await failure(Patterns.auth.register, { username: 'newname', password: 'short' })).toMatchObject({
+    expect(
+      await failure(Patterns.auth.register, { username: 'newname', password: 'short', ip: '10.0.0.9' }),
+    ).toMatchObject({
       status: 400,
       field: 'password',
     });
@@ -167,6 +173,42 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
     for (let i = 0; i < 4; i++) await failure(Patterns.auth.login, attempt);
     await send(Patterns.auth.login, { ...attempt, password: 'correct horse' });
     for (let i = 0; i < 5; i++) expect((await failure(Patterns.auth.login, attempt)).status).toBe(401);
+  });
+
+  it('two admins demoting each other at once: one succeeds, the other is refused, an admin is left', async () => {
+    const a = await send<RegisterResponse>(Patterns.auth.register, {
+      username: 'adm-a',
+      password: 'admin-a-pass',
+      ip: '10.0.5.1',
+    });
+    const b = await send<RegisterResponse>(Patterns.auth.register, {
+      username: 'adm-b',
+      password: 'admin-b-pass',
+      ip: '10.0.5.2',
+    });
+    const pg2 = new pg.Client({ connectionString: db.url });
+    await pg2.connect();
+    // Only these two are admins for this test.
+    await pg2.query(`UPDATE auth.users SET role = 'user' WHERE role = 'admin'`);
+    await pg2.query(`UPDATE auth.users SET role = 'admin' WHERE id = ANY($1)`, [[a.user.id, b.user.id]]);
+    try {
+      for (let round = 0; round < 5; round++) {
+        const outcomes = await Promise.allSettled([
+          send(Patterns.auth.setRole, { id: a.user.id, role: 'user' }),
+          send(Patterns.auth.setRole, { id: b.user.id, role: 'user' }),
+        ]);
+        expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+        const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+        expect(refused.reason).toMatchObject({ status: 409, error: ErrorText.lastAdmin });
+        const { rows } = await pg2.query(`SELECT count(*)::int AS n FROM auth.users WHERE role = 'admin'`);
+        expect(rows[0].n).toBe(1);
+        await pg2.query(`UPDATE auth.users SET role = 'admin' WHERE id = ANY($1)`, [[a.user.id, b.user.id]]);
+      }
+    } finally {
+      await pg2.query(`UPDATE auth.users SET role = 'admin' WHERE username = 'admin'`);
+      await pg2.query(`DELETE FROM auth.users WHERE id = ANY($1)`, [[a.user.id, b.user.id]]);
+      await pg2.end();
+    }
   });
 
   it('lists users without password hashes', async () => {

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { AUTH_CONFIG, type AuthConfig } from '../config.js';
 
 /**
- * Brute-force protection keyed on IP and username. Each attempt is counted atomically
+ * Brute-force protection keyed on IP and username (and a registration limit per IP). Each attempt is counted atomically
  * before the password is checked, so parallel guesses on several replicas cannot slip past
  * the limit; a success clears the count.
  */
@@ -21,9 +21,30 @@ export class LoginThrottle {
     return `${ip}\n${username.toLowerCase()}`;
   }
 
-  /** Counts this attempt; throws 429 with Retry-After seconds when the window's allowance is used up. */
-  async admit(key: string): Promise<void> {
-    const window = this.config.LOGIN_WINDOW;
+  /** Counts this sign-in attempt; throws 429 with Retry-After seconds when the window's allowance is used up. */
+  admit(key: string): Promise<void> {
+    return this.count(
+      key,
+      this.config.LOGIN_MAX_FAILURES,
+      this.config.LOGIN_WINDOW,
+      ErrorText.tooManyAttempts,
+    );
+  }
+
+  /**
+   * Counts a registration from `ip` (each costs an argon2 hash); 429 past REGISTER_MAX_PER_IP
+   * in REGISTER_WINDOW. Checked before the hash, so a burst cannot slow sign-in down.
+   */
+  admitRegistration(ip: string): Promise<void> {
+    return this.count(
+      `register\n${ip}`,
+      this.config.REGISTER_MAX_PER_IP,
+      this.config.REGISTER_WINDOW,
+      ErrorText.tooManyRegistrations,
+    );
+  }
+
+  private async count(key: string, max: number, window: number, message: string): Promise<void> {
     const rows: { failures: number; retry_after: number }[] = await this.db.query(
       `INSERT INTO login_attempts AS a (key, failures, window_started_at) VALUES ($1, 1, now())
        ON CONFLICT (key) DO UPDATE SET
@@ -34,9 +55,7 @@ export class LoginThrottle {
       [key, window],
     );
     const row = rows[0];
-    if (row && row.failures > this.config.LOGIN_MAX_FAILURES) {
-      throw RpcError.tooManyRequests(ErrorText.tooManyAttempts, Math.max(1, row.retry_after));
-    }
+    if (row && row.failures > max) throw RpcError.tooManyRequests(message, Math.max(1, row.retry_after));
   }
 
   async reset(key: string): Promise<void> {
@@ -47,7 +66,7 @@ export class LoginThrottle {
   async purgeExpired(): Promise<void> {
     await this.db.query(
       `DELETE FROM login_attempts WHERE window_started_at <= now() - make_interval(secs => $1)`,
-      [this.config.LOGIN_WINDOW],
+      [Math.max(this.config.LOGIN_WINDOW, this.config.REGISTER_WINDOW)],
     );
   }
 }
