@@ -320,7 +320,7 @@ describe('accounts through the gateway', () => {
     const password = await resetPassword(stack.env.DATABASE_URL!, ADMIN.username.toUpperCase());
     expect(password.length).toBeGreaterThanOrEqual(16);
     // The command writes to the database, not through a gateway: every replica sees it within SESSION_CHECK_TTL_MS (1 s).
-    for (const deadline = Date.now() + 3000; (await status(before)) !== 401; ) {
+    for (const deadline = Date.now() + 3000; (await status(before)) !== 401;) {
       if (Date.now() > deadline) throw new Error('the old token still works 3 s after the reset');
       await new Promise((r) => setTimeout(r, 100));
     }
