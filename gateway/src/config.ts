@@ -32,6 +32,8 @@ export const gatewayConfigSchema = z
     /** A read whose transport failed is tried again once the NATS connection is back, waiting at most this. */
     READ_RETRY_WAIT_MS: envSchemas.positiveInt(3000),
     /** How long a public GET answer may be served from the gateway's memory (0 turns the cache off). */
+    /** How long a replica keeps the site config before asking the posts service again. */
+    SITE_CACHE_MS: z.coerce.number().int().min(0).default(500),
     /** How long a replica trusts what it knows of an account's sessions (revocation reaches every replica within it). */
     SESSION_CHECK_TTL_MS: z.coerce.number().int().min(0).default(1000),
     PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),

@@ -17,6 +17,7 @@ import { FeedsService } from './feeds/feeds.service.js';
 import { PagesController } from './pages/pages.controller.js';
 import { PagesService } from './pages/pages.service.js';
 import { SiteConfigSource } from './pages/site-config.service.js';
+import { SiteAdminController } from './pages/site-admin.controller.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -35,6 +36,7 @@ export class GatewayModule {
         MailController,
         MailAdminController,
         FeedsController,
+        SiteAdminController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],

@@ -1,7 +1,7 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { type RouteObject } from 'react-router-dom';
 import { Layout } from './components/Layout';
-import { RequireAdmin } from './components/RequireAdmin';
+import { RequireAdmin, RequireSignedIn } from './components/RequireAdmin';
 import { AboutPage } from './features/about/AboutPage';
 import { ContactRedirect } from './features/about/ContactRedirect';
 import { HomePage } from './features/posts/HomePage';
@@ -12,6 +12,9 @@ import { TreePage } from './features/category/TreePage';
 // drag-and-drop libraries never reach a visitor who only reads.
 const LoginPage = lazy(() => import('./pages/LoginPage').then((m) => ({ default: m.LoginPage })));
 const RegisterPage = lazy(() => import('./pages/RegisterPage').then((m) => ({ default: m.RegisterPage })));
+const AccountPage = lazy(() =>
+  import('./features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
+);
 const AdminPage = lazy(() => import('./features/admin/AdminPage').then((m) => ({ default: m.AdminPage })));
 
 const loading = (element: ReactNode) => (
@@ -42,6 +45,7 @@ export const routes: RouteObject[] = [
         path: 'admin/*',
         element: <RequireAdmin>{loading(<AdminPage />)}</RequireAdmin>,
       },
+      { path: 'account', element: <RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn> },
       { path: 'about', element: <AboutPage /> },
       { path: 'contact', element: <ContactRedirect /> },
       { path: 'post/:id', element: <PostRedirect /> },

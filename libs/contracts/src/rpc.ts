@@ -31,6 +31,8 @@ export const Patterns = {
     /** A keyed write's stored answer, if any (the gateway asks before it stores files again). */
     idempotentAnswer: 'posts.idempotency.answer',
     site: 'posts.site',
+    /** A new site configuration from the dashboard (keyed like the other writes). */
+    updateSite: 'posts.site.update',
     /** Media items still pending (by id, or pending for longer than N seconds): the media worker's input. */
     pendingMedia: 'posts.media.pending',
     /** The worker's outcome for one item (ready with its files, or failed with the reason). */

@@ -38,6 +38,21 @@ export const siteConfigInputSchema = z.object({
 });
 export type SiteConfigInput = z.input<typeof siteConfigInputSchema>;
 
+/** The web app's own top-level paths: a category's segment cannot take one of them. */
+export const APP_ROUTES = [
+  'about',
+  'account',
+  'admin',
+  'api',
+  'assets',
+  'contact',
+  'login',
+  'media',
+  'post',
+  'register',
+  'uploads',
+];
+
 const isGeneral = (value: string) => value.trim().toLowerCase() === 'general';
 
 export class SiteConfigError extends Error {
@@ -98,6 +113,12 @@ export function parseSiteConfig(raw: unknown): SiteConfig {
     })),
   }));
   assertUnique(categories, 'categories');
+  categories.forEach((category, i) => {
+    if (APP_ROUTES.includes(category.segment))
+      throw new SiteConfigError(
+        `Invalid site config: categories[${i}] "${category.label}": segment "${category.segment}" is a page of the site itself; set another "segment"`,
+      );
+  });
   categories.forEach((category, i) => {
     const where = `categories[${i}] "${category.label}"`;
     assertUnique(category.subcategories, `${where} → subcategories`);

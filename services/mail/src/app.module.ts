@@ -18,6 +18,7 @@ import { Subscriber } from './subscriptions/subscriber.entity.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { SITE_TITLE } from './tokens.js';
+import { SiteTitle } from './common/site-title.js';
 import { MailTransport } from './transport/mail-transport.js';
 
 /** Contact messages, double opt-in subscriptions and the weekly digest. */
@@ -45,6 +46,7 @@ export class MailModule {
           useValue: new DigestCalendar(config.DIGEST_CRON, config.SITE_TIMEZONE),
         },
         MailTransport,
+        SiteTitle,
         BackgroundTasks,
         FormLimits,
         ContactService,

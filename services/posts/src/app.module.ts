@@ -17,7 +17,9 @@ import { ContentService } from './content/content.service.js';
 import { MediaItemsService } from './media-items/media-items.service.js';
 import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
-import { SITE_CONFIG, STORAGE } from './tokens.js';
+import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
+import { SiteSettings } from './site/site-settings.service.js';
+import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -29,6 +31,7 @@ export const POSTS_MIGRATIONS = [
   PostContent1764200000000,
   VisiblePostsIndex1764250000000,
   IdempotencyKeys1764300000000,
+  SiteSettings1764400000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -48,7 +51,9 @@ export class PostsModule {
       ],
       controllers: [PostsController, SiteController],
       providers: [
-        { provide: SITE_CONFIG, useValue: deps.site },
+        { provide: SEED_SITE_CONFIG, useValue: deps.site },
+        { provide: POSTS_CONFIG, useValue: config },
+        SiteSettings,
         { provide: STORAGE, useValue: deps.storage },
         PostsService,
         SearchService,

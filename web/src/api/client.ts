@@ -6,6 +6,8 @@ export class ApiError extends Error {
     readonly status: number,
     /** The JSON body's `error` field, else its `message`; null when the server sent neither. */
     readonly serverMessage: string | null,
+    /** The whole JSON body (a sign-in's `twoFactorRequired`). */
+    readonly body: unknown = null,
   ) {
     super(serverMessage ?? (status === 0 ? 'Network error' : `Request failed with status ${status}`));
     this.name = 'ApiError';
@@ -97,7 +99,7 @@ export function createApiClient({
       onUnauthorized();
     }
     if (response.status < 200 || response.status > 299) {
-      throw new ApiError(response.status, serverMessageOf(data));
+      throw new ApiError(response.status, serverMessageOf(data), data);
     }
     return { data, headers: response.headers };
   }

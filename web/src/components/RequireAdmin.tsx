@@ -3,18 +3,29 @@ import { useEffect, type ReactNode } from 'react';
 import { Navigate } from 'react-router-dom';
 import { useSession } from '../session/SessionContext';
 
-/**
- * Guards the admin area (SPEC.md §4): a missing, unparseable or expired token clears the
- * session and sends the visitor to /login; a valid session without role admin goes to /login too.
- */
-export function RequireAdmin({ children }: { children: ReactNode }) {
+/** The session when its token is still valid; a missing, unparseable or expired token clears it. */
+function useValidSession() {
   const { session, logout } = useSession();
   const tokenValid = session !== null && isTokenValid(session.token);
-
   useEffect(() => {
     if (!tokenValid) logout();
   }, [tokenValid, logout]);
+  return tokenValid ? session : null;
+}
 
-  if (!tokenValid || !isAdmin(session.role)) return <Navigate to="/login" replace />;
+/**
+ * Guards the admin area (SPEC.md §4): without a valid session, or with one whose role is
+ * not admin, the visitor goes to /login.
+ */
+export function RequireAdmin({ children }: { children: ReactNode }) {
+  const session = useValidSession();
+  if (!session || !isAdmin(session.role)) return <Navigate to="/login" replace />;
+  return children;
+}
+
+/** Guards a page for any signed-in person (their account): without a valid session, /login. */
+export function RequireSignedIn({ children }: { children: ReactNode }) {
+  const session = useValidSession();
+  if (!session) return <Navigate to="/login" replace />;
   return children;
 }

@@ -24,6 +24,11 @@ export function TopBar() {
               Admin Dashboard
             </Link>
           )}
+          {session && (
+            <Link to="/account" className="top-bar-link">
+              Account
+            </Link>
+          )}
           {session ? (
             <button type="button" className="button button-small" onClick={onLogout}>
               Logout

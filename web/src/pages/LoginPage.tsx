@@ -2,7 +2,7 @@ import { ErrorText, describeValidationError, isAdmin, loginSchema } from '@blog/
 import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router-dom';
 import { useApi } from '../api/ApiContext';
-import { login } from '../api/auth';
+import { login, needsTwoFactor } from '../api/auth';
 import { errorMessage } from '../api/client';
 import { useSession } from '../session/SessionContext';
 import { CredentialsFields } from '../components/CredentialsFields';
@@ -14,13 +14,16 @@ export function LoginPage() {
   const navigate = useNavigate();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
+  const [code, setCode] = useState('');
+  /** The second step: the password was right, the account asks for its two-factor code. */
+  const [askCode, setAskCode] = useState(false);
   const [error, setError] = useState('');
   const [pending, setPending] = useState(false);
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     if (pending) return;
-    const parsed = loginSchema.safeParse({ username, password });
+    const parsed = loginSchema.safeParse({ username, password, ...(askCode ? { code } : {}) });
     if (!parsed.success) {
       setError(describeValidationError(parsed.error).message);
       return;
@@ -32,10 +35,56 @@ export function LoginPage() {
       session.login(result);
       navigate(isAdmin(result.role) ? '/admin' : '/', { replace: true });
     } catch (caught) {
-      setError(errorMessage(caught, ErrorText.loginFailed));
+      if (needsTwoFactor(caught) && !askCode) {
+        setAskCode(true);
+        setError('');
+      } else {
+        setError(errorMessage(caught, ErrorText.loginFailed));
+      }
       setPending(false);
     }
   };
+
+  if (askCode)
+    return (
+      <section className="card form-card" aria-labelledby="login-heading">
+        <h1 id="login-heading">Two-factor sign-in</h1>
+        <form className="form" onSubmit={onSubmit}>
+          <div className="field">
+            <label htmlFor="login-code">Code from your authenticator app, or a recovery code</label>
+            <input
+              id="login-code"
+              name="code"
+              autoComplete="one-time-code"
+              inputMode="text"
+              autoFocus
+              required
+              value={code}
+              onChange={(event) => setCode(event.target.value)}
+              aria-describedby={error ? 'login-error' : undefined}
+              aria-invalid={error ? true : undefined}
+            />
+          </div>
+          <p id="login-error" className="form-error" role="alert">
+            {error}
+          </p>
+          <button type="submit" className="button" disabled={pending}>
+            {pending ? 'Checking...' : 'Verify'}
+          </button>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => {
+              setAskCode(false);
+              setCode('');
+              setError('');
+            }}
+          >
+            Back
+          </button>
+        </form>
+      </section>
+    );
 
   return (
     <section className="card form-card" aria-labelledby="login-heading">

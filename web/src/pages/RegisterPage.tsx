@@ -5,6 +5,7 @@ import { useApi } from '../api/ApiContext';
 import { register } from '../api/auth';
 import { errorMessage } from '../api/client';
 import { CredentialsFields } from '../components/CredentialsFields';
+import { useSite } from '../site/SiteContext';
 
 /** Registration form; the same rules as the server come from @blog/contracts. */
 export function RegisterPage() {
@@ -14,6 +15,7 @@ export function RegisterPage() {
   const [error, setError] = useState('');
   const [done, setDone] = useState<string | null>(null);
   const [pending, setPending] = useState(false);
+  const site = useSite();
 
   const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -34,6 +36,20 @@ export function RegisterPage() {
       setPending(false);
     }
   };
+
+  if (site && !site.registrationOpen) {
+    return (
+      <section className="card form-card" aria-labelledby="register-heading">
+        <h1 id="register-heading">Create an account</h1>
+        <p role="status">
+          {ErrorText.registrationClosed}. The owner of this blog is not taking new accounts.
+        </p>
+        <p>
+          Already have one? <Link to="/login">Sign in</Link>
+        </p>
+      </section>
+    );
+  }
 
   if (done !== null) {
     return (

@@ -1,11 +1,13 @@
 import type { SiteConfig } from '@blog/contracts/site';
-import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
+import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../api/ApiContext';
 import { preloadedSite } from '../lib/preloaded';
 
 export type SiteState = { status: 'loading' } | { status: 'error' } | { status: 'ready'; site: SiteConfig };
 
 const SiteContext = createContext<SiteState>({ status: 'loading' });
+/** Puts a newly saved configuration into the page (the dashboard's Site tab). */
+const ReplaceSiteContext = createContext<(site: SiteConfig) => void>(() => {});
 
 /** The site config the server wrote into the page, else GET /api/site once: the texts and the category tree that the menus and routes come from. */
 export function SiteProvider({ children }: { children: ReactNode }) {
@@ -24,7 +26,12 @@ export function SiteProvider({ children }: { children: ReactNode }) {
     );
     return () => controller.abort();
   }, [api]);
-  return <SiteContext.Provider value={state}>{children}</SiteContext.Provider>;
+  const replace = useCallback((site: SiteConfig) => setState({ status: 'ready', site }), []);
+  return (
+    <ReplaceSiteContext.Provider value={replace}>
+      <SiteContext.Provider value={state}>{children}</SiteContext.Provider>
+    </ReplaceSiteContext.Provider>
+  );
 }
 
 export function useSiteState(): SiteState {
@@ -35,4 +42,8 @@ export function useSiteState(): SiteState {
 export function useSite(): SiteConfig | null {
   const state = useSiteState();
   return state.status === 'ready' ? state.site : null;
+}
+
+export function useReplaceSite(): (site: SiteConfig) => void {
+  return useContext(ReplaceSiteContext);
 }

@@ -15,7 +15,7 @@ import { contactEmail, type StoredContactMessage } from '../common/emails.js';
 import { FormLimits } from '../common/form-limits.service.js';
 import { errorText, retryDelayMs, SEND_LEASE_MS } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
-import { SITE_TITLE } from '../tokens.js';
+import { SiteTitle } from '../common/site-title.js';
 import { MailTransport } from '../transport/mail-transport.js';
 import { ContactMessage } from './contact-message.entity.js';
 import { queryRows } from '../common/sql.js';
@@ -56,7 +56,7 @@ export class ContactService {
     private readonly transport: MailTransport,
     private readonly background: BackgroundTasks,
     @Inject(MAIL_CONFIG) private readonly config: MailConfig,
-    @Inject(SITE_TITLE) private readonly siteTitle: string,
+    private readonly siteTitle: SiteTitle,
   ) {}
 
   async submit(command: ContactCommand): Promise<MailAck> {
@@ -104,7 +104,7 @@ export class ContactService {
 
   private async deliver(message: DueMessage): Promise<boolean> {
     try {
-      await this.transport.send(contactEmail(message, this.config, this.siteTitle));
+      await this.transport.send(contactEmail(message, this.config, await this.siteTitle.current()));
     } catch (error) {
       const delay = retryDelayMs(this.config, message.attempts);
       this.logger.warn(

@@ -6,7 +6,7 @@ import { DataSource } from 'typeorm';
 import { newLinkToken } from '../common/link-tokens.js';
 import { errorText, retryDelayMs } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
-import { SITE_TITLE } from '../tokens.js';
+import { SiteTitle } from '../common/site-title.js';
 import { MailTransport } from '../transport/mail-transport.js';
 import { DigestEmail, toDigestPost, type DigestContent } from './digest-email.js';
 import { DigestCalendar } from './digest-week.js';
@@ -60,7 +60,7 @@ export class DigestService implements OnModuleDestroy {
     private readonly transport: MailTransport,
     private readonly calendar: DigestCalendar,
     @Inject(MAIL_CONFIG) private readonly config: MailConfig,
-    @Inject(SITE_TITLE) private readonly siteTitle: string,
+    private readonly siteTitle: SiteTitle,
   ) {}
 
   /**
@@ -139,7 +139,7 @@ export class DigestService implements OnModuleDestroy {
         const rows = await queryRows<RunRow>(this.db, `SELECT * FROM digest_runs WHERE week = $1`, [
           delivery.week,
         ]);
-        emails.set(key, rows[0] ? this.email(rows[0]) : null);
+        emails.set(key, rows[0] ? await this.email(rows[0]) : null);
       }
       const subscribers = await queryRows<{ email: string }>(
         this.db,
@@ -227,9 +227,9 @@ export class DigestService implements OnModuleDestroy {
     return { posts: posts.map((post) => toDigestPost(post, this.config.SITE_URL)), total };
   }
 
-  private email(run: RunRow): DigestEmail {
+  private async email(run: RunRow): Promise<DigestEmail> {
     return new DigestEmail(run.content, {
-      siteTitle: this.siteTitle,
+      siteTitle: await this.siteTitle.current(),
       siteUrl: this.config.SITE_URL,
       timeZone: this.config.SITE_TIMEZONE,
       unsubscribeBase: `${this.config.SITE_URL}/api/unsubscribe?token=`,
@@ -243,7 +243,7 @@ export class DigestService implements OnModuleDestroy {
   private async sendAll(run: RunRow): Promise<number> {
     const week = run.week.toISOString();
     this.active.set(week, (this.active.get(week) ?? 0) + 1);
-    const email = this.email(run);
+    const email = await this.email(run);
     let cursor = 0;
     let exhausted = false;
     let claiming: Promise<unknown> = Promise.resolve();

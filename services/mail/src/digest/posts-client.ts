@@ -8,6 +8,7 @@ import {
   type PostListResult,
   type PostView,
   type RpcEnvelope,
+  type SiteConfig,
 } from '@blog/contracts';
 import { createRpcClient, currentRequestId, RpcError } from '@blog/server-kit';
 import { firstValueFrom, timeout } from 'rxjs';
@@ -51,15 +52,19 @@ export class PostsClient implements OnApplicationShutdown {
     return { posts: posts.slice(0, DIGEST_POSTS_MAX), total: Math.max(total, posts.length) };
   }
 
-  private async list(query: Record<string, unknown>): Promise<PostListResult> {
-    const envelope: RpcEnvelope<unknown> = {
-      requestId: currentRequestId() ?? 'mail-digest',
-      data: { query },
-    };
+  /** The site's current configuration (its title heads every e-mail). */
+  site(timeoutMs = 2000): Promise<SiteConfig> {
+    return this.send<SiteConfig>(Patterns.posts.site, {}, timeoutMs);
+  }
+
+  private list(query: Record<string, unknown>): Promise<PostListResult> {
+    return this.send<PostListResult>(Patterns.posts.list, { query });
+  }
+
+  private async send<T>(pattern: string, data: unknown, timeoutMs = TIMEOUT_MS): Promise<T> {
+    const envelope: RpcEnvelope<unknown> = { requestId: currentRequestId() ?? 'mail-digest', data };
     try {
-      return await firstValueFrom(
-        this.client.send<PostListResult>(Patterns.posts.list, envelope).pipe(timeout(TIMEOUT_MS)),
-      );
+      return await firstValueFrom(this.client.send<T>(pattern, envelope).pipe(timeout(timeoutMs)));
     } catch (error) {
       if (isRpcErrorBody(error)) throw new RpcError(error);
       throw new RpcError({ status: 503, error: ErrorText.serviceUnavailable });

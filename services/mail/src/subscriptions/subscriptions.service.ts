@@ -20,7 +20,7 @@ import { FormLimits } from '../common/form-limits.service.js';
 import { hashToken, newLinkToken } from '../common/link-tokens.js';
 import { errorText, retryDelayMs, SEND_LEASE_MS } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
-import { SITE_TITLE } from '../tokens.js';
+import { SiteTitle } from '../common/site-title.js';
 import { MailTransport } from '../transport/mail-transport.js';
 import { Subscriber } from './subscriber.entity.js';
 import { queryRows } from '../common/sql.js';
@@ -62,7 +62,7 @@ export class SubscriptionsService {
     private readonly transport: MailTransport,
     private readonly background: BackgroundTasks,
     @Inject(MAIL_CONFIG) private readonly config: MailConfig,
-    @Inject(SITE_TITLE) private readonly siteTitle: string,
+    private readonly siteTitle: SiteTitle,
   ) {}
 
   /**
@@ -192,7 +192,9 @@ export class SubscriptionsService {
     );
     const link = `${this.config.SITE_URL}/api/subscribe/confirm?token=${token}`;
     try {
-      await this.transport.send(confirmationEmail(subscriber.email, link, this.siteTitle, this.config));
+      await this.transport.send(
+        confirmationEmail(subscriber.email, link, await this.siteTitle.current(), this.config),
+      );
     } catch (error) {
       const delay = retryDelayMs(this.config, subscriber.confirmation_attempts);
       this.logger.warn(

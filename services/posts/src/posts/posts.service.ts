@@ -7,7 +7,6 @@ import {
   findSubcategory,
   PostErrors,
   readOptionsFor,
-  reservedSegments,
   slugify,
   type PostListQuery,
   type PostListResult,
@@ -24,7 +23,8 @@ import {
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
 import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { SITE_CONFIG, STORAGE } from '../tokens.js';
+import { STORAGE } from '../tokens.js';
+import { SiteSettings } from '../site/site-settings.service.js';
 import { MediaItem } from './media-item.entity.js';
 import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
@@ -53,17 +53,19 @@ function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
 @Injectable()
 export class PostsService {
   private readonly logger = new Logger(PostsService.name);
-  private readonly reserved: Set<string>;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    @Inject(SITE_CONFIG) private readonly site: SiteConfig,
+    private readonly settings: SiteSettings,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly searcher: SearchService,
     private readonly content: ContentService,
     private readonly ledger: IdempotencyLedger,
-  ) {
-    this.reserved = reservedSegments(site);
+  ) {}
+
+  /** The current site configuration (changes from the dashboard apply without a restart). */
+  private get site(): SiteConfig {
+    return this.settings.current();
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
@@ -298,10 +300,10 @@ export class PostsService {
     );
     const numbered = new RegExp(`^${base}(-\\d+)?$`);
     const taken = new Set(rows.map((r) => r.slug).filter((slug) => numbered.test(slug)));
-    if (!taken.has(base) && !this.reserved.has(base)) return base;
+    if (!taken.has(base) && !this.settings.reservedSegments().has(base)) return base;
     for (let n = 2; ; n++) {
       const candidate = `${base}-${n}`;
-      if (!taken.has(candidate) && !this.reserved.has(candidate)) return candidate;
+      if (!taken.has(candidate) && !this.settings.reservedSegments().has(candidate)) return candidate;
     }
   }
 

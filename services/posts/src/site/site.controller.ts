@@ -1,15 +1,25 @@
-import { Controller, Inject } from '@nestjs/common';
-import { MessagePattern } from '@nestjs/microservices';
-import { Patterns, type SiteConfig } from '@blog/contracts';
-import { SITE_CONFIG } from '../tokens.js';
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { idempotencyRequestSchema, Patterns, type RpcEnvelope, type SiteConfig } from '@blog/contracts';
+import { parseOrThrow } from '@blog/server-kit';
+import { z } from 'zod';
+import { SiteSettings } from './site-settings.service.js';
 
-/** The validated site config (texts and category tree) for the gateway's GET /api/site. */
+const updateSchema = z.object({ site: z.unknown(), idempotency: idempotencyRequestSchema.optional() });
+
+/** The site configuration (texts, banner, registration, category tree): GET /api/site and the dashboard's Site tab. */
 @Controller()
 export class SiteController {
-  constructor(@Inject(SITE_CONFIG) private readonly site: SiteConfig) {}
+  constructor(private readonly settings: SiteSettings) {}
 
   @MessagePattern(Patterns.posts.site)
   get(): SiteConfig {
-    return this.site;
+    return this.settings.current();
+  }
+
+  @MessagePattern(Patterns.posts.updateSite)
+  update(@Payload() message: RpcEnvelope<unknown>) {
+    const { site, idempotency } = parseOrThrow(updateSchema, message.data);
+    return this.settings.update(site, idempotency);
   }
 }

@@ -8,6 +8,8 @@ import './admin.css';
 import { DigestAction } from './tabs/DigestAction';
 import { MessagesTab, SubscribersTab } from './tabs/MailTabs';
 import { SettingsTab } from './tabs/SettingsTab';
+import { SiteTab } from './tabs/SiteTab';
+import { AccountSettings } from '../account/AccountSettings';
 import { UsersTab } from './tabs/UsersTab';
 import { PostsTab } from './posts/PostsTab';
 import { useLeaveWarning } from './form/useLeaveWarning';
@@ -16,10 +18,12 @@ import { UploadFlagContext } from './ui/UploadFlag';
 
 const TABS = [
   { id: 'posts', label: 'Posts' },
+  { id: 'site', label: 'Site' },
   { id: 'users', label: 'Users' },
   { id: 'settings', label: 'Settings' },
   { id: 'messages', label: 'Messages' },
   { id: 'subscribers', label: 'Subscribers' },
+  { id: 'account', label: 'Account' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
@@ -95,10 +99,12 @@ export function AdminPage() {
           </div>
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="admin-panel">
             {tab === 'posts' && <PostsTab creating={creating} onCreatingChange={setCreating} />}
+            {tab === 'site' && <SiteTab />}
             {tab === 'users' && <UsersTab />}
             {tab === 'settings' && <SettingsTab />}
             {tab === 'messages' && <MessagesTab />}
             {tab === 'subscribers' && <SubscribersTab />}
+            {tab === 'account' && <AccountSettings />}
           </div>
         </div>
       </UploadFlagContext.Provider>

@@ -1,6 +1,7 @@
 import type { ContactMessageView, DigestRunResult, SubscriberView } from '@blog/contracts/mail';
 import type { PostPreview, PostView } from '@blog/contracts/posts';
 import type { ImageSettings } from '@blog/contracts/settings';
+import type { SiteConfig } from '@blog/contracts/site';
 import type { ApiClient, Page } from '../../../api/client';
 
 /** The admin calls of README "Posts API", "Media processing" and "Mail" (all with the Bearer token). */
@@ -42,3 +43,10 @@ export const listSubscribers = (
   signal?: AbortSignal,
 ): Promise<Page<SubscriberView>> =>
   api.list(`/api/admin/subscribers?page=${page}&limit=${MAIL_PAGE_SIZE}`, { signal });
+
+/** The stored configuration (the page's preloaded copy may be older; a signed-in read skips the caches). */
+export const getSite = (api: ApiClient, signal?: AbortSignal) =>
+  api.request<SiteConfig>('/api/site', { signal });
+
+export const saveSite = (api: ApiClient, site: SiteConfig) =>
+  api.request<SiteConfig>('/api/admin/site', { method: 'PUT', body: site });

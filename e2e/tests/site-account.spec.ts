@@ -1,0 +1,132 @@
+/**
+ * The owner runs the site from the dashboard (issue 16), in Chromium against the built stack:
+ * the Site tab's texts reach the home page, closing registration shows on the register page,
+ * roles change in the Users tab, and two-factor sign-in is set up from a QR code and then
+ * asked for in the sign-in's second step. axe checks the Site tab, the Account tab and that step.
+ */
+import { Secret, TOTP } from 'otpauth';
+import type { BrowserContext, Page } from 'playwright-core';
+import {
+  adminGet,
+  eventually,
+  newAdminPage,
+  openAsAdmin,
+  screenshot,
+  startRig,
+  stopRig,
+  type AdminRig,
+} from '../support/admin-rig.js';
+import { axeProblems } from '../support/axe.js';
+
+let rig: AdminRig | undefined;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  rig = await startRig();
+}, 120_000);
+afterAll(() => stopRig(rig));
+beforeEach(async () => {
+  ({ context, page } = await newAdminPage(rig!));
+});
+afterEach(() => context.close());
+
+const codeAt = (secret: string, offsetSteps = 0) =>
+  new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({
+    timestamp: Date.now() + offsetSteps * 30_000,
+  });
+
+test('the Site tab edits the welcome text; the home page shows it', async () => {
+  await openAsAdmin(rig!, page, '/admin?tab=site');
+  const form = page.locator('form.admin-site');
+  await form.getByLabel('Welcome text').waitFor();
+  expect(await axeProblems(page)).toEqual([]);
+  await form.getByLabel('Welcome title').fill('Hello from the dashboard');
+  await form.getByLabel('Welcome text').fill('Written in the Site tab, no file edited.');
+  await form.getByRole('button', { name: 'Save Site' }).click();
+  await form.getByText('Site settings saved.').waitFor();
+  await screenshot(page, 'site-tab');
+
+  await page.goto('/');
+  await page.getByRole('heading', { name: 'Hello from the dashboard' }).waitFor();
+  await page.getByText('Written in the Site tab, no file edited.').waitFor();
+  // A wrong value is refused with the server's words, and nothing changes.
+  await page.goto('/admin?tab=site');
+  await form.getByLabel('Site title').fill('');
+  await form.getByRole('button', { name: 'Save Site' }).click();
+  await form.getByRole('alert').filter({ hasText: /title/ }).waitFor();
+  expect((await adminGet<{ title: string }>(rig!, '/api/site')).title).not.toBe('');
+});
+
+test('closing registration in the Site tab: the register page says so', async () => {
+  await openAsAdmin(rig!, page, '/admin?tab=site');
+  const form = page.locator('form.admin-site');
+  await form.getByRole('switch').uncheck();
+  await form.getByRole('button', { name: 'Save Site' }).click();
+  await form.getByText('Site settings saved.').waitFor();
+  const visitor = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl });
+  try {
+    const register = await visitor.newPage();
+    await eventually(async () => {
+      await register.goto('/register');
+      await register.getByText(/Registration is closed/).waitFor({ timeout: 1000 });
+    });
+  } finally {
+    await visitor.close();
+  }
+  await form.getByRole('switch').check();
+  await form.getByRole('button', { name: 'Save Site' }).click();
+  await form.getByText('Site settings saved.').waitFor();
+});
+
+test('the Users tab changes a role', async () => {
+  const base = rig!.stack.baseUrl;
+  await fetch(`${base}/api/auth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'helper', password: 'helper-password' }),
+  });
+  await openAsAdmin(rig!, page, '/admin?tab=users');
+  const role = page.getByLabel('Role of helper');
+  await role.selectOption('admin');
+  await eventually(async () => {
+    const users = await adminGet<{ username: string; role: string }[]>(rig!, '/api/auth/users');
+    expect(users.find((u) => u.username === 'helper')?.role).toBe('admin');
+  });
+  // The owner's own row has no Delete button; the last-admin rule is the server's.
+  await page.getByRole('button', { name: 'Delete helper' }).waitFor();
+  expect(await page.getByRole('button', { name: `Delete ${rig!.stack.admin.username}` }).count()).toBe(0);
+});
+
+test('two-factor sign-in: set up from the QR code, then the sign-in asks for a code', async () => {
+  await openAsAdmin(rig!, page, '/admin?tab=account');
+  await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
+  await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
+  expect(await axeProblems(page)).toEqual([]);
+  const secret = (await page.locator('.two-factor-secret').textContent())!.trim();
+  await page.getByLabel('Code from your authenticator app').fill(codeAt(secret));
+  await page.getByRole('button', { name: 'Turn on' }).click();
+  const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
+  await codes.first().waitFor();
+  expect(await codes.count()).toBe(10);
+  await screenshot(page, 'account-two-factor');
+
+  const fresh = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl, bypassCSP: true });
+  try {
+    const login = await fresh.newPage();
+    await login.goto('/login');
+    await login.getByLabel('Username').fill(rig!.stack.admin.username);
+    await login.getByLabel('Password').fill(rig!.stack.admin.password);
+    await login.getByRole('button', { name: 'Sign in' }).click();
+    await login.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
+    expect(await axeProblems(login)).toEqual([]);
+    await login.getByLabel(/Code from your authenticator app/).fill('000000');
+    await login.getByRole('button', { name: 'Verify' }).click();
+    await login.getByRole('alert').filter({ hasText: 'Invalid two-factor code' }).waitFor();
+    await login.getByLabel(/Code from your authenticator app/).fill(codeAt(secret, 1));
+    await login.getByRole('button', { name: 'Verify' }).click();
+    await login.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
+  } finally {
+    await fresh.close();
+  }
+});

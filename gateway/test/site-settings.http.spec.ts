@@ -1,0 +1,179 @@
+/**
+ * The site configuration from the dashboard, through the real gateway and services: stored
+ * in the database (the file seeds it once), validated like the start-up check, shown at
+ * once on the replica that saved and within SITE_REFRESH_MS on another posts replica,
+ * registration closed and opened again, and the new title in the e-mails.
+ */
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { ErrorText, Patterns, type SiteConfig } from '@blog/contracts';
+import { freePort } from '@blog/server-kit/testing';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { firstValueFrom } from 'rxjs';
+import { loadPostsConfig, startPostsService } from '@blog/posts';
+import { fields, multipart } from './support/media-fixtures.js';
+import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('site settings through the gateway', () => {
+  let stack: TestStack;
+  let admin: string;
+  const site = async () => (await api(stack, '/api/site')).json as unknown as SiteConfig;
+  const save = (body: unknown, token = admin) =>
+    api(stack, '/api/admin/site', { method: 'PUT', body, token });
+
+  beforeAll(async () => {
+    stack = await startTestStack({ PUBLIC_CACHE_TTL_MS: '1000' });
+    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+  });
+  afterAll(() => stack?.stop());
+
+  it('answers the seeded configuration, registration open by default', async () => {
+    const current = await site();
+    expect(current.title).toBe('My Personal Blog');
+    expect(current.registrationOpen).toBe(true);
+    expect(current.categories.length).toBeGreaterThan(3);
+  });
+
+  it('saves the texts: the answer and every read after it show them at once, through the public cache', async () => {
+    const before = await site(); // now in the public cache
+    const changed = {
+      ...before,
+      title: 'Anna’s Garage Notes',
+      searchTitle: 'Found',
+      welcome: { title: 'Hello there', text: 'Cars, <b>fish</b> & more.' },
+      about: { title: 'About Anna', text: 'Me.' },
+      footerText: '© Anna',
+    };
+    const saved = await save(changed);
+    expect(saved.status).toBe(200);
+    expect(saved.json).toMatchObject({ title: 'Anna’s Garage Notes', welcome: { title: 'Hello there' } });
+    expect(await site()).toEqual(saved.json);
+  });
+
+  it('answers 400 naming the wrong entry and changes nothing', async () => {
+    const before = await site();
+    const cases: [unknown, RegExp][] = [
+      [{ ...before, title: '' }, /title/],
+      [{ ...before, registrationOpen: 'yes' }, /registrationOpen/],
+      [
+        {
+          ...before,
+          categories: before.categories.map((c, i) =>
+            i === 1 ? { ...c, subcategories: [...c.subcategories, { ...c.subcategories[0]! }] } : c,
+          ),
+        },
+        new RegExp(`categories\\[1\\] "${before.categories[1]!.label}" → subcategories: duplicate`),
+      ],
+      [{ ...before, categories: [] }, /at least one category/],
+      [null, /Malformed JSON body/],
+      [[1, 2], /expected object/i],
+    ];
+    for (const [body, message] of cases) {
+      const answer = await save(body);
+      expect([JSON.stringify(body).slice(0, 40), answer.status, answer.json?.error]).toEqual([
+        JSON.stringify(body).slice(0, 40),
+        400,
+        expect.stringMatching(message),
+      ]);
+    }
+    expect(await site()).toEqual(before);
+  });
+
+  it('refuses a segment that is already a post slug', async () => {
+    const { body, contentType } = multipart(
+      fields({ title: 'Weekend plans', content: 'x', category: 'Projects' }),
+    );
+    const created = (await (
+      await fetch(`${stack.baseUrl}/api/posts`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+        body,
+      })
+    ).json()) as Json;
+    expect(created.slug).toBe('weekend-plans');
+    const before = await site();
+    const clash = {
+      ...before,
+      categories: before.categories.map((c, i) => (i === 0 ? { ...c, segment: 'weekend-plans' } : c)),
+    };
+    const answer = await save(clash);
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatch(/segment "weekend-plans" is the slug of a post/);
+    expect(await site()).toEqual(before);
+  });
+
+  it('closes registration: register answers 403 and the page says so; opening it again works', async () => {
+    const before = await site();
+    expect((await save({ ...before, registrationOpen: false })).status).toBe(200);
+    const refused = await api(stack, '/api/auth/register', {
+      body: { username: 'stranger', password: 'stranger-pass' },
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ error: ErrorText.registrationClosed });
+    expect((await save({ ...before, registrationOpen: true })).status).toBe(200);
+    expect(
+      (await api(stack, '/api/auth/register', { body: { username: 'stranger', password: 'stranger-pass' } }))
+        .status,
+    ).toBe(201);
+  });
+
+  it('reaches another posts replica within SITE_REFRESH_MS, and a restart keeps the saved config over the file', async () => {
+    const port = await freePort();
+    const replica = await startPostsService(
+      loadPostsConfig({ ...stack.env, POSTS_PORT: String(port) }),
+      stack.env,
+    );
+    const client = ClientProxyFactory.create({
+      transport: Transport.TCP,
+      options: { host: '127.0.0.1', port },
+    });
+    try {
+      const ask = () =>
+        firstValueFrom(client.send<SiteConfig>(Patterns.posts.site, { requestId: 'test', data: {} }));
+      const before = await site();
+      expect((await ask()).title).toBe(before.title);
+      const saved = Date.now();
+      expect((await save({ ...before, footerText: 'Seen by the other replica' })).status).toBe(200);
+      while ((await ask()).footerText !== 'Seen by the other replica') {
+        if (Date.now() - saved > 2000) throw new Error('the other replica did not see the change within 2 s');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      client.close();
+      await replica.close();
+    }
+    // A site file given at a later start does not replace what the owner saved.
+    const file = join(stack.env.DATA_DIR!, 'site-later.json');
+    await writeFile(file, JSON.stringify({ ...(await site()), title: 'From a file' }));
+    const port2 = await freePort();
+    const later = await startPostsService(
+      loadPostsConfig({ ...stack.env, POSTS_PORT: String(port2), SITE_CONFIG: file }),
+      stack.env,
+    );
+    await later.close();
+    expect((await site()).title).toBe('Anna’s Garage Notes');
+  });
+
+  it('puts the current title in the e-mails', async () => {
+    const before = await site();
+    await save({ ...before, title: 'Title In Mail' });
+    await new Promise((r) => setTimeout(r, 5100)); // the mail service asks for the title at most every 5 s
+    expect(
+      (
+        await api(stack, '/api/contact', {
+          body: { name: 'Jo', email: 'jo@example.com', subject: 'Hi', message: 'Hello there' },
+        })
+      ).status,
+    ).toBe(200);
+    const outbox = join(stack.env.DATA_DIR!, 'outbox');
+    for (const deadline = Date.now() + 5000; ;) {
+      const files = await readdir(outbox).catch(() => [] as string[]);
+      const texts = await Promise.all(files.map((f) => readFile(join(outbox, f), 'utf8')));
+      if (texts.some((t) => t.includes('Subject: [Title In Mail] Hi'))) break;
+      if (Date.now() > deadline) throw new Error(`no contact e-mail with the new title in ${outbox}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }, 20_000);
+});

@@ -1,0 +1,135 @@
+import type { SiteConfig } from '@blog/contracts/site';
+import { useEffect, useState, type ReactNode } from 'react';
+import { useApi } from '../../../api/ApiContext';
+import { errorMessage } from '../../../api/client';
+import { useReplaceSite } from '../../../site/SiteContext';
+import { getSite, saveSite } from '../lib/adminApi';
+
+type Message = { kind: 'success' | 'error'; text: string } | null;
+
+/**
+ * Site tab: the site's texts and whether visitors may register. Saving sends the whole
+ * configuration (the shape GET /api/site answers); the server names a wrong value.
+ */
+export function SiteTab() {
+  const api = useApi();
+  const replaceSite = useReplaceSite();
+  const [site, setSite] = useState<SiteConfig | null>(null);
+  const [loadError, setLoadError] = useState(false);
+  const [saving, setSaving] = useState(false);
+  const [message, setMessage] = useState<Message>(null);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    getSite(api, controller.signal).then(setSite, () => {
+      if (!controller.signal.aborted) setLoadError(true);
+    });
+    return () => controller.abort();
+  }, [api]);
+
+  const save = async () => {
+    if (!site) return;
+    setSaving(true);
+    setMessage(null);
+    try {
+      const saved = await saveSite(api, site);
+      setSite(saved);
+      replaceSite(saved);
+      setMessage({ kind: 'success', text: 'Site settings saved.' });
+    } catch (error) {
+      setMessage({
+        kind: 'error',
+        text: `Error: ${errorMessage(error, 'Could not save the site settings')}`,
+      });
+    } finally {
+      setSaving(false);
+    }
+  };
+
+  const text = (
+    id: string,
+    label: string,
+    value: string,
+    onChange: (value: string) => void,
+    long = false,
+  ): ReactNode => (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      {long ? (
+        <textarea id={id} rows={4} value={value} onChange={(e) => onChange(e.target.value)} />
+      ) : (
+        <input id={id} value={value} onChange={(e) => onChange(e.target.value)} />
+      )}
+    </div>
+  );
+
+  return (
+    <section className="card" aria-labelledby="site-heading">
+      <h2 id="site-heading">Site</h2>
+      {!site && !loadError && <p role="status">Loading the site settings...</p>}
+      {loadError && (
+        <p className="form-error" role="alert">
+          Could not load the site settings.
+        </p>
+      )}
+      {site && (
+        <form
+          className="form admin-site"
+          onSubmit={(event) => {
+            event.preventDefault();
+            void save();
+          }}
+        >
+          {text('site-title', 'Site title', site.title, (title) => setSite({ ...site, title }))}
+          {text('site-search-title', 'Search results title', site.searchTitle, (searchTitle) =>
+            setSite({ ...site, searchTitle }),
+          )}
+          {text('site-welcome-title', 'Welcome title', site.welcome.title, (title) =>
+            setSite({ ...site, welcome: { ...site.welcome, title } }),
+          )}
+          {text(
+            'site-welcome-text',
+            'Welcome text',
+            site.welcome.text,
+            (t) => setSite({ ...site, welcome: { ...site.welcome, text: t } }),
+            true,
+          )}
+          {text('site-about-title', 'About title', site.about.title, (title) =>
+            setSite({ ...site, about: { ...site.about, title } }),
+          )}
+          {text(
+            'site-about-text',
+            'About text',
+            site.about.text,
+            (t) => setSite({ ...site, about: { ...site.about, text: t } }),
+            true,
+          )}
+          {text('site-footer', 'Footer text', site.footerText, (footerText) =>
+            setSite({ ...site, footerText }),
+          )}
+          <label className="admin-switch">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={site.registrationOpen}
+              onChange={(event) => setSite({ ...site, registrationOpen: event.target.checked })}
+            />
+            <span>Visitors may create accounts</span>
+            <span className="admin-switch-state">{site.registrationOpen ? 'On' : 'Off'}</span>
+          </label>
+          <div className="admin-actions">
+            <button type="submit" className="button" disabled={saving}>
+              {saving ? 'Saving...' : 'Save Site'}
+            </button>
+          </div>
+          <p
+            role={message?.kind === 'error' ? 'alert' : 'status'}
+            className={message?.kind === 'error' ? 'form-error' : 'form-success'}
+          >
+            {message?.text}
+          </p>
+        </form>
+      )}
+    </section>
+  );
+}
