@@ -3,6 +3,7 @@ import {
   notFoundMeta,
   Patterns,
   postPageMeta,
+  redirectFor,
   routePage,
   type PostView,
   type SiteConfig,
@@ -59,7 +60,7 @@ export class PagesService {
     }
     const notFound = { status: 404, html: shell.fill(notFoundMeta(site, siteUrl, path), site) };
     const route = routePage(site, siteUrl, path);
-    if (!route) return notFound;
+    if (!route) return (await this.movedTo(path)) ?? notFound;
     if (route.kind === 'page') return { status: 200, html: shell.fill(route.meta, site) };
 
     let post: PostView;
@@ -69,12 +70,24 @@ export class PagesService {
           ? await this.services.read('posts', Patterns.posts.getBySlug, { slug: route.slug })
           : await this.services.read('posts', Patterns.posts.get, { id: route.id });
     } catch (error) {
-      if (error instanceof ApiError && error.getStatus() < 500) return notFound;
+      if (error instanceof ApiError && error.getStatus() < 500) return (await this.movedTo(path)) ?? notFound;
       return { status: 503, html: shell.plain };
     }
     // The slug exists under another section (the post moved): send readers and links to its page.
     if (route.kind === 'post' && post.url !== route.path)
       return post.url ? { status: 301, location: post.url } : notFound;
     return { status: 200, html: shell.fill(postPageMeta(site, siteUrl, post), site, { post }) };
+  }
+
+  /** A path under a listing whose URL changed: the same path under the new one (301). */
+  private async movedTo(path: string): Promise<RenderedPage | null> {
+    let redirects: Record<string, string>;
+    try {
+      redirects = await this.site.redirects();
+    } catch {
+      return null;
+    }
+    const location = redirectFor(redirects, path);
+    return location ? { status: 301, location } : null;
   }
 }

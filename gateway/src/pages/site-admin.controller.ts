@@ -9,8 +9,10 @@ import { PUBLIC_CACHE } from '../tokens.js';
 import { SiteConfigSource } from './site-config.service.js';
 
 /**
- * The dashboard's Site tab: PUT takes the shape GET /api/site answers. The posts service
- * validates it (a 400 names the wrong entry, as the start-up check does) and stores it.
+ * The dashboard's Site tab: PUT takes the shape GET /api/site answers, plus `moves`
+ * ([{ from, to }], node ids or label paths) for the posts of nodes it removes. The posts
+ * service validates it (a 400 names the wrong entry, as the start-up check does; 409 when a
+ * removed node still has posts) and stores it.
  */
 @Controller('api/admin/site')
 export class SiteAdminController {
@@ -34,6 +36,7 @@ export class SiteAdminController {
       Patterns.posts.updateSite,
       {
         site: body,
+        moves: typeof body === 'object' && body !== null ? (body as { moves?: unknown }).moves : undefined,
         idempotency,
       },
     );

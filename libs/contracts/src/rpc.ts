@@ -33,6 +33,8 @@ export const Patterns = {
     site: 'posts.site',
     /** A new site configuration from the dashboard (keyed like the other writes). */
     updateSite: 'posts.site.update',
+    /** Old listing paths → current ones, after segment changes (the gateway answers them with 301). */
+    siteRedirects: 'posts.site.redirects',
     /** Media items still pending (by id, or pending for longer than N seconds): the media worker's input. */
     pendingMedia: 'posts.media.pending',
     /** The worker's outcome for one item (ready with its files, or failed with the reason). */

@@ -1,25 +1,31 @@
 import { z } from 'zod';
-import { deriveSegment, type SiteCategory, type SiteConfig } from './site.js';
+import { deriveSegment, siteNodes, type SiteCategory, type SiteConfig } from './site.js';
 
 /** Validates the owner's site file (SITE_CONFIG) into the resolved SiteConfig. */
 
 const SEGMENT = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const nodeId = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9-]{0,39}$/, 'id must be 1-40 lowercase letters, digits and hyphens');
 const label = z.string().trim().min(1, 'label is required').max(80, 'label is too long');
 const segment = z.string().regex(SEGMENT, 'segment must be lowercase letters, digits and single hyphens');
 
 const entryInput = z.object({
+  id: nodeId.optional(),
   label,
   segment: segment.optional(),
   /** The page shows 'This page is under construction.' instead of a listing (SPEC.md §2 racing pages). */
   underConstruction: z.boolean().optional(),
 });
 const subcategoryInput = z.object({
+  id: nodeId.optional(),
   label,
   segment: segment.optional(),
   intro: z.string().optional(),
   entries: z.array(entryInput).default([]),
 });
 const categoryInput = z.object({
+  id: nodeId.optional(),
   label,
   segment: segment.optional(),
   intro: z.string().optional(),
@@ -94,17 +100,23 @@ export function parseSiteConfig(raw: unknown): SiteConfig {
     throw new SiteConfigError(`Invalid site config: ${describePath(raw, issue.path)}: ${issue.message}`);
   }
   const input = result.data;
+  // A node keeps its id; a new one (or the file's, which names none) gets a fresh one.
+  const idOf = (node: { id?: string }) =>
+    node.id ?? `n${globalThis.crypto.randomUUID().replace(/-/g, '').slice(0, 11)}`;
   const categories: SiteCategory[] = input.categories.map((category) => ({
+    id: idOf(category),
     label: category.label,
     segment: category.segment ?? deriveSegment(category.label),
     intro: category.intro,
     emptyText: category.emptyText,
     subcategories: category.subcategories.map((sub) => ({
+      id: idOf(sub),
       label: sub.label,
       segment: sub.segment ?? deriveSegment(sub.label),
       general: isGeneral(sub.label),
       intro: sub.intro,
       entries: sub.entries.map((entry) => ({
+        id: idOf(entry),
         label: entry.label,
         segment: entry.segment ?? deriveSegment(entry.label),
         general: isGeneral(entry.label),
@@ -133,5 +145,13 @@ export function parseSiteConfig(raw: unknown): SiteConfig {
       }
     });
   });
+  const ids = new Set<string>();
+  for (const node of siteNodes({ ...input, categories })) {
+    if (ids.has(node.id))
+      throw new SiteConfigError(
+        `Invalid site config: ${node.labels.join(' → ')}: id "${node.id}" is used twice`,
+      );
+    ids.add(node.id);
+  }
   return { ...input, categories };
 }

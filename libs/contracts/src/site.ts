@@ -16,6 +16,8 @@ export function deriveSegment(label: string): string {
 }
 
 export interface SiteEntry {
+  /** Stable across renames and moves: posts keep their place by it (issue 16). */
+  id: string;
   label: string;
   segment: string;
   /** 'General' leaves its segment out of URLs. */
@@ -28,6 +30,7 @@ export interface SiteSubcategory extends SiteEntry {
   entries: SiteEntry[];
 }
 export interface SiteCategory {
+  id: string;
   label: string;
   segment: string;
   intro?: string;
@@ -73,4 +76,44 @@ export function reservedSegments(site: SiteConfig): Set<string> {
     }
   }
   return reserved;
+}
+
+/** A node of the category tree with where it sits: its labels from the top and its listing path. */
+export interface SiteNodeInfo {
+  id: string;
+  /** [category], [category, sub-category] or [category, sub-category, entry]. */
+  labels: string[];
+  /** The listing's URL path; General levels drop out, so a General node shares its parent's. */
+  path: string;
+  /** How many posts may sit here: the deepest level of each branch. */
+  leaf: boolean;
+  parentId: string | null;
+}
+
+/** Every node of the tree, parents before children. */
+export function siteNodes(site: SiteConfig): SiteNodeInfo[] {
+  const nodes: SiteNodeInfo[] = [];
+  for (const category of site.categories) {
+    const top = `/${category.segment}`;
+    nodes.push({ id: category.id, labels: [category.label], path: top, leaf: false, parentId: null });
+    for (const sub of category.subcategories) {
+      const subPath = sub.general ? top : `${top}/${sub.segment}`;
+      nodes.push({
+        id: sub.id,
+        labels: [category.label, sub.label],
+        path: subPath,
+        leaf: sub.entries.length === 0,
+        parentId: category.id,
+      });
+      for (const entry of sub.entries)
+        nodes.push({
+          id: entry.id,
+          labels: [category.label, sub.label, entry.label],
+          path: entry.general ? subPath : `${subPath}/${entry.segment}`,
+          leaf: true,
+          parentId: sub.id,
+        });
+    }
+  }
+  return nodes;
 }

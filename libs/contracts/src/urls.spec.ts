@@ -1,7 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { parseSiteConfig, SiteConfigError } from './site-config.js';
 import { reservedSegments, type SiteConfig } from './site.js';
-import { buildListingPath, buildPostPath, PlacementError, resolvePath, resolvePlacement } from './urls.js';
+import {
+  buildListingPath,
+  buildPostPath,
+  PlacementError,
+  redirectFor,
+  resolvePath,
+  resolvePlacement,
+} from './urls.js';
 
 const site: SiteConfig = parseSiteConfig(JSON.parse(readFileSync('config/site.json', 'utf8')));
 
@@ -220,6 +227,7 @@ describe('placement', () => {
       submenu1: 'Automobiles',
       submenu2: 'Car One',
       submenu: 'Automobiles/Car One',
+      placeId: site.categories[0]!.subcategories[0]!.entries[1]!.id,
     });
     expect(resolvePlacement(site, { category: 'Garage' })).toMatchObject({
       submenu1: 'Automobiles',
@@ -230,6 +238,7 @@ describe('placement', () => {
       submenu1: 'Computers',
       submenu2: null,
       submenu: 'Computers',
+      placeId: expect.stringMatching(/^n[0-9a-f]{11}$/),
     });
   });
 
@@ -247,5 +256,22 @@ describe('placement', () => {
       expect(error).toBeInstanceOf(PlacementError);
       expect((error as PlacementError).field).toBe(field);
     }
+  });
+});
+
+describe('redirects of renamed listing paths', () => {
+  const redirects = { '/garage': '/cars', '/garage/automobiles': '/cars/autos', '/fish': '/aquariums' };
+  it.each([
+    ['/garage', '/cars'],
+    ['/garage/', '/cars'],
+    ['/garage/bicycles', '/cars/bicycles'],
+    ['/garage/automobiles', '/cars/autos'],
+    ['/garage/automobiles/car-one/my-post', '/cars/autos/car-one/my-post'],
+    ['/fish/tank', '/aquariums/tank'],
+  ])('%s → %s (the longest matching listing wins)', (path, target) => {
+    expect(redirectFor(redirects, path)).toBe(target);
+  });
+  it.each(['/', '/garagex', '/cars', '/projects/garage', ''])('%s has none', (path) => {
+    expect(redirectFor(redirects, path)).toBeNull();
   });
 });

@@ -16,6 +16,8 @@ export interface Placement {
   submenu2: string | null;
   /** 'level1/level2', or 'level1' alone when there is no level 2 (SPEC.md §3). */
   submenu: string;
+  /** The id of the deepest node: what the post keeps when labels or segments change. */
+  placeId: string;
 }
 
 export interface PlacementInput {
@@ -64,6 +66,7 @@ export function resolvePlacement(site: SiteConfig, input: PlacementInput): Place
     submenu1: sub.label,
     submenu2: entry?.label ?? null,
     submenu: entry ? `${sub.label}/${entry.label}` : sub.label,
+    placeId: (entry ?? sub).id,
   };
 }
 
@@ -143,4 +146,18 @@ export function resolvePath(site: SiteConfig, path: string): ResolvedPath | null
   if (afterEntry.length !== 1) return null;
   if (!named && !subcategory) return null;
   return { kind: 'post', category, subcategory, entry, slug: afterEntry[0]! };
+}
+
+/**
+ * Where an old path now lives: the longest old listing path that is `path` or a prefix of it
+ * (at a segment boundary), with the rest of the path kept. Null when none applies.
+ */
+export function redirectFor(redirects: Record<string, string>, path: string): string | null {
+  const clean = path.length > 1 ? path.replace(/\/+$/, '') : path;
+  for (let prefix = clean; prefix.length > 1; prefix = prefix.slice(0, prefix.lastIndexOf('/')) || '/') {
+    const target = redirects[prefix];
+    if (target !== undefined) return target + clean.slice(prefix.length);
+    if (prefix.lastIndexOf('/') <= 0) break;
+  }
+  return null;
 }

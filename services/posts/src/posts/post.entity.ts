@@ -45,6 +45,10 @@ export class Post {
   @Column({ type: 'varchar', length: 80, nullable: true })
   submenu2!: string | null;
 
+  /** The id of the tree node the post sits in (its deepest level): kept when labels or segments change. */
+  @Column({ name: 'place_id', type: 'varchar', length: 40, nullable: true })
+  placeId!: string | null;
+
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   tags!: string[];
 

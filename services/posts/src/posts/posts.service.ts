@@ -226,6 +226,7 @@ export class PostsService {
       category: placement.category,
       submenu1: placement.submenu1,
       submenu2: placement.submenu2,
+      placeId: placement.placeId,
       tags,
       createdAt,
     };

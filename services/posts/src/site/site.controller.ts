@@ -5,7 +5,11 @@ import { parseOrThrow } from '@blog/server-kit';
 import { z } from 'zod';
 import { SiteSettings } from './site-settings.service.js';
 
-const updateSchema = z.object({ site: z.unknown(), idempotency: idempotencyRequestSchema.optional() });
+const updateSchema = z.object({
+  site: z.unknown().optional(),
+  moves: z.unknown().optional(),
+  idempotency: idempotencyRequestSchema.optional(),
+});
 
 /** The site configuration (texts, banner, registration, category tree): GET /api/site and the dashboard's Site tab. */
 @Controller()
@@ -19,7 +23,12 @@ export class SiteController {
 
   @MessagePattern(Patterns.posts.updateSite)
   update(@Payload() message: RpcEnvelope<unknown>) {
-    const { site, idempotency } = parseOrThrow(updateSchema, message.data);
-    return this.settings.update(site, idempotency);
+    const { site, moves, idempotency } = parseOrThrow(updateSchema, message.data);
+    return this.settings.update(site, moves, idempotency);
+  }
+
+  @MessagePattern(Patterns.posts.siteRedirects)
+  redirects(): Record<string, string> {
+    return this.settings.redirects();
   }
 }
