@@ -58,6 +58,41 @@ test('the Site tab edits the welcome text; the home page shows it', async () => 
   expect((await adminGet<{ title: string }>(rig!, '/api/site')).title).not.toBe('');
 });
 
+test('renaming a model in the tree: the URL preview follows, the post form offers it, an old link lands on the new page', async () => {
+  await openAsAdmin(rig!, page, '/admin?tab=site');
+  await page.locator('.tree-category > summary', { hasText: 'Garage' }).click();
+  const segment = page.getByLabel('URL segment of Car One');
+  const id = (await segment.getAttribute('id'))!.replace(/^segment-/, '');
+  await page.locator(`#label-${id}`).fill('Red Roadster');
+  await page.getByLabel('URL segment of Red Roadster').fill('red-roadster');
+  await page.locator(`#url-${id}`).filter({ hasText: '/garage/automobiles/red-roadster' }).waitFor();
+  expect(await axeProblems(page)).toEqual([]);
+  await page.getByRole('button', { name: 'Save Site' }).click();
+  await page.getByText('Site settings saved.').waitFor();
+  await screenshot(page, 'site-tree');
+
+  // The post form's selects follow the tree at once.
+  await page.getByRole('button', { name: 'New Post' }).click();
+  const form = page.locator('.admin-form-card');
+  await form.getByLabel('Category').selectOption('Garage');
+  await form.getByLabel('Submenu', { exact: true }).selectOption('Automobiles');
+  expect(await form.getByLabel('Sub-submenu').locator('option').allTextContents()).toContain('Red Roadster');
+
+  // An old link (bookmarked, shared) answers 301 and shows the renamed model's page.
+  const visitor = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl });
+  try {
+    const reader = await visitor.newPage();
+    await eventually(async () => {
+      const response = await reader.goto('/garage/automobiles/car-one');
+      expect(response!.request().redirectedFrom()?.url()).toMatch(/\/garage\/automobiles\/car-one$/);
+      expect(new URL(reader.url()).pathname).toBe('/garage/automobiles/red-roadster');
+    });
+    await reader.getByRole('heading', { name: 'Red Roadster' }).first().waitFor();
+  } finally {
+    await visitor.close();
+  }
+});
+
 test('closing registration in the Site tab: the register page says so', async () => {
   await openAsAdmin(rig!, page, '/admin?tab=site');
   const form = page.locator('form.admin-site');

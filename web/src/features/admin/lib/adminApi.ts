@@ -48,5 +48,6 @@ export const listSubscribers = (
 export const getSite = (api: ApiClient, signal?: AbortSignal) =>
   api.request<SiteConfig>('/api/site', { signal });
 
-export const saveSite = (api: ApiClient, site: SiteConfig) =>
-  api.request<SiteConfig>('/api/admin/site', { method: 'PUT', body: site });
+/** The whole configuration, with `moves` for the posts of removed nodes ({ from, to } node ids). */
+export const saveSite = (api: ApiClient, site: SiteConfig, moves: { from: string; to: string }[] = []) =>
+  api.request<SiteConfig>('/api/admin/site', { method: 'PUT', body: { ...site, moves } });

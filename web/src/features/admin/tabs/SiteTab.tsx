@@ -4,12 +4,14 @@ import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { useReplaceSite } from '../../../site/SiteContext';
 import { getSite, saveSite } from '../lib/adminApi';
+import { TreeEditor, treeForSave, type TreeMove } from './TreeEditor';
 
 type Message = { kind: 'success' | 'error'; text: string } | null;
 
 /**
- * Site tab: the site's texts and whether visitors may register. Saving sends the whole
- * configuration (the shape GET /api/site answers); the server names a wrong value.
+ * Site tab: the site's texts, whether visitors may register, and the category tree. Saving
+ * sends the whole configuration (the shape GET /api/site answers) with the moves of removed
+ * nodes' posts; the server names a wrong value, or says how many posts a removed node holds.
  */
 export function SiteTab() {
   const api = useApi();
@@ -18,6 +20,7 @@ export function SiteTab() {
   const [loadError, setLoadError] = useState(false);
   const [saving, setSaving] = useState(false);
   const [message, setMessage] = useState<Message>(null);
+  const [moves, setMoves] = useState<TreeMove[]>([]);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -32,8 +35,9 @@ export function SiteTab() {
     setSaving(true);
     setMessage(null);
     try {
-      const saved = await saveSite(api, site);
+      const saved = await saveSite(api, treeForSave(site), moves);
       setSite(saved);
+      setMoves([]);
       replaceSite(saved);
       setMessage({ kind: 'success', text: 'Site settings saved.' });
     } catch (error) {
@@ -117,6 +121,11 @@ export function SiteTab() {
             <span>Visitors may create accounts</span>
             <span className="admin-switch-state">{site.registrationOpen ? 'On' : 'Off'}</span>
           </label>
+          <TreeEditor
+            categories={site.categories}
+            onChange={(categories) => setSite({ ...site, categories })}
+            onMove={(move) => setMoves((list) => [...list, move])}
+          />
           <div className="admin-actions">
             <button type="submit" className="button" disabled={saving}>
               {saving ? 'Saving...' : 'Save Site'}
