@@ -6,6 +6,7 @@
  */
 import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import {
   adminGet,
   eventually,
@@ -56,6 +57,41 @@ test('the Site tab edits the welcome text; the home page shows it', async () => 
   await form.getByRole('button', { name: 'Save Site' }).click();
   await form.getByRole('alert').filter({ hasText: /title/ }).waitFor();
   expect((await adminGet<{ title: string }>(rig!, '/api/site')).title).not.toBe('');
+});
+
+test('uploading a banner in the Site tab: processed, shown in the header of every page', async () => {
+  await openAsAdmin(rig!, page, '/admin?tab=site');
+  const picker = page.getByLabel('Banner image');
+  await picker.waitFor();
+  const wide = await sharp({
+    create: { width: 1800, height: 300, channels: 3, background: { r: 20, g: 90, b: 160 } },
+  })
+    .jpeg()
+    .toBuffer();
+  await picker.setInputFiles([{ name: 'banner.jpg', mimeType: 'image/jpeg', buffer: wide }]);
+  await page.getByRole('button', { name: 'Upload banner' }).click();
+  await page.getByText('Banner uploaded.').waitFor();
+  const { bannerImage } = await adminGet<{ bannerImage: string }>(rig!, '/api/site');
+  expect(bannerImage).toMatch(/^\/uploads\/media\/site\/banner-/);
+
+  await page.goto('/');
+  const header = page.locator('img.banner-image');
+  await header.waitFor();
+  expect(await header.getAttribute('src')).toBe(bannerImage);
+  // The processed file really loads (not a broken image).
+  await eventually(async () =>
+    expect(
+      await header.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth),
+    ).toBeGreaterThan(0),
+  );
+  // A text file named .jpg is refused by its content.
+  await page.goto('/admin?tab=site');
+  await picker.setInputFiles([
+    { name: 'fake.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('not an image') },
+  ]);
+  await page.getByRole('button', { name: 'Upload banner' }).click();
+  await page.getByRole('alert').filter({ hasText: /Error/ }).waitFor();
+  expect((await adminGet<{ bannerImage: string }>(rig!, '/api/site')).bannerImage).toBe(bannerImage);
 });
 
 test('renaming a model in the tree: the URL preview follows, the post form offers it, an old link lands on the new page', async () => {

@@ -11,7 +11,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { firstValueFrom } from 'rxjs';
 import { loadPostsConfig, startPostsService } from '@blog/posts';
-import { fields, multipart } from './support/media-fixtures.js';
+import { createStorage } from '@blog/server-kit';
+import { fields, makeHeic, makeImage, makeMp4, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -155,6 +156,75 @@ describe('site settings through the gateway', () => {
     await later.close();
     expect((await site()).title).toBe('Anna’s Garage Notes');
   });
+
+  it('uploads a banner: processed into variants, shown by the site, the previous one removed; bad files change nothing', async () => {
+    const storage = await createStorage(stack.env);
+    const upload = async (file: { filename: string; type: string; data: Buffer }[]) => {
+      const { body, contentType } = multipart(file.map((f) => ({ name: 'file', file: f })));
+      const response = await fetch(`${stack.baseUrl}/api/admin/site/banner`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+        body,
+      });
+      return { status: response.status, json: (await response.json()) as Json };
+    };
+    const first = await upload([
+      { filename: 'wide.jpg', type: 'image/jpeg', data: await makeImage('jpeg', 3000, 500) },
+    ]);
+    expect(first.status).toBe(200);
+    expect(first.json.bannerImage).toMatch(/^\/uploads\/media\/site\/banner-[0-9a-f-]+\/.+\.(jpg|jpeg)$/);
+    expect((await site()).bannerImage).toBe(first.json.bannerImage);
+    const files = await storage.list('media/site/');
+    expect(files.length).toBeGreaterThan(2); // widths and formats
+    expect(files.some((key) => key.endsWith('.webp'))).toBe(true);
+    const served = await fetch(`${stack.baseUrl}${first.json.bannerImage}`);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toBe('image/jpeg');
+    expect(await storage.list('private/originals/')).toEqual([]);
+
+    // Wrong files: a fake image, a video, HEIC, two files, none: 400, nothing stored, banner unchanged.
+    const fake = Buffer.concat([
+      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]),
+      Buffer.from('JFIF\0'),
+      Buffer.alloc(2000, 7),
+    ]);
+    for (const bad of [
+      [{ filename: 'fake.jpg', type: 'image/jpeg', data: fake }],
+      [{ filename: 'clip.mp4', type: 'video/mp4', data: makeMp4() }],
+      [{ filename: 'photo.heic', type: 'image/heic', data: makeHeic() }],
+      [
+        { filename: 'a.jpg', type: 'image/jpeg', data: await makeImage('jpeg', 100, 50) },
+        { filename: 'b.jpg', type: 'image/jpeg', data: await makeImage('jpeg', 100, 50) },
+      ],
+      [],
+    ]) {
+      const refused = await upload(bad);
+      expect([bad.map((f) => f.filename).join(','), refused.status]).toEqual([
+        bad.map((f) => f.filename).join(','),
+        400,
+      ]);
+      expect(refused.json.error).toEqual(expect.any(String));
+    }
+    expect((await site()).bannerImage).toBe(first.json.bannerImage);
+    expect(await storage.list('media/site/')).toEqual(files);
+    expect(await storage.list('private/originals/')).toEqual([]);
+
+    const second = await upload([
+      { filename: 'next.png', type: 'image/png', data: await makeImage('png', 1600, 300) },
+    ]);
+    expect(second.status).toBe(200);
+    const after = await storage.list('media/site/');
+    expect(after.some((key) => files.includes(key))).toBe(false);
+    expect(after.every((key) => second.json.bannerImage.includes(key.split('/')[2]))).toBe(true);
+    expect(
+      (
+        await fetch(`${stack.baseUrl}/api/admin/site/banner`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer x' },
+        })
+      ).status,
+    ).toBe(401);
+  }, 60_000);
 
   it('puts the current title in the e-mails', async () => {
     const before = await site();

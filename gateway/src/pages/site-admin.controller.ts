@@ -1,11 +1,21 @@
-import { Body, Controller, HttpCode, Inject, Put, Req, Res } from '@nestjs/common';
-import { Patterns, type IdempotentAnswer, type SiteConfig } from '@blog/contracts';
+import { Body, Controller, HttpCode, Inject, Post, Put, Req, Res } from '@nestjs/common';
+import {
+  keyFromUploadsPath,
+  Patterns,
+  UPLOADS_PREFIX,
+  type BannerRendering,
+  type IdempotentAnswer,
+  type SiteConfig,
+} from '@blog/contracts';
+import type { ObjectStorage } from '@blog/server-kit';
+import { ApiError } from '../common/api-error.js';
+import { receivePostForm } from '../posts/multipart-upload.js';
 import type { Request, Response } from 'express';
 import { AdminOnly } from '../common/auth.guard.js';
 import { idempotencyOf, sendAnswer } from '../common/idempotency.js';
 import type { PublicCache } from '../common/public-cache.js';
 import { ServiceClients } from '../rpc/service-clients.js';
-import { PUBLIC_CACHE } from '../tokens.js';
+import { PUBLIC_CACHE, STORAGE } from '../tokens.js';
 import { SiteConfigSource } from './site-config.service.js';
 
 /**
@@ -20,6 +30,7 @@ export class SiteAdminController {
     private readonly services: ServiceClients,
     private readonly site: SiteConfigSource,
     @Inject(PUBLIC_CACHE) private readonly cache: PublicCache,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
   ) {}
 
   @Put()
@@ -43,5 +54,54 @@ export class SiteAdminController {
     this.site.forget();
     this.cache.clear();
     return sendAnswer(res, answer);
+  }
+
+  /**
+   * A new banner: one image in the multipart field `file`, its type checked by content like
+   * any upload, processed by the media service into variants; the site then shows it and the
+   * previous banner's files are removed. A failure at any step leaves the old banner and no
+   * new file behind.
+   */
+  @Post('banner')
+  @HttpCode(200)
+  @AdminOnly()
+  async banner(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SiteConfig> {
+    const { form } = await receivePostForm(req, res, this.storage);
+    const keys = form.files.map((f) => f.key);
+    try {
+      if (form.files.length !== 1 || form.files[0]!.type !== 'image')
+        throw new ApiError(400, 'Send one image in the field "file"');
+      const banner = await this.services.call<BannerRendering>(
+        'media',
+        Patterns.media.renderBanner,
+        { originalKey: keys[0] },
+        60_000,
+      );
+      let saved: SiteConfig;
+      try {
+        const current = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
+        saved = (
+          await this.services.call<IdempotentAnswer<SiteConfig>>('posts', Patterns.posts.updateSite, {
+            site: { ...current, bannerImage: banner.path },
+          })
+        ).answer;
+      } catch (error) {
+        await this.storage.deleteMany(banner.keys).catch(() => undefined);
+        throw error;
+      }
+      this.site.forget();
+      this.cache.clear();
+      await this.removeOldBanner(saved.bannerImage, banner.folder);
+      return saved;
+    } finally {
+      await this.storage.deleteMany(keys).catch(() => undefined);
+    }
+  }
+
+  /** Every earlier processed banner (the shipped /banner.svg is not in storage). */
+  private async removeOldBanner(current: string, keep: string): Promise<void> {
+    if (!current.startsWith(UPLOADS_PREFIX)) return;
+    const old = (await this.storage.list('media/site/banner-')).filter((key) => !key.startsWith(`${keep}/`));
+    if (keyFromUploadsPath(current).startsWith(`${keep}/`)) await this.storage.deleteMany(old);
   }
 }

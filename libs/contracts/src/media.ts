@@ -61,3 +61,14 @@ const HTML_ENTITIES: Record<string, string> = {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => HTML_ENTITIES[c]!);
 }
+
+/** The processed site banner (POST /api/admin/site/banner). */
+export interface BannerRendering {
+  /** What `bannerImage` becomes: the main variant's public path. */
+  path: string;
+  /** The storage folder of all its files (the previous banner's is removed whole). */
+  folder: string;
+  keys: string[];
+  width: number;
+  height: number;
+}

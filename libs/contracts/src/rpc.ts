@@ -50,6 +50,8 @@ export const Patterns = {
     updateSettings: 'media.settings.update',
     /** Queue these media items now (the periodic re-enqueue covers a lost call). */
     enqueue: 'media.enqueue',
+    /** The site banner from an uploaded original: its variants, and the path the site shows. */
+    renderBanner: 'media.banner.render',
   },
   mail: {
     contact: 'mail.contact',

@@ -9,6 +9,7 @@ import {
 import type { PendingMediaItem } from '@blog/contracts';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
+import { BannerRenderer } from './processing/banner-renderer.js';
 import { MediaController } from './processing/media.controller.js';
 import { MediaWorker } from './processing/media-worker.js';
 import { SettingsController } from './settings/settings.controller.js';
@@ -39,6 +40,7 @@ export class MediaModule {
       ],
       controllers: [SettingsController, MediaController],
       providers: [
+        BannerRenderer,
         { provide: MEDIA_CONFIG, useValue: config },
         { provide: STORAGE, useValue: deps.storage },
         { provide: JOB_QUEUE, useValue: deps.queue },

@@ -40,6 +40,8 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Sent as JSON. */
   body?: unknown;
+  /** Sent as multipart/form-data instead (a file upload). */
+  form?: FormData;
   signal?: AbortSignal;
 }
 
@@ -74,7 +76,7 @@ export function createApiClient({
   baseUrl = '',
   fetch: fetchImpl = (...args) => globalThis.fetch(...args),
 }: ApiClientOptions): ApiClient {
-  async function send(path: string, { method = 'GET', body, signal }: RequestOptions) {
+  async function send(path: string, { method = 'GET', body, form, signal }: RequestOptions) {
     const headers: Record<string, string> = { Accept: 'application/json' };
     const token = session.get()?.token;
     if (token) headers.Authorization = `Bearer ${token}`;
@@ -85,7 +87,7 @@ export function createApiClient({
       response = await fetchImpl(`${baseUrl}${path}`, {
         method,
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: form ?? (body === undefined ? undefined : JSON.stringify(body)),
         signal,
       });
     } catch (cause) {

@@ -93,7 +93,8 @@ export class AuthService {
     const user = await this.users.get(actorId);
     if (user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorAlreadyOn);
     if (code.includes('-')) throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
-    const use = this.twoFactor.verify(user, code);
+    // A wrong code here is a 400: a 401 would sign the person out of the page they are on.
+    const use = this.twoFactor.verify(user, code, 'badRequest');
     const { recoveryCodes, hashes } = this.twoFactor.newRecoveryCodes();
     await this.users.saveTwoFactor(user, {
       totpEnabled: true,
@@ -106,9 +107,9 @@ export class AuthService {
   async disableTwoFactor(actorId: string, code: string): Promise<AccountView> {
     const user = await this.users.get(actorId);
     if (!user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorOff);
-    const use = this.twoFactor.verify(user, code);
+    const use = this.twoFactor.verify(user, code, 'badRequest');
     if (!(await this.users.spendTwoFactor(user, use)))
-      throw RpcError.unauthorized(ErrorText.invalidTwoFactorCode);
+      throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
     const saved = await this.users.saveTwoFactor(user, {
       totpEnabled: false,
       totpSecret: null,

@@ -52,22 +52,24 @@ export class TwoFactor {
   /**
    * Checks a code against the account: a TOTP code of a step newer than the last one used,
    * or an unused recovery code. Returns what to store so the code cannot be used again.
-   * Throws 401 for a wrong or reused code. The caller spends it (UsersService.spendTwoFactor),
+   * Throws 401 for a wrong or reused code (400 when `wrong` says so: the account's own calls). The caller spends it (UsersService.spendTwoFactor),
    * atomically, so two replicas cannot both accept it.
    */
-  verify(user: User, code: string): TwoFactorUse {
+  verify(user: User, code: string, wrong: 'unauthorized' | 'badRequest' = 'unauthorized'): TwoFactorUse {
+    const refuse = () =>
+      wrong === 'unauthorized'
+        ? RpcError.unauthorized(ErrorText.invalidTwoFactorCode)
+        : RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
     if (!user.totpSecret) throw RpcError.badRequest(ErrorText.twoFactorNotSetUp);
     if (code.includes('-')) {
       const recoveryHash = hashCode(code);
-      if (!user.recoveryCodes.some((kept) => sameHash(kept, recoveryHash)))
-        throw RpcError.unauthorized(ErrorText.invalidTwoFactorCode);
+      if (!user.recoveryCodes.some((kept) => sameHash(kept, recoveryHash))) throw refuse();
       return { recoveryHash };
     }
     const delta = this.totp(user).validate({ token: code, window: WINDOW });
-    if (delta === null) throw RpcError.unauthorized(ErrorText.invalidTwoFactorCode);
+    if (delta === null) throw refuse();
     const step = Math.floor(Date.now() / 1000 / PERIOD) + delta;
-    if (user.totpLastStep !== null && step <= user.totpLastStep)
-      throw RpcError.unauthorized(ErrorText.invalidTwoFactorCode);
+    if (user.totpLastStep !== null && step <= user.totpLastStep) throw refuse();
     return { step };
   }
 }

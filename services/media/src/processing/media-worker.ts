@@ -24,7 +24,7 @@ import { run } from './ffmpeg.js';
 import { renderImage, UnprocessableMediaError, type RenderedFile } from './image-processor.js';
 import { renderVideo } from './video-processor.js';
 
-const CONTENT_TYPES: Record<string, string> = {
+export const CONTENT_TYPES: Record<string, string> = {
   jpeg: 'image/jpeg',
   png: 'image/png',
   gif: 'image/gif',

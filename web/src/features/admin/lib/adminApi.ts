@@ -51,3 +51,10 @@ export const getSite = (api: ApiClient, signal?: AbortSignal) =>
 /** The whole configuration, with `moves` for the posts of removed nodes ({ from, to } node ids). */
 export const saveSite = (api: ApiClient, site: SiteConfig, moves: { from: string; to: string }[] = []) =>
   api.request<SiteConfig>('/api/admin/site', { method: 'PUT', body: { ...site, moves } });
+
+/** A new banner image: processed on the server; answers the site with its new bannerImage. */
+export const uploadBanner = (api: ApiClient, file: File) => {
+  const form = new FormData();
+  form.append('file', file);
+  return api.request<SiteConfig>('/api/admin/site/banner', { method: 'POST', form });
+};

@@ -3,7 +3,7 @@ import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { useReplaceSite } from '../../../site/SiteContext';
-import { getSite, saveSite } from '../lib/adminApi';
+import { getSite, saveSite, uploadBanner } from '../lib/adminApi';
 import { TreeEditor, treeForSave, type TreeMove } from './TreeEditor';
 
 type Message = { kind: 'success' | 'error'; text: string } | null;
@@ -50,6 +50,25 @@ export function SiteTab() {
     }
   };
 
+  const [banner, setBanner] = useState<File | null>(null);
+  const [bannerState, setBannerState] = useState<'uploading' | Message>(null);
+
+  // The banner is saved on its own: only bannerImage is taken from the answer, so edits
+  // not yet saved in the form below stay as they are.
+  const upload = async () => {
+    if (!banner) return;
+    setBannerState('uploading');
+    try {
+      const saved = await uploadBanner(api, banner);
+      setSite((current) => (current ? { ...current, bannerImage: saved.bannerImage } : saved));
+      replaceSite(saved);
+      setBanner(null);
+      setBannerState({ kind: 'success', text: 'Banner uploaded.' });
+    } catch (error) {
+      setBannerState({ kind: 'error', text: `Error: ${errorMessage(error, 'Could not upload the banner')}` });
+    }
+  };
+
   const text = (
     id: string,
     label: string,
@@ -75,6 +94,36 @@ export function SiteTab() {
         <p className="form-error" role="alert">
           Could not load the site settings.
         </p>
+      )}
+      {site && (
+        <div className="admin-banner">
+          <img src={site.bannerImage} alt="The current banner" width={600} height={100} />
+          <div className="field">
+            <label htmlFor="site-banner">Banner image</label>
+            <input
+              id="site-banner"
+              type="file"
+              accept="image/*"
+              onChange={(event) => setBanner(event.target.files?.[0] ?? null)}
+            />
+          </div>
+          <button
+            type="button"
+            className="button button-secondary"
+            disabled={!banner || bannerState === 'uploading'}
+            onClick={() => void upload()}
+          >
+            {bannerState === 'uploading' ? 'Uploading...' : 'Upload banner'}
+          </button>
+          <p
+            role={bannerState !== 'uploading' && bannerState?.kind === 'error' ? 'alert' : 'status'}
+            className={
+              bannerState !== 'uploading' && bannerState?.kind === 'error' ? 'form-error' : 'form-success'
+            }
+          >
+            {bannerState === 'uploading' ? 'Processing the banner...' : bannerState?.text}
+          </p>
+        </div>
       )}
       {site && (
         <form
