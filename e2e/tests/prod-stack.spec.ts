@@ -232,4 +232,98 @@ suite(suiteName, () => {
     const asset = /\/assets\/[^"]+\.js/.exec(await home.text())![0];
     expect((await fetch(`${stack.url}${asset}`)).headers.get('cache-control')).toContain('immutable');
   }, 240_000);
+
+  test("the Site tab's changes reach the site through nginx within 2 s; a rename chain's old links answer 301 through nginx and the gateway", async () => {
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const token = login.json.token as string;
+    const form = new FormData();
+    for (const [name, value] of Object.entries({
+      title: 'Timing belt',
+      content: 'Changed at 100,000 km.',
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      submenu2: 'Car One',
+    }))
+      form.append(name, value);
+    const created = await api('/api/posts', { method: 'POST', body: form, token });
+    expect(created.status).toBe(201);
+    expect(created.json.url).toBe('/garage/automobiles/car-one/timing-belt');
+
+    // Save to visible: a guest's /api/site through nginx's microcache, served by either posts replica.
+    const siteNow = async () => (await api('/api/site')).json;
+    const put = (site: Json) =>
+      api('/api/admin/site', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(site),
+        token,
+      });
+    await siteNow(); // the microcache holds the old answer
+    const saved = Date.now();
+    const before = await siteNow();
+    const welcome = { ...before.welcome, title: 'Saved in the dashboard' };
+    expect((await put({ ...before, welcome })).status).toBe(200);
+    let visibleAfter = -1;
+    while (Date.now() - saved < 5000) {
+      if ((await siteNow()).welcome.title === 'Saved in the dashboard') {
+        visibleAfter = Date.now() - saved;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    console.log(`[stack:prod] a site change is visible through nginx ${visibleAfter} ms after the save`);
+    expect(visibleAfter).toBeGreaterThanOrEqual(0);
+    expect(visibleAfter).toBeLessThan(2000);
+
+    // Car One → Red Roadster → Blue Coupe (segment "coupe"): the first URL goes straight to the last.
+    const rename = (site: Json, from: string, label: string, segment?: string) => {
+      const copy = structuredClone(site);
+      const garage = copy.categories.find((c: Json) => c.label === 'Garage');
+      const cars = garage.subcategories.find((s: Json) => s.label === 'Automobiles');
+      const node = cars.entries.find((e: Json) => e.label === from);
+      node.label = label;
+      node.segment = segment;
+      return copy;
+    };
+    const first = await put(rename(await siteNow(), 'Car One', 'Red Roadster'));
+    expect(first.status).toBe(200);
+    expect((await put(rename(first.json, 'Red Roadster', 'Blue Coupe', 'coupe'))).status).toBe(200);
+    for (const base of [stack.url, stack.gateway]) {
+      for (const [from, to] of [
+        ['/garage/automobiles/car-one', '/garage/automobiles/coupe'],
+        ['/garage/automobiles/red-roadster', '/garage/automobiles/coupe'],
+        ['/garage/automobiles/car-one/timing-belt', '/garage/automobiles/coupe/timing-belt'],
+        [
+          '/garage/automobiles/red-roadster/timing-belt?page=2',
+          '/garage/automobiles/coupe/timing-belt?page=2',
+        ],
+      ]) {
+        const response = await fetch(`${base}${from}`, { redirect: 'manual' });
+        expect([base, from, response.status, response.headers.get('location')]).toEqual([
+          base,
+          from,
+          301,
+          to,
+        ]);
+      }
+      const landed = await fetch(`${base}/garage/automobiles/coupe/timing-belt`);
+      expect([base, landed.status]).toEqual([base, 200]);
+    }
+    // Every posts replica answers with the new place (reads spread over both by NATS).
+    for (let i = 0; i < 6; i++) {
+      const read = await api(`/api/posts/${created.json.id}?replica=${i}`);
+      expect(read.json).toMatchObject({
+        submenu2: 'Blue Coupe',
+        url: '/garage/automobiles/coupe/timing-belt',
+      });
+    }
+    const sitemap = await (await fetch(`${stack.url}/sitemap.xml`)).text();
+    expect(sitemap).toContain('/garage/automobiles/coupe/timing-belt');
+    expect(sitemap).not.toContain('car-one');
+    expect(sitemap).not.toContain('red-roadster');
+  }, 60_000);
 });

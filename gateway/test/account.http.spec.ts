@@ -6,8 +6,14 @@
  */
 import { ErrorText, type PublicUser } from '@blog/contracts';
 import { Secret, TOTP } from 'otpauth';
-import { resetPassword } from '../../services/auth/src/admin-cli.js';
-import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+import {
+  ADMIN,
+  api,
+  loginAs,
+  runAdminCommand,
+  startTestStack,
+  type TestStack,
+} from './support/test-stack.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -318,7 +324,9 @@ describe('accounts through the gateway', () => {
       secret: string;
     };
     await api(stack, '/api/auth/2fa/enable', { body: { code: codeAt(secret) }, token: before });
-    const password = await resetPassword(stack.env.DATABASE_URL!, ADMIN.username.toUpperCase());
+    const reset = await runAdminCommand(stack, ['reset-password', ADMIN.username.toUpperCase()]);
+    expect(reset.code).toBe(0);
+    const password = /^New password for \S+: (\S+)$/m.exec(reset.stdout)![1]!;
     expect(password.length).toBeGreaterThanOrEqual(16);
     // The command writes to the database, not through a gateway: every replica sees it within SESSION_CHECK_TTL_MS (1 s).
     for (const deadline = Date.now() + 3000; (await status(before)) !== 401;) {
@@ -331,9 +339,11 @@ describe('accounts through the gateway', () => {
       role: 'admin',
       twoFactorEnabled: false,
     });
-    await expect(resetPassword(stack.env.DATABASE_URL!, 'nobody-here')).rejects.toThrow(
-      'no user named "nobody-here"',
-    );
+    expect(await runAdminCommand(stack, ['reset-password', 'nobody-here'])).toMatchObject({
+      code: 1,
+      stderr: 'no user named "nobody-here"\n',
+    });
+    expect((await runAdminCommand(stack, ['reset-password'])).stderr).toMatch(/^usage: npm run admin/);
   });
 
   it('asks for a token on every account call', async () => {

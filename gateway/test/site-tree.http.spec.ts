@@ -6,11 +6,20 @@
  * canonical links and the sitemap follow the tree.
  */
 import type { PostView, SiteConfig } from '@blog/contracts';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fields, multipart } from './support/media-fixtures.js';
-import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+import {
+  ADMIN,
+  api,
+  loginAs,
+  runAdminCommand,
+  startTestStack,
+  type TestStack,
+} from './support/test-stack.js';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -228,5 +237,56 @@ describe('the category tree from the dashboard', () => {
     removed.categories.shift();
     expect((await save(removed)).status).toBe(200);
     expect((await page('/travel')).status).toBe(404);
+  });
+
+  it('npm run admin -- reset-site: a file with the ids keeps posts on their nodes; the shipped file places them by label; the running site shows it', async () => {
+    const brakes = await createPost('Brake pads', {
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      submenu2: 'Car Three',
+    });
+    const renamed = edit(await site(), ['Garage', 'Automobiles', 'Car Three'], (n) => ({
+      ...n,
+      label: 'Green Wagon',
+      segment: 'wagon',
+    }));
+    expect((await save(renamed)).status).toBe(200);
+    const tyres = await createPost('Winter tyres', {
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      submenu2: 'Car Four',
+    });
+    const untilShown = async (check: (s: SiteConfig) => boolean) => {
+      for (const deadline = Date.now() + 2000; !check(await site());) {
+        if (Date.now() > deadline) throw new Error('the reset site did not show within 2 s');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    };
+    const url = async (id: number) =>
+      ((await api(stack, `/api/posts/${id}`)).json as unknown as PostView).url;
+
+    // A file saved from GET /api/site (ids included), with a new title.
+    const saved = join(stack.env.DATA_DIR!, 'site-saved.json');
+    await writeFile(saved, JSON.stringify({ ...(await site()), title: 'Saved copy' }));
+    const fromCopy = await runAdminCommand(stack, ['reset-site', saved]);
+    expect(fromCopy).toMatchObject({ code: 0, stderr: '' });
+    expect(fromCopy.stdout).toContain('Every post has its place in the tree.');
+    await untilShown((s) => s.title === 'Saved copy');
+    expect(await url(brakes.id)).toBe('/garage/automobiles/wagon/brake-pads');
+
+    // The shipped file: no ids, so posts are placed by label; Green Wagon is not in it.
+    const file = JSON.parse(await readFile(join(ROOT, 'config/site.json'), 'utf8')) as SiteConfig;
+    const shipped = await runAdminCommand(stack, ['reset-site', join(ROOT, 'config/site.json')]);
+    expect(shipped).toMatchObject({ code: 0, stderr: '' });
+    expect(shipped.stdout).toMatch(/\d+ post\(s\) have labels the file/);
+    await untilShown((s) => s.title === file.title);
+    expect((await site()).categories.map((c) => c.label)).toEqual(file.categories.map((c) => c.label));
+    expect(await url(tyres.id)).toBe('/garage/automobiles/car-four/winter-tyres');
+    // The dashboard's redirects went with the tree they belonged to.
+    expect((await page('/garage/automobiles/car-four/winter-tyres')).status).toBe(200);
+    expect((await page('/garage/automobiles/coupe/oil-change')).status).toBe(404);
+    expect((await runAdminCommand(stack, ['reset-site', '/nowhere/site.json'])).stderr).toContain(
+      'Cannot read the site config /nowhere/site.json',
+    );
   });
 });

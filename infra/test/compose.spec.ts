@@ -260,6 +260,30 @@ suite(suiteName, () => {
     timings.journeySeconds = Math.round((Date.now() - started) / 100) / 10;
   }, 300_000);
 
+  test('the operator commands run inside the app container: reset-password, then reset-site', async () => {
+    const reset = run('podman', [
+      'exec',
+      container('auth'),
+      'npm',
+      'run',
+      '--silent',
+      'admin',
+      '--',
+      'reset-password',
+      ADMIN.username,
+    ]);
+    const password = /^New password for \S+: (\S+)$/m.exec(reset)![1]!;
+    const login = await fetch(`${site}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: ADMIN.username, password }),
+    });
+    expect(login.status).toBe(200);
+    expect(
+      run('podman', ['exec', container('auth'), 'npm', 'run', '--silent', 'admin', '--', 'reset-site']),
+    ).toContain('The site settings are now those of config/site.json');
+  }, 60_000);
+
   test('a restarted service container rejoins: the site answers again', async () => {
     run('podman', ['restart', container('posts')]);
     await until(

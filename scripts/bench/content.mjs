@@ -3,20 +3,13 @@
 // a post and of the home page's list, cached and uncached. With BENCH_BASE=<git revision> the same figures come from that
 // revision too, built in a worktree and run beside this build on other ports, the load runs
 // alternating between the two (the machine is shared: figures from different runs differ).
-import autocannon from 'autocannon';
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { alternating, benchTargets, loadCost, stackPids } from './measure.mjs';
 import { percentile, ROOT, startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 /** A long post as people write them: headings, paragraphs with emphasis and links, lists, a table, code. */
 export function longMarkdown(words) {
@@ -75,33 +68,6 @@ function wireBytes(url, encoding = 'br') {
   });
 }
 
-async function cpuTicks(pid) {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]); // utime + stime
-}
-
-/** Busy ticks of the whole machine (every process: PostgreSQL and the load generator too). */
-async function machineTicks() {
-  const [cpu] = (await readFile('/proc/stat', 'utf8')).split('\n');
-  const [user, nice, system, , , irq, softirq, steal] = cpu.split(/\s+/).slice(1).map(Number);
-  return user + nice + system + irq + softirq + steal;
-}
-
-/** Load on `url`; with `unique`, each request gets its own query string, so no cache answers it. */
-function cannon(url, unique = false) {
-  let n = 0;
-  const setupRequest = unique
-    ? (request) => ({ ...request, path: `${request.path}&bench=${++n}` })
-    : undefined;
-  return new Promise((resolve, reject) => {
-    const requests = setupRequest ? [{ method: 'GET', setupRequest }] : undefined;
-    autocannon({ url, connections: 20, duration: SECONDS, requests }, (error, result) =>
-      error ? reject(error) : resolve(result),
-    );
-  });
-}
-
 /** A stack of the checkout at `root`, with 200 seeded posts and one of `content` (and its page's weight). */
 async function startWithPost(name, root, content) {
   const stack = await startSeedableStack(
@@ -132,13 +98,13 @@ async function startWithPost(name, root, content) {
     body: form,
   });
   const post = await created.json();
-  const state = JSON.parse(await readFile(join(stack.dataDir, 'stack.json'), 'utf8'));
+  const children = await stackPids(stack);
   const html = await (await fetch(`${stack.baseUrl}${post.url}`)).text();
   const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)[1];
   return {
     stack,
     post,
-    pids: { gateway: state.children.gateway, posts: state.children.posts },
+    pids: { gateway: children.gateway, posts: children.posts },
     weight: {
       postPageHtmlBrotli: await wireBytes(`${stack.baseUrl}${post.url}`),
       postApiBrotli: await wireBytes(`${stack.baseUrl}/api/posts/${post.id}`),
@@ -157,75 +123,23 @@ const READS = [
   { name: 'uncachedListRead', path: () => '/api/posts?limit=15', unique: true, pids: ['gateway', 'posts'] },
 ];
 
-/** Requests per second and CPU ms per 1,000 requests of the named processes, from /proc. */
-async function readLoad(target, read) {
-  const pids = read.pids.map((name) => target.pids[name]);
-  const before = await Promise.all(pids.map(cpuTicks));
-  const machineBefore = await machineTicks();
-  const result = await cannon(`${target.stack.baseUrl}${read.path(target)}`, read.unique);
-  const after = await Promise.all(pids.map(cpuTicks));
-  const machine = (await machineTicks()) - machineBefore;
-  const perThousand = (ticks) =>
-    Math.round(((ticks * (1000 / CLOCK_TICKS)) / result.requests.total) * 1000 * 10) / 10;
-  const used = after.map((ticks, i) => ticks - before[i]);
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    cpuMsPer1000: perThousand(used.reduce((a, b) => a + b, 0)),
-    // Each process's share, to see where a change in the sum comes from.
-    cpuMsPer1000ByProcess: Object.fromEntries(read.pids.map((name, i) => [name, perThousand(used[i])])),
-    machineCpuMsPer1000: perThousand(machine),
-    non2xx: result.non2xx,
-  };
-}
-
-/** A worktree of `rev`, installed and built once (kept in the temp folder for later runs). */
-function baseCheckout(rev) {
-  const sha = execFileSync('git', ['rev-parse', '--short', rev], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const dir = join(tmpdir(), `blog-bench-base-${sha}`);
-  if (!existsSync(join(dir, 'web/dist/index.html'))) {
-    if (!existsSync(dir))
-      execFileSync('git', ['worktree', 'add', '--detach', dir, sha], { cwd: ROOT, stdio: 'inherit' });
-    execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, stdio: 'inherit' });
-    execFileSync('npm', ['run', 'build'], { cwd: dir, stdio: 'inherit' });
-  }
-  return { dir, sha };
-}
-
 export async function benchContent() {
   const results = { render: await renderTimes(ROOT) };
   const content = longMarkdown(1000);
-  const targets = [{ name: 'this build', root: ROOT }];
-  if (process.env.BENCH_BASE) {
-    const base = baseCheckout(process.env.BENCH_BASE);
-    targets.unshift({ name: `base ${base.sha}`, root: base.dir });
-  }
+  const targets = benchTargets();
   const running = [];
   try {
     for (const target of targets)
       running.push({ ...target, ...(await startWithPost('content', target.root, content)) });
     const only = process.env.BENCH_READS?.split(',');
-    for (const read of READS.filter((r) => !only || only.includes(r.name))) {
-      const rounds = Object.fromEntries(running.map((t) => [t.name, []]));
-      for (const target of running) await readLoad(target, read); // warm-up (JIT, pools), not counted
-      for (let round = 0; round < ROUNDS; round++)
-        for (const target of round % 2 ? [...running].reverse() : running)
-          rounds[target.name].push(await readLoad(target, read));
-      results[read.name] = Object.fromEntries(
-        running.map((t) => {
-          const runs = rounds[t.name];
-          const mean = (key) =>
-            Math.round((runs.reduce((sum, r) => sum + r[key], 0) / runs.length) * 10) / 10;
-          return [
-            t.name,
-            {
-              runs,
-              meanRequestsPerSecond: mean('requestsPerSecond'),
-              meanCpuMsPer1000: mean('cpuMsPer1000'),
-            },
-          ];
-        }),
+    for (const read of READS.filter((r) => !only || only.includes(r.name)))
+      results[read.name] = await alternating(running, (target) =>
+        loadCost(
+          `${target.stack.baseUrl}${read.path(target)}`,
+          Object.fromEntries(read.pids.map((name) => [name, target.pids[name]])),
+          { unique: read.unique },
+        ),
       );
-    }
     results.weight = Object.fromEntries(running.map((t) => [t.name, t.weight]));
     return results;
   } finally {

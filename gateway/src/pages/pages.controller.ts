@@ -6,6 +6,11 @@ import { API_PATHS } from '../common/web-app.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { PagesService } from './pages.service.js';
 
+const queryOf = (url: string) => {
+  const start = url.indexOf('?');
+  return start < 0 ? '' : url.slice(start);
+};
+
 /** Every GET that no API route or file answered: a page of the site (registered last). */
 @Controller()
 export class PagesController {
@@ -19,7 +24,8 @@ export class PagesController {
     if (API_PATHS.test(req.path)) throw new NotFoundException();
     const page = await this.pages.render(req.path, siteUrl(this.config, req));
     if (!page) throw new NotFoundException();
-    if ('location' in page) return res.redirect(301, page.location);
+    // A moved page keeps the query it was asked with (?page=2 of a renamed listing).
+    if ('location' in page) return res.redirect(301, page.location + queryOf(req.originalUrl));
     // Revalidated every time (the ETag makes that cheap): asset names change with each build.
     res.status(page.status).setHeader('Cache-Control', 'no-cache');
     if (page.status === 503) res.setHeader('Retry-After', '5');

@@ -1,39 +1,60 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { Patterns, type SiteConfig } from '@blog/contracts';
+import type { PublicCache } from '../common/public-cache.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { ServiceClients } from '../rpc/service-clients.js';
-
-type Cached<T> = { value: Promise<T>; at: number } | null;
+import { PUBLIC_CACHE } from '../tokens.js';
 
 /**
  * The site config (texts, registration, category tree) and the redirects of renamed paths,
- * for pages, feeds and the register check, asked of the posts service at most once per
- * SITE_CACHE_MS: the owner's changes from the dashboard show within it on every replica
- * (and at once on the one that saved).
+ * for GET /api/site, pages, feeds and the register check. Both are kept until the stored
+ * version moves: every SITE_CACHE_MS this gateway asks the posts service for the version
+ * (a number from memory, which every posts replica learns at once by NOTIFY) and, when it
+ * moved, drops its copies and its public cache, whose pages were built from the old site.
+ * The gateway that forwarded a change forgets at once (forget()).
  */
 @Injectable()
-export class SiteConfigSource {
-  private site: Cached<SiteConfig> = null;
-  private redirectMap: Cached<Record<string, string>> = null;
+export class SiteConfigSource implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(SiteConfigSource.name);
+  private site: Promise<SiteConfig> | null = null;
+  private redirectMap: Promise<Record<string, string>> | null = null;
+  private version: number | null = null;
+  private watch?: NodeJS.Timeout;
 
   constructor(
     private readonly services: ServiceClients,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(PUBLIC_CACHE) private readonly cache: PublicCache,
   ) {}
 
+  onModuleInit(): void {
+    if (this.config.SITE_CACHE_MS === 0) return;
+    this.watch = setInterval(() => void this.checkVersion(), this.config.SITE_CACHE_MS);
+    this.watch.unref();
+  }
+
+  onApplicationShutdown(): void {
+    clearInterval(this.watch);
+  }
+
   get(): Promise<SiteConfig> {
-    this.site = this.fresh(this.site, Patterns.posts.site, (entry) => {
-      if (this.site === entry) this.site = null;
+    if (this.config.SITE_CACHE_MS === 0) return this.services.read('posts', Patterns.posts.site, {});
+    this.site ??= this.keep(this.services.read<SiteConfig>('posts', Patterns.posts.site, {}), () => {
+      this.site = null;
     });
-    return this.site.value;
+    return this.site;
   }
 
   /** Old listing path → current one. */
   redirects(): Promise<Record<string, string>> {
-    this.redirectMap = this.fresh(this.redirectMap, Patterns.posts.siteRedirects, (entry) => {
-      if (this.redirectMap === entry) this.redirectMap = null;
-    });
-    return this.redirectMap.value;
+    if (this.config.SITE_CACHE_MS === 0) return this.services.read('posts', Patterns.posts.siteRedirects, {});
+    this.redirectMap ??= this.keep(
+      this.services.read<Record<string, string>>('posts', Patterns.posts.siteRedirects, {}),
+      () => {
+        this.redirectMap = null;
+      },
+    );
+    return this.redirectMap;
   }
 
   /** After a change this replica forwarded: the next read asks again. */
@@ -42,15 +63,25 @@ export class SiteConfigSource {
     this.redirectMap = null;
   }
 
-  private fresh<T>(
-    cached: Cached<T>,
-    pattern: string,
-    drop: (entry: Cached<T>) => void,
-  ): NonNullable<Cached<T>> {
-    if (cached && Date.now() - cached.at <= this.config.SITE_CACHE_MS) return cached;
-    const entry = { value: this.services.read<T>('posts', pattern, {}), at: Date.now() };
-    // A failure is not kept: the next request asks again.
-    entry.value.catch(() => drop(entry));
-    return entry;
+  /** A failure is not kept: the next request asks again. */
+  private keep<T>(value: Promise<T>, drop: () => void): Promise<T> {
+    value.catch(drop);
+    return value;
+  }
+
+  private async checkVersion(): Promise<void> {
+    let version: number;
+    try {
+      version = await this.services.read<number>('posts', Patterns.posts.siteVersion, {});
+    } catch (error) {
+      // The copies stay: a stale site is better than none while the posts service is away.
+      this.logger.debug(`site version not checked: ${(error as Error).message}`);
+      return;
+    }
+    if (this.version !== null && version !== this.version) {
+      this.forget();
+      this.cache.clear();
+    }
+    this.version = version;
   }
 }

@@ -1,3 +1,4 @@
+import { SiteConfigSource } from '../pages/site-config.service.js';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   Patterns,
@@ -33,11 +34,12 @@ export class PostsController {
     private readonly services: ServiceClients,
     private readonly writer: PostWriter,
     private readonly auth: OptionalAuth,
+    private readonly siteConfig: SiteConfigSource,
   ) {}
 
   @Get('site')
   site(): Promise<SiteConfig> {
-    return this.services.read('posts', Patterns.posts.site, {});
+    return this.siteConfig.get();
   }
 
   /** Newest first, filtered and paged in the database; the total is in X-Total-Count. */

@@ -114,3 +114,17 @@ export async function loginAs(stack: TestStack, username: string, password: stri
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
   return (response.json as unknown as { token: string }).token;
 }
+
+/** `npm run admin -- …` (scripts/admin.mjs, on the built code) against this stack's database. */
+export async function runAdminCommand(stack: TestStack, args: string[]) {
+  const { execFile } = await import('node:child_process');
+  const script = new URL('../../../scripts/admin.mjs', import.meta.url).pathname;
+  return new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+    execFile(
+      process.execPath,
+      [script, ...args],
+      { env: { ...process.env, DATABASE_URL: stack.env.DATABASE_URL } },
+      (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}

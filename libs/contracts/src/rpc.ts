@@ -31,6 +31,8 @@ export const Patterns = {
     /** A keyed write's stored answer, if any (the gateway asks before it stores files again). */
     idempotentAnswer: 'posts.idempotency.answer',
     site: 'posts.site',
+    /** The stored site configuration's version (gateways drop their copies when it moves). */
+    siteVersion: 'posts.site.version',
     /** A new site configuration from the dashboard (keyed like the other writes). */
     updateSite: 'posts.site.update',
     /** Old listing paths → current ones, after segment changes (the gateway answers them with 301). */

@@ -10,3 +10,4 @@ export * from './site-config.js';
 export * from './storage/index.js';
 export * from './jobs/index.js';
 export * from './transport.js';
+export * from './operator-database.js';

@@ -12,9 +12,11 @@ import {
 } from '@blog/contracts';
 import { IdempotencyLedger, parseOrThrow, RpcError } from '@blog/server-kit';
 import { z } from 'zod';
+import type { Pool, PoolClient } from 'pg';
 import { DataSource, type EntityManager } from 'typeorm';
 import type { PostsConfig } from '../config.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG } from '../tokens.js';
+import { placePostsByLabels } from './place-posts.js';
 
 interface Row {
   config: SiteConfig;
@@ -31,6 +33,9 @@ const movesSchema = z
   )
   .max(200)
   .default([]);
+
+/** The PostgreSQL channel a saved change is announced on. */
+export const SITE_CHANNEL = 'blog_site_settings';
 
 const describe = (node: SiteNodeInfo) => node.labels.join(' → ');
 
@@ -66,6 +71,8 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
   private redirectMap: Record<string, string> = {};
   private version = 0;
   private poll?: NodeJS.Timeout;
+  private listener?: PoolClient;
+  private closing = false;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -82,25 +89,53 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
     );
     await this.refresh();
     await this.placeUnplacedPosts();
-    this.poll = setInterval(() => {
-      this.refresh().catch((error: Error) =>
-        this.logger.warn(`site settings not refreshed: ${error.message}`),
-      );
-    }, this.config.SITE_REFRESH_MS);
+    await this.listen();
+    this.poll = setInterval(() => this.refreshLogged(), this.config.SITE_REFRESH_MS);
     this.poll.unref();
   }
 
-  onApplicationShutdown(): void {
+  async onApplicationShutdown(): Promise<void> {
+    this.closing = true;
     clearInterval(this.poll);
+    this.listener?.release(true);
+  }
+
+  /**
+   * A change saved on any replica is announced with NOTIFY when its transaction commits:
+   * every replica reloads at once, so no two replicas build a post's URL from different
+   * trees (one would send readers back to the other's old path). The version poll above is
+   * the fallback while this connection is down.
+   */
+  private async listen(): Promise<void> {
+    try {
+      const pool = (this.db.driver as unknown as { master: Pool }).master;
+      const client = await pool.connect();
+      this.listener = client;
+      client.on('notification', () => this.refreshLogged());
+      client.on('error', (error: Error) => {
+        this.logger.warn(`site settings listener lost: ${error.message}`);
+        client.release(true);
+        if (this.listener === client) this.listener = undefined;
+        if (!this.closing) setTimeout(() => void this.listen(), this.config.SITE_REFRESH_MS).unref();
+      });
+      await client.query(`LISTEN ${SITE_CHANNEL}`);
+    } catch (error) {
+      this.logger.warn(`site settings listener not started: ${(error as Error).message}`);
+      if (!this.closing) setTimeout(() => void this.listen(), this.config.SITE_REFRESH_MS).unref();
+    }
+  }
+
+  private refreshLogged(): void {
+    this.refresh().catch((error: Error) => this.logger.warn(`site settings not refreshed: ${error.message}`));
   }
 
   current(): SiteConfig {
     return this.site;
   }
 
-  /** Old listing paths → their current ones (after segment changes; chains already followed). */
-  redirects(): Record<string, string> {
-    return this.redirectMap;
+  /** Moves with every stored change; known at once through NOTIFY (see listen). */
+  currentVersion(): number {
+    return this.version;
   }
 
   /** Every segment of the tree: a post's slug never equals one. */
@@ -143,6 +178,8 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
          WHERE id = 1 RETURNING config, version`,
         [JSON.stringify(next)],
       )) as [Row[], number];
+      // Delivered to every replica's listener when this transaction commits.
+      await manager.query(`SELECT pg_notify($1, $2)`, [SITE_CHANNEL, String(rows[0]!.version)]);
       return rows[0]!.config;
     });
     await this.refresh();
@@ -235,7 +272,28 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
       throw RpcError.badRequest(`segment "${clash.slug}" is the slug of a post: choose another segment`);
   }
 
+  /**
+   * The stored configuration as of now, for the gateways' reads (each asks at most once per
+   * SITE_CACHE_MS): a gateway that forgot its copy after forwarding a change gets that change,
+   * whichever replica answers, instead of one up to SITE_REFRESH_MS old.
+   */
+  async latest(): Promise<SiteConfig> {
+    await this.refresh();
+    return this.site;
+  }
+
+  /** Old listing paths → their current ones (chains already followed), as of now (see latest). */
+  async latestRedirects(): Promise<Record<string, string>> {
+    await this.refresh();
+    return this.redirectMap;
+  }
+
+  /** Reloads the configuration and redirects when the stored version moved (a one-row primary-key read otherwise). */
   private async refresh(): Promise<void> {
+    const [stored] = (await this.db.query(`SELECT version FROM posts.site_settings WHERE id = 1`)) as {
+      version: number;
+    }[];
+    if (!stored || stored.version === this.version) return;
     const [row] = (await this.db.query(
       `SELECT config, version FROM posts.site_settings WHERE id = 1`,
     )) as Row[];
@@ -255,13 +313,6 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
     const [unplaced] = (await this.db.query(
       `SELECT 1 FROM posts.posts WHERE place_id IS NULL LIMIT 1`,
     )) as unknown[];
-    if (!unplaced) return;
-    for (const node of siteNodes(this.site).filter((n) => n.leaf))
-      await this.db.query(
-        `UPDATE posts.posts SET place_id = $1
-         WHERE place_id IS NULL AND lower(category) = lower($2) AND lower(submenu1) = lower($3)
-           AND lower(coalesce(submenu2, '')) = lower(coalesce($4, ''))`,
-        [node.id, node.labels[0], node.labels[1], node.labels[2] ?? null],
-      );
+    if (unplaced) await placePostsByLabels((sql, params) => this.db.query(sql, params), this.site);
   }
 }

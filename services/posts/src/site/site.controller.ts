@@ -17,8 +17,13 @@ export class SiteController {
   constructor(private readonly settings: SiteSettings) {}
 
   @MessagePattern(Patterns.posts.site)
-  get(): SiteConfig {
-    return this.settings.current();
+  get(): Promise<SiteConfig> {
+    return this.settings.latest();
+  }
+
+  @MessagePattern(Patterns.posts.siteVersion)
+  version(): number {
+    return this.settings.currentVersion();
   }
 
   @MessagePattern(Patterns.posts.updateSite)
@@ -28,7 +33,7 @@ export class SiteController {
   }
 
   @MessagePattern(Patterns.posts.siteRedirects)
-  redirects(): Record<string, string> {
-    return this.settings.redirects();
+  redirects(): Promise<Record<string, string>> {
+    return this.settings.latestRedirects();
   }
 }
