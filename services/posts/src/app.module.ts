@@ -20,6 +20,7 @@ import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
+import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -32,6 +33,7 @@ export const POSTS_MIGRATIONS = [
   VisiblePostsIndex1764250000000,
   IdempotencyKeys1764300000000,
   SiteSettings1764400000000,
+  ImportSources1764600000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */

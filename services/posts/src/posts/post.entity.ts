@@ -52,6 +52,10 @@ export class Post {
   @Column({ type: 'text', array: true, default: () => "'{}'" })
   tags!: string[];
 
+  /** Its identity in the blog it was imported from ("wxr:<guid>", "ghost:<id>", "blog:<id>"): a re-import updates it. */
+  @Column({ name: 'source_id', type: 'varchar', length: 300, nullable: true, select: false })
+  sourceId!: string | null;
+
   /** Chosen by the author (the post's date), not the insert time. */
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;
