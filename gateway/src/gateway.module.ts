@@ -18,6 +18,7 @@ import { PagesController } from './pages/pages.controller.js';
 import { PagesService } from './pages/pages.service.js';
 import { SiteConfigSource } from './pages/site-config.service.js';
 import { SiteAdminController } from './pages/site-admin.controller.js';
+import { ImportsController } from './imports/imports.controller.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -37,6 +38,7 @@ export class GatewayModule {
         MailAdminController,
         FeedsController,
         SiteAdminController,
+        ImportsController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],

@@ -22,6 +22,12 @@ export class PagesController {
   @Get('{*path}')
   async page(@Req() req: Request, @Res() res: Response): Promise<void> {
     if (API_PATHS.test(req.path)) throw new NotFoundException();
+    // WordPress's plain links (/?p=123) of an imported post lead to its page.
+    const p = req.query.p;
+    if (req.path === '/' && typeof p === 'string' && /^\d+$/.test(p)) {
+      const location = await this.pages.oldPostPath(`/?p=${p}`);
+      if (location) return res.redirect(301, location);
+    }
     const page = await this.pages.render(req.path, siteUrl(this.config, req));
     if (!page) throw new NotFoundException();
     // A moved page keeps the query it was asked with (?page=2 of a renamed listing).

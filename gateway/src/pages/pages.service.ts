@@ -87,7 +87,17 @@ export class PagesService {
     } catch {
       return null;
     }
-    const location = redirectFor(redirects, path);
+    const location = redirectFor(redirects, path) ?? (await this.oldPostPath(path.replace(/\/+$/, '')));
     return location ? { status: 301, location } : null;
+  }
+
+  /** An imported post's old address ("/?p=12", "/2019/05/12/my-post"): its page now, or null. */
+  async oldPostPath(key: string): Promise<string | null> {
+    if (!key) return null;
+    try {
+      return await this.services.read<string | null>('posts', Patterns.posts.oldPath, { path: key });
+    } catch {
+      return null;
+    }
   }
 }

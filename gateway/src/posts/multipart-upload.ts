@@ -1,30 +1,14 @@
-import {
-  ErrorText,
-  FileErrors,
-  isHeic,
-  isImageOrVideo,
-  MAX_FILE_BYTES,
-  type PostWriteCommand,
-  type UploadedFile,
-} from '@blog/contracts';
-import { newObjectKey, ObjectTooLargeError, type ObjectStorage } from '@blog/server-kit';
+import { ErrorText, type PostWriteCommand, type UploadedFile } from '@blog/contracts';
+import { MediaFileRefused, storeMediaOriginal, type ObjectStorage } from '@blog/server-kit';
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
-import { fileTypeFromBuffer } from 'file-type';
 import { createHash, type Hash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { ApiError } from '../common/api-error.js';
 
-/** Enough bytes for file-type to recognise every image and video container. */
-const SNIFF_BYTES = 4100;
 const MAX_FILES = 50;
 const MAX_FIELDS = 50;
 const MAX_FIELD_BYTES = 1024 * 1024;
-/**
- * Where the owner's originals go: a private key, never served nor listed publicly; the
- * media worker makes what the site serves from it (under `media/`).
- */
-export const UPLOAD_PREFIX = 'private/originals';
 
 class ClientGoneError extends Error {}
 
@@ -49,36 +33,6 @@ function hashing(source: Readable, hash: Hash, counted: { size: number }): Reada
     }
   }
   return Readable.from(pass(), { objectMode: false });
-}
-
-/** Reads the first bytes of a stream and gives back a stream of all of it. */
-function peek(source: Readable, size: number): Promise<{ head: Buffer; body: Readable }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let length = 0;
-    const finish = () => {
-      source.off('readable', onReadable);
-      source.off('end', finish);
-      source.off('error', reject);
-      const head = Buffer.concat(chunks);
-      async function* all() {
-        yield head;
-        for await (const chunk of source) yield chunk as Buffer;
-      }
-      resolve({ head, body: Readable.from(all(), { objectMode: false }) });
-    };
-    const onReadable = () => {
-      let chunk: Buffer | null;
-      while (length < size && (chunk = source.read() as Buffer | null) !== null) {
-        chunks.push(chunk);
-        length += chunk.length;
-      }
-      if (length >= size) finish();
-    };
-    source.on('readable', onReadable);
-    source.once('end', finish);
-    source.once('error', reject);
-  });
 }
 
 /**
@@ -112,28 +66,10 @@ export async function receivePostForm(
   };
 
   const storeFile = async (stream: Readable, name: string, declaredType: string) => {
-    if (isHeic(name, declaredType)) throw new ApiError(400, FileErrors.heic(name));
-    const { head, body } = await peek(stream, SNIFF_BYTES);
-    const detected = await fileTypeFromBuffer(head);
-    if (detected && isHeic(`x.${detected.ext}`, detected.mime))
-      throw new ApiError(400, FileErrors.heic(name));
-    if (!detected || !isImageOrVideo(detected.mime)) throw new ApiError(400, FileErrors.unsupported(name));
-    const key = newObjectKey(UPLOAD_PREFIX, detected.ext);
     try {
-      const { size } = await storage.put(key, body, {
-        contentType: detected.mime,
-        maxBytes: MAX_FILE_BYTES,
-        signal: abort.signal,
-      });
-      files.push({
-        key,
-        type: detected.mime.startsWith('video/') ? 'video' : 'image',
-        mimeType: detected.mime,
-        name,
-        size,
-      });
+      files.push(await storeMediaOriginal(storage, stream, { name, declaredType, signal: abort.signal }));
     } catch (error) {
-      if (error instanceof ObjectTooLargeError) throw new ApiError(413, FileErrors.tooLarge(name));
+      if (error instanceof MediaFileRefused) throw new ApiError(error.status, error.message);
       throw error;
     }
   };

@@ -16,3 +16,4 @@ export * from './mail.js';
 export * from './links.js';
 export * from './seo.js';
 export * from './preloaded.js';
+export * from './import.js';

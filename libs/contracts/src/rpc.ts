@@ -30,6 +30,12 @@ export const Patterns = {
     referencedKeys: 'posts.referencedKeys',
     /** A keyed write's stored answer, if any (the gateway asks before it stores files again). */
     idempotentAnswer: 'posts.idempotency.answer',
+    /** Starts an import of a stored file (answers its report); the job queue does the work. */
+    importStart: 'posts.import.start',
+    /** Where an import stands. */
+    importReport: 'posts.import.report',
+    /** The post an old URL of an imported post leads to (its current path), or null. */
+    oldPath: 'posts.oldPath',
     site: 'posts.site',
     /** The stored site configuration's version (gateways drop their copies when it moves). */
     siteVersion: 'posts.site.version',

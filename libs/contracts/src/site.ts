@@ -117,3 +117,15 @@ export function siteNodes(site: SiteConfig): SiteNodeInfo[] {
   }
   return nodes;
 }
+
+/** A node named by its id or by its labels ("Garage / Automobiles / Car One", any case). */
+export function findSiteNode(nodes: SiteNodeInfo[], ref: string): SiteNodeInfo | undefined {
+  const byId = nodes.find((node) => node.id === ref);
+  if (byId) return byId;
+  const labels = ref.split('/').map((part) => part.trim().toLowerCase());
+  return nodes.find(
+    (node) =>
+      node.labels.length === labels.length &&
+      node.labels.every((label, i) => label.toLowerCase() === labels[i]),
+  );
+}

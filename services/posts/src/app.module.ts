@@ -19,6 +19,9 @@ import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
+import { ImportController } from './import/import.controller.js';
+import { ImportService } from './import/import.service.js';
+import { MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
 
@@ -51,7 +54,7 @@ export class PostsModule {
           migrations: POSTS_MIGRATIONS,
         }),
       ],
-      controllers: [PostsController, SiteController],
+      controllers: [PostsController, SiteController, ImportController],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
         { provide: POSTS_CONFIG, useValue: config },
@@ -61,6 +64,8 @@ export class PostsModule {
         SearchService,
         ContentService,
         MediaItemsService,
+        MediaClient,
+        ImportService,
       ],
     };
   }

@@ -9,6 +9,16 @@ export const postsConfigSchema = z
     SITE_CONFIG: z.string().optional(),
     /** How often each replica checks the site settings' version (a change shows within it). */
     SITE_REFRESH_MS: envSchemas.positiveInt(500),
+    /** Where the media service listens under TRANSPORT=tcp: imported media are queued there at once. */
+    MEDIA_HOST: envSchemas.host('127.0.0.1'),
+    MEDIA_PORT: envSchemas.port(4003),
+    /** The import job queue on this Redis (BullMQ); the in-process runner when unset. */
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .optional(),
+    /** One try of downloading one imported picture or video (three tries at most). */
+    IMPORT_MEDIA_TIMEOUT_MS: envSchemas.positiveInt(60_000),
   })
   .superRefine(requireNatsUrl);
 export type PostsConfig = z.infer<typeof postsConfigSchema>;

@@ -50,6 +50,25 @@ function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
   return refs;
 }
 
+/** Where an imported post came from: its identity there and the old paths that lead to it. */
+export interface PostOrigin {
+  sourceId: string;
+  oldPaths: string[];
+  /** The slug it had there (a collision gets a suffix, as always). */
+  slug?: string;
+}
+
+async function saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void> {
+  await manager.query(`UPDATE posts.posts SET source_id = $2 WHERE id = $1`, [postId, origin.sourceId]);
+  await manager.query(`DELETE FROM posts.post_old_paths WHERE post_id = $1`, [postId]);
+  // A path another post already holds stays with it (the first one imported).
+  if (origin.oldPaths.length)
+    await manager.query(
+      `INSERT INTO posts.post_old_paths (path, post_id) SELECT unnest($2::text[]), $1 ON CONFLICT (path) DO NOTHING`,
+      [postId, origin.oldPaths],
+    );
+}
+
 @Injectable()
 export class PostsService {
   private readonly logger = new Logger(PostsService.name);
@@ -132,7 +151,8 @@ export class PostsService {
     return result;
   }
 
-  async create(command: PostWriteCommand): Promise<IdempotentAnswer<PostView>> {
+  /** `origin`: an imported post's identity in its source blog and its old paths (see ImportRunner). */
+  async create(command: PostWriteCommand, origin?: PostOrigin): Promise<IdempotentAnswer<PostView>> {
     const parsed = parsePostForm(command.fields, this.site);
     const plan = this.plan(parsed, command, []);
     const rows = this.mediaRows(plan, parsed);
@@ -141,26 +161,27 @@ export class PostsService {
         manager.create(Post, {
           ...this.postFields(parsed),
           ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
-          slug: await this.uniqueSlug(manager, parsed.form.title),
+          slug: await this.uniqueSlug(manager, origin?.slug || parsed.form.title),
           updatedAt: new Date(),
         }),
         { transaction: false }, // the caller decides: one statement, or our own transaction
       );
       for (const row of rows) row.postId = saved.id;
       const media = rows.length ? await manager.save(rows) : [];
+      if (origin) await saveOrigin(manager, saved.id, origin);
       return toPostView(saved, media, this.site, true);
     };
     // A post without media and without a key is one INSERT (atomic by itself; the unique
     // index guards the slug).
     return this.withSlugRetry(() =>
-      plan.items.length || command.idempotency
+      plan.items.length || command.idempotency || origin
         ? this.ledger.write(command.idempotency, insert)
         : insert(this.db.manager).then((answer) => ({ answer, replayed: false })),
     );
   }
 
   /** Keeps the slug (links stay valid); media the form no longer lists are deleted with their files. */
-  async update(command: PostUpdateCommand): Promise<IdempotentAnswer<PostView>> {
+  async update(command: PostUpdateCommand, origin?: PostOrigin): Promise<IdempotentAnswer<PostView>> {
     const parsed = parsePostForm(command.fields, this.site);
     let removed: MediaItem[] = [];
     const result = await this.ledger.write(command.idempotency, async (manager) => {
@@ -181,6 +202,7 @@ export class PostsService {
       await manager.save(post);
       if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
       await manager.save(rows);
+      if (origin) await saveOrigin(manager, post.id, origin);
       removed = plan.removed;
       return this.viewIn(manager, post.id);
     });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  findSiteNode,
   parseSiteConfig,
   reservedSegments,
   SiteConfigError,
@@ -38,18 +39,6 @@ const movesSchema = z
 export const SITE_CHANNEL = 'blog_site_settings';
 
 const describe = (node: SiteNodeInfo) => node.labels.join(' → ');
-
-/** A node named by its id or by its labels ("Garage / Automobiles / Car One", any case). */
-function findNode(nodes: SiteNodeInfo[], ref: string): SiteNodeInfo | undefined {
-  const byId = nodes.find((node) => node.id === ref);
-  if (byId) return byId;
-  const labels = ref.split('/').map((part) => part.trim().toLowerCase());
-  return nodes.find(
-    (node) =>
-      node.labels.length === labels.length &&
-      node.labels.every((label, i) => label.toLowerCase() === labels[i]),
-  );
-}
 
 /** The ids of a node and every node under it. */
 function subtree(nodes: SiteNodeInfo[], id: string): string[] {
@@ -201,9 +190,9 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
         [node.id, node.labels[0], node.labels[1], node.labels[2] ?? null, ...params],
       );
     for (const move of moves) {
-      const from = findNode(before, move.from);
+      const from = findSiteNode(before, move.from);
       if (!from) throw RpcError.badRequest(`moves: no node "${move.from}" in the current tree`);
-      const to = findNode(after, move.to);
+      const to = findSiteNode(after, move.to);
       if (!to) throw RpcError.badRequest(`moves: no node "${move.to}" in the new tree`);
       if (!to.leaf)
         throw RpcError.badRequest(`moves: ${describe(to)} has levels under it; move posts to one of them`);

@@ -1,0 +1,410 @@
+import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import {
+  findSiteNode,
+  IMPORT_MAX_ERRORS,
+  importOptionsSchema,
+  siteNodes,
+  UPLOADS_PREFIX,
+  type ImportFormat,
+  type ImportOptions,
+  type ImportReport,
+  type SiteConfig,
+  type SiteNodeInfo,
+  type UploadedFile,
+} from '@blog/contracts';
+import {
+  createJobQueue,
+  ORIGINALS_PREFIX,
+  parseOrThrow,
+  RpcError,
+  type Job,
+  type JobQueue,
+  type ObjectStorage,
+} from '@blog/server-kit';
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import type { PostsConfig } from '../config.js';
+import { MediaItem } from '../posts/media-item.entity.js';
+import { PostsService } from '../posts/posts.service.js';
+import { SiteSettings } from '../site/site-settings.service.js';
+import { POSTS_CONFIG, STORAGE } from '../tokens.js';
+import { ghostEntries, readGhost } from './ghost-reader.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
+import { MediaClient } from './media-client.js';
+import { MediaFetcher } from './media-fetcher.js';
+import { ImportFileError, type SourceEntry, type SourcePost } from './source-post.js';
+import { scanWxr, wxrEntries } from './wxr-reader.js';
+
+/** The report as stored: the public one plus where the work stands (for a resumed run). */
+interface StoredReport extends Omit<ImportReport, 'id' | 'state' | 'format' | 'createdAt' | 'updatedAt'> {
+  /** Items of the file already handled, in file order. */
+  processed: number;
+  postsDone: number;
+}
+
+interface ImportRow {
+  id: string;
+  state: ImportReport['state'];
+  format: ImportFormat | null;
+  file_key: string;
+  options: ImportOptions;
+  report: StoredReport;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const startSchema = z.object({
+  fileKey: z.string().startsWith('private/imports/'),
+  options: z.unknown().optional(),
+});
+const SAVE_EVERY_MS = 500;
+
+const emptyReport = (): StoredReport => ({
+  percent: 0,
+  total: 0,
+  imported: 0,
+  updated: 0,
+  skipped: 0,
+  failed: 0,
+  media: { downloaded: 0, failed: 0 },
+  errors: [],
+  skippedBy: {},
+  redirects: 0,
+  processed: 0,
+  postsDone: 0,
+});
+
+/** Reads the file's first bytes: a WordPress export (XML with the WXR namespace) or a Ghost export (JSON). */
+export function detectFormat(head: Buffer): ImportFormat | null {
+  const text = head
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (text.startsWith('<') && /wordpress\.org\/export\//.test(text)) return 'wxr';
+  if (text.startsWith('{')) return 'ghost';
+  return null;
+}
+
+/**
+ * Imports a WordPress (WXR) or Ghost export in the background. The file waits in storage;
+ * the job queue runs the import (BullMQ on Redis, in-process otherwise) and retries it when
+ * the process dies; the database is the truth: each post is written in one transaction with
+ * its media and old paths, and the report records how many items of the file are done, so a
+ * resumed run skips them, and a post met again (same source id) is updated, not doubled.
+ * Media files are stored under keys made from the post's source id and the file's URL, so
+ * a second try writes the same keys and leaves no orphan.
+ */
+@Injectable()
+export class ImportService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger(ImportService.name);
+  private readonly queue: JobQueue<{ id: string }>;
+  private readonly fetcher: MediaFetcher;
+  static readonly ATTEMPTS = 3;
+
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+    @Inject(POSTS_CONFIG) config: PostsConfig,
+    private readonly posts: PostsService,
+    private readonly settings: SiteSettings,
+    private readonly media: MediaClient,
+  ) {
+    this.queue = createJobQueue(
+      { name: 'imports', attempts: ImportService.ATTEMPTS, backoffMs: 2000, concurrency: 1 },
+      config,
+    );
+    this.fetcher = new MediaFetcher(storage, {
+      timeoutMs: config.IMPORT_MEDIA_TIMEOUT_MS,
+      tries: 3,
+      concurrency: 4,
+    });
+  }
+
+  async onModuleInit(): Promise<void> {
+    this.queue.process((job) => this.run(job));
+    // Imports a stopped process left queued or running go on (the queue may have lost them).
+    const open = (await this.db.query(
+      `SELECT id FROM posts.imports WHERE state IN ('queued', 'running')`,
+    )) as { id: string }[];
+    for (const { id } of open) await this.queue.add(id, { id }).catch(() => undefined);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.queue.close();
+  }
+
+  async start(message: unknown): Promise<ImportReport> {
+    const { fileKey, options: raw } = parseOrThrow(startSchema, message);
+    const options = parseOrThrow(importOptionsSchema, raw ?? {});
+    const head = await this.head(fileKey);
+    const format = detectFormat(head);
+    if (!format) {
+      await this.storage.delete(fileKey).catch(() => undefined);
+      throw RpcError.badRequest('The file is neither a WordPress export (WXR) nor a Ghost export (JSON)');
+    }
+    const id = randomUUID();
+    await this.db.query(
+      `INSERT INTO posts.imports (id, state, format, file_key, options, report) VALUES ($1, 'queued', $2, $3, $4, $5)`,
+      [id, format, fileKey, JSON.stringify(options), JSON.stringify(emptyReport())],
+    );
+    await this.queue
+      .add(id, { id })
+      .catch((error: Error) => this.logger.warn(`import ${id} not queued yet: ${error.message}`));
+    return this.report(id);
+  }
+
+  async report(id: string): Promise<ImportReport> {
+    if (!z.uuid().safeParse(id).success) throw RpcError.notFound('No such import');
+    const [row] = (await this.db.query(`SELECT * FROM posts.imports WHERE id = $1`, [id])) as ImportRow[];
+    if (!row) throw RpcError.notFound('No such import');
+    const { processed: _processed, postsDone: _done, ...report } = { ...emptyReport(), ...row.report };
+    return {
+      id: row.id,
+      state: row.state,
+      format: row.format,
+      ...report,
+      createdAt: new Date(row.created_at).toISOString(),
+      updatedAt: new Date(row.updated_at).toISOString(),
+    };
+  }
+
+  private async head(key: string): Promise<Buffer> {
+    const object = await this.storage.get(key);
+    if (!object) throw RpcError.badRequest('The uploaded file is missing');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of object.body) {
+      chunks.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= 4096) break;
+    }
+    (object.body as Readable).destroy?.();
+    return Buffer.concat(chunks);
+  }
+
+  private async open(key: string): Promise<Readable> {
+    const object = await this.storage.get(key);
+    if (!object) throw new ImportFileError('The uploaded file is gone');
+    return object.body as Readable;
+  }
+
+  private async save(row: ImportRow, state: ImportReport['state'], report: StoredReport, reason?: string) {
+    await this.db.query(
+      `UPDATE posts.imports SET state = $2, report = $3, updated_at = now() WHERE id = $1`,
+      [row.id, state, JSON.stringify(reason ? { ...report, reason } : report)],
+    );
+  }
+
+  async run(job: Job<{ id: string }>): Promise<void> {
+    const [row] = (await this.db.query(`SELECT * FROM posts.imports WHERE id = $1`, [
+      job.data.id,
+    ])) as ImportRow[];
+    if (!row || row.state === 'done' || row.state === 'failed') return;
+    const report: StoredReport = { ...emptyReport(), ...row.report };
+    await this.save(row, 'running', report);
+    try {
+      const entries = await this.entries(row, report);
+      let index = 0;
+      let savedAt = Date.now();
+      for await (const entry of entries) {
+        if (index++ < report.processed) continue; // done before a restart
+        await this.importEntry(entry, row.options, report);
+        report.processed = index;
+        report.percent = report.total ? Math.min(99, Math.floor((report.postsDone / report.total) * 100)) : 0;
+        if (Date.now() - savedAt > SAVE_EVERY_MS) {
+          await this.save(row, 'running', report);
+          savedAt = Date.now();
+        }
+      }
+      report.percent = 100;
+      await this.save(row, 'done', report);
+      await this.storage.delete(row.file_key).catch(() => undefined);
+    } catch (error) {
+      const final = error instanceof ImportFileError || job.attempt >= ImportService.ATTEMPTS;
+      if (!final) {
+        await this.save(row, 'running', report);
+        throw error; // the queue tries again; the next run resumes after `processed`
+      }
+      this.logger.warn(`import ${row.id} failed: ${(error as Error).message}`);
+      await this.save(row, 'failed', report, (error as Error).message);
+      await this.storage.delete(row.file_key).catch(() => undefined);
+    }
+  }
+
+  private async entries(
+    row: ImportRow,
+    report: StoredReport,
+  ): Promise<AsyncIterable<SourceEntry> | Iterable<SourceEntry>> {
+    if (row.format === 'wxr') {
+      const scan = await scanWxr(await this.open(row.file_key));
+      report.total = scan.total;
+      return wxrEntries(await this.open(row.file_key), scan.attachments);
+    }
+    const data = await readGhost(await this.open(row.file_key));
+    report.total = data.posts.filter((p) => (p.type ?? 'post') === 'post').length;
+    return ghostEntries(data, row.options.sourceUrl);
+  }
+
+  private async importEntry(entry: SourceEntry, options: ImportOptions, report: StoredReport): Promise<void> {
+    if (entry.kind === 'skipped') {
+      report.skipped++;
+      report.skippedBy[entry.reason] = (report.skippedBy[entry.reason] ?? 0) + 1;
+      return;
+    }
+    report.postsDone++;
+    const { post } = entry;
+    if (post.status === 'draft' && options.drafts === 'skip') {
+      report.skipped++;
+      report.skippedBy.draft = (report.skippedBy.draft ?? 0) + 1;
+      return;
+    }
+    try {
+      const updated = await this.importPost(post, options, report);
+      if (updated) report.updated++;
+      else report.imported++;
+    } catch (error) {
+      report.failed++;
+      this.error(report, post.title, (error as Error).message);
+    }
+  }
+
+  private error(report: StoredReport, item: string, message: string) {
+    if (report.errors.length < IMPORT_MAX_ERRORS) report.errors.push({ item, message });
+  }
+
+  /** One post with its media, in one transaction; answers whether it existed already. */
+  private async importPost(post: SourcePost, options: ImportOptions, report: StoredReport): Promise<boolean> {
+    const site = this.settings.current();
+    const { leaf, unmapped } = this.placeOf(site, post, options);
+    const converted = htmlToMarkdown(post.html, { baseUrl: options.sourceUrl || undefined });
+    if (converted.droppedShortcodes.length)
+      this.error(
+        report,
+        post.title,
+        `shortcodes dropped: ${converted.droppedShortcodes.map((s) => `[${s}]`).join(', ')}`,
+      );
+
+    const [existing] = (await this.db.query(`SELECT id FROM posts.posts WHERE source_id = $1`, [
+      post.sourceId,
+    ])) as { id: number }[];
+    const items = existing ? await this.db.getRepository(MediaItem).findBy({ postId: existing.id }) : [];
+
+    // The featured image is the main image (first); the text's media follow in their order.
+    const wanted = [
+      ...(post.featuredImage
+        ? [
+            {
+              ref: 'featured',
+              kind: 'image' as const,
+              url: post.featuredImage.url,
+              alt: post.featuredImage.alt,
+              caption: post.featuredImage.caption,
+            },
+          ]
+        : []),
+      ...converted.media,
+    ];
+    const files: UploadedFile[] = [];
+    const unified: Record<string, unknown>[] = [];
+    let markdown = converted.markdown;
+    const seen = new Map<string, string>();
+    for (const media of wanted) {
+      if (media.kind === 'youtube') {
+        unified.push({ type: 'youtube', url: media.url, ref: media.ref, order: unified.length });
+        continue;
+      }
+      // The same file twice (the featured image also in the text): one item, both refs to it.
+      const again = seen.get(media.url);
+      if (again) {
+        markdown = markdown.replaceAll(`(media:${media.ref})`, `(media:${again})`);
+        continue;
+      }
+      seen.set(media.url, media.ref);
+      const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.url}`).digest('hex').slice(0, 32)}`;
+      const known = items.find((item) => item.originalKey?.startsWith(`${keyBase}.`));
+      const details = {
+        ref: media.ref,
+        alt: media.alt?.slice(0, 300),
+        caption: media.caption?.slice(0, 500),
+        order: unified.length,
+      };
+      if (known) {
+        unified.push({ type: known.type, path: `${UPLOADS_PREFIX}${known.originalKey}`, ...details });
+        continue;
+      }
+      try {
+        const file = await this.fetcher.fetch(media.url, (ext) => `${keyBase}.${ext}`);
+        unified.push({ type: file.type, fileIndex: files.length, isNew: true, ...details });
+        files.push(file);
+        report.media.downloaded++;
+      } catch (error) {
+        report.media.failed++;
+        this.error(report, post.title, `${media.url}: ${(error as Error).message}`);
+        markdown = markdown.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
+      }
+    }
+    const fields: Record<string, string> = {
+      title: post.title,
+      content: markdown,
+      category: leaf.labels[0]!,
+      submenu1: leaf.labels[1]!,
+      ...(leaf.labels[2] ? { submenu2: leaf.labels[2] } : {}),
+      tags: [...new Set([...post.tags, ...unmapped])].join(', '),
+      status: post.status,
+      ...(post.date ? { date: post.date.toISOString() } : {}),
+      unifiedMedia: JSON.stringify(unified),
+    };
+    const origin = { sourceId: post.sourceId, oldPaths: post.oldPaths, slug: post.slug };
+    try {
+      const { answer } = existing
+        ? await this.posts.update({ id: existing.id, fields, files }, origin)
+        : await this.posts.create({ fields, files }, origin);
+      report.redirects += post.oldPaths.length;
+      const ids = answer.media.filter((m) => m.type !== 'youtube' && m.status === 'pending').map((m) => m.id);
+      if (ids.length) this.media.enqueue(ids);
+    } catch (error) {
+      await this.storage.deleteMany(files.map((f) => f.key)).catch(() => undefined);
+      throw error;
+    }
+    return Boolean(existing);
+  }
+
+  /** The leaf the post goes to: its first mapped category, else More (its categories kept as tags). */
+  private placeOf(
+    site: SiteConfig,
+    post: SourcePost,
+    options: ImportOptions,
+  ): { leaf: SiteNodeInfo; unmapped: string[] } {
+    const nodes = siteNodes(site);
+    const leafUnder = (node: SiteNodeInfo): SiteNodeInfo | undefined => {
+      if (node.leaf) return node;
+      const children = nodes.filter((n) => n.parentId === node.id);
+      const general = children.find((n) => n.labels.at(-1)!.toLowerCase() === 'general');
+      for (const child of general ? [general, ...children] : children) {
+        const found = leafUnder(child);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    const unmapped: string[] = [];
+    let leaf: SiteNodeInfo | undefined;
+    for (const category of post.categories) {
+      const target = options.categoryMap[category.slug] ?? options.categoryMap[category.name];
+      const node = target ? findSiteNode(nodes, target) : undefined;
+      const found = node ? leafUnder(node) : undefined;
+      if (found) leaf ??= found;
+      else if (category.name && !post.tags.includes(category.name)) unmapped.push(category.name);
+    }
+    if (!leaf) {
+      const more =
+        nodes.find((n) => n.parentId === null && n.labels[0]!.toLowerCase() === 'more') ??
+        nodes.filter((n) => n.parentId === null).at(-1)!;
+      leaf = leafUnder(more)!;
+    }
+    // Ghost's tags are both its tags and its categories: a mapped one is not repeated as a tag.
+    return { leaf, unmapped };
+  }
+}
