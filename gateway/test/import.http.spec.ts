@@ -407,6 +407,28 @@ Last paragraph.`,
     expect(
       (await fetch(`${stack.baseUrl}/ghost-post/`, { redirect: 'manual' })).headers.get('location'),
     ).toBe(post.url);
+    // Version 4 without the db wrapper.
+    const v4 = {
+      meta: { version: '4.48.0' },
+      data: {
+        posts: [
+          {
+            id: 'v4a',
+            title: 'Ghost four',
+            slug: 'ghost-four',
+            html: '<p>Four</p>',
+            status: 'published',
+            published_at: '2021-01-02T03:04:05.000Z',
+          },
+        ],
+      },
+    };
+    const four = await finished((await upload('ghost4.json', JSON.stringify(v4))).json.id as string);
+    expect(four).toMatchObject({ state: 'done', imported: 1 });
+    expect(await byTitle('Ghost four')).toMatchObject({
+      created_at: '2021-01-02T03:04:05.000Z',
+      content: 'Four',
+    });
   }, 120_000);
 
   it('refuses what is not an export, and fails hostile or broken files with the reason', async () => {

@@ -1,68 +1,107 @@
-import type { Readable } from 'node:stream';
+import { pipeline, Transform, type Readable } from 'node:stream';
+import parserStream from 'stream-json';
+import pick from 'stream-json/filters/pick.js';
+import streamArray from 'stream-json/streamers/stream-array.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 
-/**
- * A Ghost export is one JSON document whose images are only URLs: a very large blog's is a
- * few tens of MB. Past this it is refused rather than read into memory.
- */
-const MAX_GHOST_BYTES = 256 * 1024 * 1024;
+/** One string of a Ghost export longer than this (a post's HTML is far less) is refused. */
+const MAX_STRING = 32 * 1024 * 1024;
 
 type Row = Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
 
-export interface GhostData {
-  posts: Row[];
-  tags: Row[];
-  postsTags: Row[];
-  postsMeta: Row[];
+/** What the posts need from the rest of the export: tags, their links to posts, and the posts' meta. */
+export interface GhostIndex {
+  total: number;
+  tags: Map<string, Row>;
+  tagsOf: Map<string, Row[]>;
+  meta: Map<string, Row>;
 }
 
-/** Reads a Ghost JSON export (versions 4 to 6, with or without the `db` wrapper). */
-export async function readGhost(stream: Readable): Promise<GhostData> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_GHOST_BYTES)
-      throw new ImportFileError('A Ghost export larger than 256 MB is not supported');
-    chunks.push(chunk as Buffer);
-  }
-  let document: unknown;
+/** Refuses a string longer than MAX_STRING as it streams by, before anything assembles it. */
+function stringGuard(): Transform {
+  let length = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: { name: string; value?: string }, _encoding, done) {
+      if (token.name === 'startString') length = 0;
+      else if (token.name === 'stringChunk') {
+        length += token.value!.length;
+        if (length > MAX_STRING)
+          return done(new ImportFileError('The file holds a text of more than 32 MB: not a blog export'));
+      }
+      done(null, token);
+    },
+  });
+}
+
+/**
+ * The elements of one array of a Ghost export (data.posts, data.tags, …; with or without the
+ * `db` wrapper of versions 4 to 6), parsed as a stream with stream-json: memory holds one
+ * element at a time, whatever the file's size. `seen` tells whether the array was there.
+ */
+async function* ghostArray(stream: Readable, name: string, seen?: { found: boolean }): AsyncGenerator<Row> {
+  const filter = new RegExp(`^(db\\.0\\.)?data\\.${name}$`);
+  const mark = new Transform({
+    objectMode: true,
+    transform(token: { name: string }, _encoding, done) {
+      if (seen && token.name === 'startArray') seen.found = true;
+      done(null, token);
+    },
+  });
+  // pipeline destroys every stage on an error, so the loop below ends with it.
+  const items = pipeline(
+    stream,
+    // Strings are streamed in chunks (the guard counts them) and packed for the assembler.
+    parserStream({ streamStrings: true, packStrings: true }),
+    stringGuard(),
+    pick.asStream({ filter }),
+    mark,
+    streamArray.asStream(),
+    () => undefined,
+  );
   try {
-    document = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    for await (const { value } of items as AsyncIterable<{ value: Row }>) yield value;
   } catch (error) {
-    throw new ImportFileError(`The file is not valid JSON: ${(error as Error).message}`);
+    if (error instanceof ImportFileError) throw error;
+    throw new ImportFileError(`The file is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
   }
-  const root = document as { db?: { data?: Row }[]; data?: Row };
-  const data = (Array.isArray(root?.db) ? root.db[0]?.data : root?.data) as Row | undefined;
-  if (!data || !Array.isArray(data.posts))
-    throw new ImportFileError('Not a Ghost export: no db[0].data.posts or data.posts');
-  const list = (name: string) => (Array.isArray(data[name]) ? (data[name] as Row[]) : []);
-  return {
-    posts: list('posts'),
-    tags: list('tags'),
-    postsTags: list('posts_tags'),
-    postsMeta: list('posts_meta'),
-  };
 }
 
-/** Each Ghost post as a post to import; pages and internal tags are left out. */
-export function* ghostEntries(data: GhostData, sourceUrl: string): Generator<SourceEntry> {
-  const base = sourceUrl.replace(/\/+$/, '');
-  const resolve = (url: string) => url.replace(/__GHOST_URL__/g, base);
-  const tags = new Map(data.tags.map((t) => [str(t.id), t]));
+/** First passes: the tags, their links and the posts' meta (small), and how many posts there are. */
+export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIndex> {
+  const seen = { found: false };
+  let total = 0;
+  for await (const post of ghostArray(await open(), 'posts', seen))
+    if ((str(post.type) || 'post') === 'post') total++;
+  if (!seen.found) throw new ImportFileError('Not a Ghost export: no db[0].data.posts or data.posts');
+  const tags = new Map<string, Row>();
+  for await (const tag of ghostArray(await open(), 'tags')) tags.set(str(tag.id), tag);
+  const links: Row[] = [];
+  for await (const link of ghostArray(await open(), 'posts_tags')) links.push(link);
+  links.sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0));
   const tagsOf = new Map<string, Row[]>();
-  for (const link of [...data.postsTags].sort(
-    (a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0),
-  )) {
+  for (const link of links) {
     const tag = tags.get(str(link.tag_id));
     if (!tag) continue;
     const list = tagsOf.get(str(link.post_id)) ?? [];
     list.push(tag);
     tagsOf.set(str(link.post_id), list);
   }
-  const meta = new Map(data.postsMeta.map((m) => [str(m.post_id), m]));
-  for (const post of data.posts) {
+  const meta = new Map<string, Row>();
+  for await (const row of ghostArray(await open(), 'posts_meta')) meta.set(str(row.post_id), row);
+  return { total, tags, tagsOf, meta };
+}
+
+/** Each Ghost post as a post to import; pages and internal tags are left out. */
+export async function* ghostEntries(
+  stream: Readable,
+  index: GhostIndex,
+  sourceUrl: string,
+): AsyncGenerator<SourceEntry> {
+  const base = sourceUrl.replace(/\/+$/, '');
+  const resolve = (url: string) => url.replace(/__GHOST_URL__/g, base);
+  for await (const post of ghostArray(stream, 'posts')) {
     const id = str(post.id);
     const title = str(post.title).trim() || `(untitled ${id})`;
     if ((str(post.type) || 'post') !== 'post') {
@@ -74,10 +113,10 @@ export function* ghostEntries(data: GhostData, sourceUrl: string): Generator<Sou
     const date = when ? new Date(when) : null;
     const slug = str(post.slug);
     // Internal tags (#…) organise Ghost itself; they are not the post's tags.
-    const publicTags = (tagsOf.get(id) ?? []).filter(
+    const publicTags = (index.tagsOf.get(id) ?? []).filter(
       (t) => !str(t.name).startsWith('#') && t.visibility !== 'internal',
     );
-    const postMeta = meta.get(id);
+    const postMeta = index.meta.get(id);
     const feature = str(post.feature_image);
     const url = str(post.url);
     yield {

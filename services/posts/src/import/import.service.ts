@@ -31,7 +31,7 @@ import { MediaItem } from '../posts/media-item.entity.js';
 import { PostsService } from '../posts/posts.service.js';
 import { SiteSettings } from '../site/site-settings.service.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
-import { ghostEntries, readGhost } from './ghost-reader.js';
+import { ghostEntries, indexGhost } from './ghost-reader.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { MediaClient } from './media-client.js';
 import { MediaFetcher } from './media-fetcher.js';
@@ -243,9 +243,9 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       report.total = scan.total;
       return wxrEntries(await this.open(row.file_key), scan.attachments);
     }
-    const data = await readGhost(await this.open(row.file_key));
-    report.total = data.posts.filter((p) => (p.type ?? 'post') === 'post').length;
-    return ghostEntries(data, row.options.sourceUrl);
+    const index = await indexGhost(() => this.open(row.file_key));
+    report.total = index.total;
+    return ghostEntries(await this.open(row.file_key), index, row.options.sourceUrl);
   }
 
   private async importEntry(entry: SourceEntry, options: ImportOptions, report: StoredReport): Promise<void> {
