@@ -113,7 +113,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     private readonly media: MediaClient,
   ) {
     this.queue = createJobQueue(
-      { name: 'imports', attempts: ImportService.ATTEMPTS, backoffMs: 2000, concurrency: 1 },
+      // A replica that dies mid-import: another takes the job over within about 15 s.
+      {
+        name: 'imports',
+        attempts: ImportService.ATTEMPTS,
+        backoffMs: 2000,
+        concurrency: 1,
+        lockDurationMs: 15_000,
+      },
       config,
     );
     this.fetcher = new MediaFetcher(storage, {
@@ -211,7 +218,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       let savedAt = Date.now();
       for await (const entry of entries) {
         if (index++ < report.processed) continue; // done before a restart
-        await this.importEntry(entry, row.options, report);
+        await this.importEntry(row.id, entry, row.options, report);
         report.processed = index;
         report.percent = report.total ? Math.min(99, Math.floor((report.postsDone / report.total) * 100)) : 0;
         if (Date.now() - savedAt > SAVE_EVERY_MS) {
@@ -222,6 +229,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       report.percent = 100;
       await this.save(row, 'done', report);
       await this.storage.delete(row.file_key).catch(() => undefined);
+      await this.removeOrphans(row.id);
     } catch (error) {
       const final = error instanceof ImportFileError || job.attempt >= ImportService.ATTEMPTS;
       if (!final) {
@@ -231,6 +239,30 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       this.logger.warn(`import ${row.id} failed: ${(error as Error).message}`);
       await this.save(row, 'failed', report, (error as Error).message);
       await this.storage.delete(row.file_key).catch(() => undefined);
+      await this.removeOrphans(row.id);
+    }
+  }
+
+  /**
+   * Files this import stored for a post that was never written (the process died between the
+   * two, and the item then failed for good): its keys carry the import's id.
+   */
+  private async removeOrphans(importId: string): Promise<void> {
+    try {
+      const keys = (await this.storage.list(`${ORIGINALS_PREFIX}/import/`)).filter((key) =>
+        key.includes(`.${importId}.`),
+      );
+      if (!keys.length) return;
+      const used = (await this.db.query(
+        `SELECT original_key FROM posts.media_items WHERE original_key = ANY($1)`,
+        [keys],
+      )) as {
+        original_key: string;
+      }[];
+      const kept = new Set(used.map((row) => row.original_key));
+      await this.storage.deleteMany(keys.filter((key) => !kept.has(key)));
+    } catch (error) {
+      this.logger.warn(`import ${importId}: leftover files not removed: ${(error as Error).message}`);
     }
   }
 
@@ -248,7 +280,12 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     return ghostEntries(await this.open(row.file_key), index, row.options.sourceUrl);
   }
 
-  private async importEntry(entry: SourceEntry, options: ImportOptions, report: StoredReport): Promise<void> {
+  private async importEntry(
+    importId: string,
+    entry: SourceEntry,
+    options: ImportOptions,
+    report: StoredReport,
+  ): Promise<void> {
     if (entry.kind === 'skipped') {
       report.skipped++;
       report.skippedBy[entry.reason] = (report.skippedBy[entry.reason] ?? 0) + 1;
@@ -262,7 +299,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     try {
-      const updated = await this.importPost(post, options, report);
+      const updated = await this.importPost(importId, post, options, report);
       if (updated) report.updated++;
       else report.imported++;
     } catch (error) {
@@ -276,7 +313,12 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** One post with its media, in one transaction; answers whether it existed already. */
-  private async importPost(post: SourcePost, options: ImportOptions, report: StoredReport): Promise<boolean> {
+  private async importPost(
+    importId: string,
+    post: SourcePost,
+    options: ImportOptions,
+    report: StoredReport,
+  ): Promise<boolean> {
     const site = this.settings.current();
     const { leaf, unmapped } = this.placeOf(site, post, options);
     const converted = htmlToMarkdown(post.html, { baseUrl: options.sourceUrl || undefined });
@@ -307,45 +349,52 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         : []),
       ...converted.media,
     ];
+    let markdown = converted.markdown;
+    // The same file twice (the featured image also in the text): one item, both refs to it.
+    const seen = new Map<string, string>();
+    const planned = wanted.filter((media) => {
+      if (media.kind === 'youtube') return true;
+      const again = seen.get(media.url);
+      if (again) markdown = markdown.replaceAll(`(media:${media.ref})`, `(media:${again})`);
+      else seen.set(media.url, media.ref);
+      return !again;
+    });
+    // Fetched together (the fetcher allows 4 at once); a file already imported is not fetched again.
+    const outcomes = await Promise.allSettled(
+      planned.map(async (media) => {
+        if (media.kind === 'youtube') return { media };
+        const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.url}`).digest('hex').slice(0, 32)}`;
+        const known = items.find((item) => item.originalKey?.startsWith(`${keyBase}.`));
+        if (known) return { media, known };
+        return { media, file: await this.fetcher.fetch(media.url, (ext) => `${keyBase}.${importId}.${ext}`) };
+      }),
+    );
     const files: UploadedFile[] = [];
     const unified: Record<string, unknown>[] = [];
-    let markdown = converted.markdown;
-    const seen = new Map<string, string>();
-    for (const media of wanted) {
-      if (media.kind === 'youtube') {
-        unified.push({ type: 'youtube', url: media.url, ref: media.ref, order: unified.length });
-        continue;
+    outcomes.forEach((outcome, i) => {
+      const media = planned[i]!;
+      if (outcome.status === 'rejected') {
+        report.media.failed++;
+        this.error(report, post.title, `${media.url}: ${(outcome.reason as Error).message}`);
+        markdown = markdown.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
+        return;
       }
-      // The same file twice (the featured image also in the text): one item, both refs to it.
-      const again = seen.get(media.url);
-      if (again) {
-        markdown = markdown.replaceAll(`(media:${media.ref})`, `(media:${again})`);
-        continue;
-      }
-      seen.set(media.url, media.ref);
-      const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.url}`).digest('hex').slice(0, 32)}`;
-      const known = items.find((item) => item.originalKey?.startsWith(`${keyBase}.`));
+      const { known, file } = outcome.value as { known?: MediaItem; file?: UploadedFile };
       const details = {
         ref: media.ref,
         alt: media.alt?.slice(0, 300),
         caption: media.caption?.slice(0, 500),
         order: unified.length,
       };
-      if (known) {
+      if (media.kind === 'youtube') unified.push({ type: 'youtube', url: media.url, ...details });
+      else if (known)
         unified.push({ type: known.type, path: `${UPLOADS_PREFIX}${known.originalKey}`, ...details });
-        continue;
-      }
-      try {
-        const file = await this.fetcher.fetch(media.url, (ext) => `${keyBase}.${ext}`);
-        unified.push({ type: file.type, fileIndex: files.length, isNew: true, ...details });
-        files.push(file);
+      else {
+        unified.push({ type: file!.type, fileIndex: files.length, isNew: true, ...details });
+        files.push(file!);
         report.media.downloaded++;
-      } catch (error) {
-        report.media.failed++;
-        this.error(report, post.title, `${media.url}: ${(error as Error).message}`);
-        markdown = markdown.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
       }
-    }
+    });
     const fields: Record<string, string> = {
       title: post.title,
       content: markdown,
