@@ -459,6 +459,43 @@ Last paragraph.`,
     expect((await upload('export.xml', wxrFile, { categoryMap: '{not json' })).status).toBe(400);
   }, 120_000);
 
+  it('runs from the command line: npm run import -- <file> with a progress report', async () => {
+    const file = join(await mkdtemp(join(tmpdir(), 'import-cli-')), 'cli.xml');
+    await writeFile(
+      file,
+      wxr([
+        item({
+          id: 501,
+          title: 'From the terminal',
+          name: 'from-the-terminal',
+          gmt: '2017-07-07 07:07:07',
+          content: 'Typed long ago.',
+          categories: [['category', 'cars', 'Cars']],
+        }),
+      ]),
+    );
+    const { execFile } = await import('node:child_process');
+    const run = (args: string[]) =>
+      new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
+        execFile(
+          process.execPath,
+          [new URL('../../scripts/import.mjs', import.meta.url).pathname, ...args],
+          { env: { ...process.env, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password } },
+          (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+        ),
+      );
+    const result = await run([file, '--url', stack.baseUrl, '--map', 'cars=Garage / Automobiles / Car Two']);
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toMatch(/\[#{30}\] 100% {2}imported 1, updated 0, skipped 0, failed 0 of 1/);
+    expect(result.stdout).toContain('Done: 4 old addresses now lead to their posts.');
+    expect(await byTitle('From the terminal')).toMatchObject({
+      submenu2: 'Car Two',
+      created_at: '2017-07-07T07:07:07.000Z',
+    });
+    expect((await run(['/nowhere.xml'])).stderr).toBe('no file /nowhere.xml\n');
+    expect((await run([])).stderr).toMatch(/^usage: npm run import -- <file>/);
+  });
+
   it('is for admins only', async () => {
     expect((await upload('export.xml', wxrFile, {}, '')).status).toBe(401);
     await api(stack, '/api/auth/register', {
