@@ -19,11 +19,14 @@ export interface UploadRequest {
   idempotencyKey?: string;
 }
 
+/** The multipart post upload (SPEC.md §7, §9). */
+export const sendPostForm = (request: UploadRequest) => sendForm<PostView>(request);
+
 /**
- * The multipart post upload. XMLHttpRequest, because fetch reports no upload progress;
- * 120 s timeout (SPEC.md §7, §9). Rejects with UploadError (status 0: no answer).
+ * A multipart upload with its progress: XMLHttpRequest, because fetch reports no upload
+ * progress; 120 s timeout unless told. Rejects with UploadError (status 0: no answer).
  */
-export function sendPostForm(request: UploadRequest): Promise<PostView> {
+export function sendForm<T>(request: UploadRequest): Promise<T> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open(request.method, request.url);
@@ -44,7 +47,7 @@ export function sendPostForm(request: UploadRequest): Promise<PostView> {
         body = undefined;
       }
       if (xhr.status === 401 || xhr.status === 403) request.onUnauthorized();
-      if (xhr.status >= 200 && xhr.status <= 299) resolve(body as PostView);
+      if (xhr.status >= 200 && xhr.status <= 299) resolve(body as T);
       else reject(new UploadError(xhr.status, serverMessageOf(body)));
     };
     xhr.onerror = () => reject(new UploadError(0, null));
