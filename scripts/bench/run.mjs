@@ -9,6 +9,7 @@ import { benchSeo } from './seo.mjs';
 import { benchTopology } from './topology.mjs';
 import { benchFaults } from './faults.mjs';
 import { benchContent } from './content.mjs';
+import { benchImport } from './import.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -21,6 +22,7 @@ const benches = {
   topology: benchTopology,
   faults: benchFaults,
   content: benchContent,
+  import: benchImport,
 };
 const only = process.argv.slice(2);
 const results = {};
