@@ -326,4 +326,38 @@ suite(suiteName, () => {
     expect(sitemap).not.toContain('car-one');
     expect(sitemap).not.toContain('red-roadster');
   }, 60_000);
+
+  test("an imported WordPress post's old links answer 301 through nginx", async () => {
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const token = login.json.token as string;
+    const wxr = `<?xml version="1.0"?><rss xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel>
+      <item><title>Old roadster</title><link>http://old.example/2016/04/03/old-roadster/</link><guid isPermaLink="false">http://old.example/?p=77</guid>
+      <content:encoded><![CDATA[Bought in 2016.]]></content:encoded><wp:post_id>77</wp:post_id>
+      <wp:post_date_gmt>2016-04-03 10:00:00</wp:post_date_gmt><wp:post_name>old-roadster</wp:post_name>
+      <wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item></channel></rss>`;
+    const form = new FormData();
+    form.append('file', new Blob([wxr]), 'export.xml');
+    const started = await api('/api/admin/import', { method: 'POST', body: form, token });
+    expect(started.status).toBe(202);
+    let report = started.json;
+    for (const deadline = Date.now() + 30_000; report.state !== 'done' && report.state !== 'failed';) {
+      if (Date.now() > deadline) throw new Error(`import not finished: ${JSON.stringify(report)}`);
+      await new Promise((r) => setTimeout(r, 250));
+      report = (await api(`/api/admin/import/${started.json.id}`, { token })).json;
+    }
+    expect(report).toMatchObject({ state: 'done', imported: 1 });
+    for (const old of ['/?p=77', '/2016/04/03/old-roadster/', '/2016/04/old-roadster/', '/old-roadster/']) {
+      const response = await fetch(`${stack.url}${old}`, { redirect: 'manual' });
+      expect([old, response.status, response.headers.get('location')]).toEqual([
+        old,
+        301,
+        '/more/old-roadster',
+      ]);
+    }
+    expect((await fetch(`${stack.url}/more/old-roadster`)).status).toBe(200);
+  }, 60_000);
 });
