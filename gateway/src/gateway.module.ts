@@ -19,6 +19,8 @@ import { PagesService } from './pages/pages.service.js';
 import { SiteConfigSource } from './pages/site-config.service.js';
 import { SiteAdminController } from './pages/site-admin.controller.js';
 import { ImportsController } from './imports/imports.controller.js';
+import { ExportController } from './imports/export.controller.js';
+import { ExportService } from './imports/export.service.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -39,6 +41,7 @@ export class GatewayModule {
         FeedsController,
         SiteAdminController,
         ImportsController,
+        ExportController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],
@@ -55,6 +58,7 @@ export class GatewayModule {
         SiteConfigSource,
         PagesService,
         FeedsService,
+        ExportService,
       ],
     };
   }

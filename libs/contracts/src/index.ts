@@ -17,3 +17,4 @@ export * from './links.js';
 export * from './seo.js';
 export * from './preloaded.js';
 export * from './import.js';
+export * from './blog-archive.js';

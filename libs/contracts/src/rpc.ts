@@ -36,6 +36,8 @@ export const Patterns = {
     importReport: 'posts.import.report',
     /** The post an old URL of an imported post leads to (its current path), or null. */
     oldPath: 'posts.oldPath',
+    /** The export's walk: the next posts after an id, with their source, media and old paths. */
+    exportBatch: 'posts.exportBatch',
     site: 'posts.site',
     /** The stored site configuration's version (gateways drop their copies when it moves). */
     siteVersion: 'posts.site.version',

@@ -21,6 +21,7 @@ import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
 import { ImportController } from './import/import.controller.js';
 import { ImportService } from './import/import.service.js';
+import { ExportBatchService } from './import/export-batch.service.js';
 import { MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
@@ -66,6 +67,7 @@ export class PostsModule {
         MediaItemsService,
         MediaClient,
         ImportService,
+        ExportBatchService,
       ],
     };
   }

@@ -7,15 +7,21 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SiteSettings } from '../site/site-settings.service.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
+import { ExportBatchService } from './export-batch.service.js';
 import { ImportService } from './import.service.js';
 
 const oldPathSchema = z.object({ path: z.string().max(1000) });
+const batchSchema = z.object({
+  afterId: z.number().int().min(0).default(0),
+  limit: z.number().int().min(1).max(500).default(200),
+});
 
-/** The dashboard's imports, and the old URLs of imported posts. */
+/** The dashboard's imports and exports, and the old URLs of imported posts. */
 @Controller()
 export class ImportController {
   constructor(
     private readonly imports: ImportService,
+    private readonly exports: ExportBatchService,
     private readonly settings: SiteSettings,
     @InjectDataSource() private readonly db: DataSource,
   ) {}
@@ -31,6 +37,12 @@ export class ImportController {
   }
 
   /** The current path of the post an old URL ("/?p=12", "/2019/05/my-post") belonged to, or null. */
+  @MessagePattern(Patterns.posts.exportBatch)
+  exportBatch(@Payload() message: RpcEnvelope<unknown>) {
+    const { afterId, limit } = parseOrThrow(batchSchema, message.data ?? {});
+    return this.exports.batch(afterId, limit);
+  }
+
   @MessagePattern(Patterns.posts.oldPath)
   async oldPath(@Payload() message: RpcEnvelope<unknown>): Promise<string | null> {
     const { path } = parseOrThrow(oldPathSchema, message.data);

@@ -1,0 +1,197 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  BLOG_ARCHIVE_FORMAT,
+  BLOG_ARCHIVE_VERSION,
+  MAIL_PAGE_MAX,
+  Patterns,
+  type ArchivePost,
+  type ExportBatch,
+  type MailListResult,
+  type PublicUser,
+  type SiteConfig,
+  type SubscriberView,
+} from '@blog/contracts';
+import type { ObjectStorage } from '@blog/server-kit';
+import { PassThrough, Readable } from 'node:stream';
+import { stringify } from 'yaml';
+import { ZipFile } from 'yazl';
+import { ServiceClients } from '../rpc/service-clients.js';
+import { STORAGE } from '../tokens.js';
+import { withoutLocation } from './strip-location.js';
+
+const BATCH = 200;
+
+/** "media/12/0-red car.jpg": a file name kept readable, without path separators or control characters. */
+function archiveName(postId: number, position: number, name: string | null): string {
+  // eslint-disable-next-line no-control-regex -- control characters have no place in a file name
+  const safe = (name ?? 'file').replace(/[/\\\u0000-\u001f]/g, '_').slice(0, 120) || 'file';
+  return `media/${postId}/${position}-${safe}`;
+}
+
+/** The post as a Markdown file with front matter; its media references become archive paths. */
+function markdownFile(post: ArchivePost): string {
+  const byId = new Map(post.media.map((m) => [m.id, m]));
+  const body = post.content.replace(
+    /!\[([^\]]*)\]\(media:([A-Za-z0-9_-]+)\)/g,
+    (all, alt: string, id: string) => {
+      const item = byId.get(id);
+      if (!item) return all;
+      if (item.type === 'youtube')
+        return `[${alt || item.title || 'YouTube video'}](${item.youtubeUrl ?? ''})`;
+      return `![${alt}](../${item.file})`;
+    },
+  );
+  const front = stringify({
+    title: post.title,
+    date: post.createdAt,
+    slug: post.slug,
+    draft: post.status === 'draft',
+    status: post.status,
+    category: [post.category, post.submenu1, post.submenu2]
+      .filter((part) => part && part !== 'General')
+      .join('/'),
+    tags: post.tags,
+  });
+  return `---\n${front}---\n\n${body}\n`;
+}
+
+/**
+ * The owner's whole blog as one .zip, written as it is sent: blog.json (the format in
+ * @blog/contracts/blog-archive), each original under media/ and each post as Markdown under
+ * posts/. Posts are read a page at a time and each original is opened only when the zip
+ * reaches it, so memory stays flat however large the blog; blog.json, the one document that
+ * lists everything, is written last, from the pages as they went by.
+ */
+@Injectable()
+export class ExportService {
+  constructor(
+    private readonly services: ServiceClients,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
+  ) {}
+
+  /** The zip as a stream; `signal` (the client gone) stops the walk. */
+  archive(signal: AbortSignal): Readable {
+    const zip = new ZipFile();
+    const out = new PassThrough();
+    zip.outputStream.pipe(out);
+    zip.outputStream.on('error', (error) => out.destroy(error));
+    this.fill(zip, signal).catch((error: Error) => {
+      out.destroy(error);
+    });
+    return out;
+  }
+
+  private async fill(zip: ZipFile, signal: AbortSignal): Promise<void> {
+    // At most two pages of posts wait in the zip's queue: the walk goes on once the zip has
+    // reached the last file of the page before.
+    let previous: Promise<void> = Promise.resolve();
+    for await (const page of this.pages(signal)) {
+      let reached!: () => void;
+      const thisPage = new Promise<void>((resolve) => (reached = resolve));
+      page.forEach((post, i) => {
+        for (const item of post.media) {
+          if (!item.file || !item.originalKey) continue;
+          const key = item.originalKey;
+          zip.addReadStreamLazy(item.file, (done) => {
+            this.storage
+              .get(key)
+              .then((object) =>
+                object ? withoutLocation(object.body, item.mimeType ?? null) : emptyStream(),
+              )
+              .then(
+                (stream) => done(null, stream),
+                (error: Error) => done(error, emptyStream()),
+              );
+          });
+        }
+        const markdown = Buffer.from(markdownFile(toArchivePost(post)));
+        const name = `posts/${post.createdAt.slice(0, 10)}-${post.slug}.md`;
+        if (i < page.length - 1) zip.addBuffer(markdown, name);
+        else
+          zip.addReadStreamLazy(name, (done) => {
+            reached();
+            done(null, Readable.from([markdown]));
+          });
+      });
+      await previous;
+      previous = thisPage;
+    }
+    // blog.json last, from a second walk: the one document that lists everything is streamed
+    // too, never held whole.
+    zip.addReadStream(Readable.from(this.blogJson(signal)), 'blog.json');
+    zip.end();
+  }
+
+  /** The posts a page at a time, each with its media's archive paths. */
+  private async *pages(signal: AbortSignal): AsyncGenerator<ExportPost[]> {
+    for (let afterId = 0; ;) {
+      if (signal.aborted) throw new Error('export cancelled');
+      const batch = await this.services.read<ExportBatch>('posts', Patterns.posts.exportBatch, {
+        afterId,
+        limit: BATCH,
+      });
+      if (batch.posts.length) yield batch.posts.map(withFiles);
+      if (batch.lastId === null || batch.posts.length < BATCH) return;
+      afterId = batch.lastId;
+    }
+  }
+
+  private async *blogJson(signal: AbortSignal): AsyncGenerator<string> {
+    const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
+    yield `{"format":${JSON.stringify(BLOG_ARCHIVE_FORMAT)},"version":${BLOG_ARCHIVE_VERSION},"exportedAt":${JSON.stringify(new Date().toISOString())},"site":${JSON.stringify(site)},"posts":[`;
+    let first = true;
+    for await (const page of this.pages(signal)) {
+      yield page
+        .map((post, i) => `${first && i === 0 ? '' : ','}${JSON.stringify(toArchivePost(post))}`)
+        .join('');
+      first = false;
+    }
+    const users = await this.services.read<PublicUser[]>('auth', Patterns.auth.listUsers, {});
+    yield `],"users":${JSON.stringify(users.map((u) => ({ username: u.username, role: u.role, createdAt: u.created_at })))},"subscribers":[`;
+    first = true;
+    for (let page = 1; ; page++) {
+      const result = await this.services.read<MailListResult<SubscriberView>>(
+        'mail',
+        Patterns.mail.listSubscribers,
+        {
+          page,
+          limit: MAIL_PAGE_MAX,
+        },
+      );
+      yield result.items
+        .map(
+          (s, i) =>
+            `${first && i === 0 ? '' : ','}${JSON.stringify({ email: s.email, status: s.status, createdAt: s.created_at, confirmedAt: s.confirmed_at, unsubscribedAt: s.unsubscribed_at })}`,
+        )
+        .join('');
+      if (result.items.length) first = false;
+      if (page * MAIL_PAGE_MAX >= result.total || result.items.length === 0) break;
+    }
+    yield ']}';
+  }
+}
+
+type ExportPost = ExportBatch['posts'][number] & {
+  media: (ExportBatch['posts'][number]['media'][number] & { file?: string })[];
+};
+
+function withFiles(post: ExportBatch['posts'][number]): ExportPost {
+  return {
+    ...post,
+    media: post.media.map((item) =>
+      item.originalKey && item.type !== 'youtube'
+        ? { ...item, file: archiveName(post.id, item.position, item.name ?? null) }
+        : item,
+    ),
+  };
+}
+
+function toArchivePost(post: ExportPost): ArchivePost {
+  return { ...post, media: post.media.map(({ originalKey: _key, position: _position, ...item }) => item) };
+}
+
+function emptyStream(): Readable {
+  const stream = new PassThrough();
+  stream.end();
+  return stream;
+}

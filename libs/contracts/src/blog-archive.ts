@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import type { SiteConfig } from './site.js';
+
+/**
+ * The owner's whole blog in one .zip (GET /api/admin/export), and what an import of it reads
+ * back. The archive holds:
+ * - `blog.json`: this document;
+ * - `media/<post id>/<position>-<file name>`: each file item's original as uploaded (GPS and
+ *   other location data removed), named by `ArchiveMedia.file`;
+ * - `posts/<date>-<slug>.md`: each post as Markdown with YAML front matter (title, date,
+ *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor.
+ */
+export const BLOG_ARCHIVE_FORMAT = 'blog-archive';
+export const BLOG_ARCHIVE_VERSION = 1;
+
+const mediaSchema = z.object({
+  type: z.enum(['image', 'video', 'youtube']),
+  /** The original's path in the archive (files), absent for YouTube items. */
+  file: z.string().max(1000).optional(),
+  name: z.string().max(300).nullable().optional(),
+  mimeType: z.string().max(100).nullable().optional(),
+  youtubeUrl: z.string().max(500).nullable().optional(),
+  title: z.string().nullable().optional(),
+  alt: z.string().max(300).nullable().optional(),
+  caption: z.string().max(500).nullable().optional(),
+  crop: z.object({ x: z.number(), y: z.number(), scale: z.number() }).nullable().optional(),
+  /** Its id in this blog: the content's `![alt](media:ID)` references name it. */
+  id: z.string().max(100),
+});
+export type ArchiveMedia = z.infer<typeof mediaSchema>;
+
+const postSchema = z.object({
+  id: z.number().int(),
+  title: z.string().max(200),
+  slug: z.string().max(120),
+  status: z.enum(['draft', 'published']),
+  /** The post's date (a published post dated ahead is scheduled). */
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  category: z.string(),
+  submenu1: z.string(),
+  submenu2: z.string().nullable(),
+  placeId: z.string().nullable(),
+  tags: z.array(z.string()),
+  /** The Markdown source. */
+  content: z.string(),
+  /** Where it came from when it was imported ("wxr:<guid>", …), else null. */
+  sourceId: z.string().nullable(),
+  /** Old addresses that answer 301 to it. */
+  oldPaths: z.array(z.string()),
+  media: z.array(mediaSchema),
+});
+export type ArchivePost = z.infer<typeof postSchema>;
+
+export const blogArchiveSchema = z.object({
+  format: z.literal(BLOG_ARCHIVE_FORMAT),
+  version: z.literal(BLOG_ARCHIVE_VERSION),
+  exportedAt: z.string(),
+  site: z.record(z.string(), z.unknown()),
+  posts: z.array(postSchema),
+  /** Without password hashes or two-factor secrets. */
+  users: z.array(z.object({ username: z.string(), role: z.string(), createdAt: z.string() })),
+  subscribers: z.array(
+    z.object({
+      email: z.string(),
+      status: z.string(),
+      createdAt: z.string(),
+      confirmedAt: z.string().nullable(),
+      unsubscribedAt: z.string().nullable(),
+    }),
+  ),
+});
+export type BlogArchive = Omit<z.infer<typeof blogArchiveSchema>, 'site'> & { site: SiteConfig };
+
+/** posts.exportBatch: the next page of posts after `afterId`, each with everything the archive keeps. */
+export interface ExportBatch {
+  posts: (Omit<ArchivePost, 'media'> & {
+    media: (Omit<ArchiveMedia, 'file'> & { originalKey: string | null; position: number })[];
+  })[];
+  lastId: number | null;
+}
