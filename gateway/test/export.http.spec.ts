@@ -188,11 +188,28 @@ describe('export everything', () => {
     expect([...files.keys()].filter((n) => n.startsWith('posts/'))).toHaveLength(archive.posts.length);
   }, 60_000);
 
+  it('downloads through a one-time link the dashboard asks for', async () => {
+    const link = await api(stack, '/api/admin/export/link', { method: 'POST', token: admin });
+    expect(link.status).toBe(200);
+    const url = (link.json as unknown as { url: string }).url;
+    expect(url).toMatch(/^\/api\/admin\/export\/download\?t=/);
+    const first = await fetch(`${stack.baseUrl}${url}`);
+    expect(first.status).toBe(200);
+    expect((await unzip(Buffer.from(await first.arrayBuffer()))).has('blog.json')).toBe(true);
+    // Once only, and never as a session.
+    expect((await fetch(`${stack.baseUrl}${url}`)).status).toBe(401);
+    const token = new URL(url, stack.baseUrl).searchParams.get('t')!;
+    expect((await api(stack, '/api/auth/account', { token })).status).toBe(401);
+    expect((await fetch(`${stack.baseUrl}/api/admin/export/download?t=forged`)).status).toBe(401);
+  });
+
   it('is for admins only', async () => {
     expect((await exportZip('')).status).toBe(401);
     await api(stack, '/api/auth/register', {
       body: { username: 'exporter', password: 'exporter-password-1' },
     });
-    expect((await exportZip(await loginAs(stack, 'exporter', 'exporter-password-1'))).status).toBe(403);
+    const user = await loginAs(stack, 'exporter', 'exporter-password-1');
+    expect((await exportZip(user)).status).toBe(403);
+    expect((await api(stack, '/api/admin/export/link', { method: 'POST', token: user })).status).toBe(403);
   });
 });

@@ -5,6 +5,7 @@ import { useApi } from '../../api/ApiContext';
 import { listUsers } from '../../api/auth';
 import { useSession } from '../../session/SessionContext';
 import './admin.css';
+import { BackupTab } from './tabs/BackupTab';
 import { DigestAction } from './tabs/DigestAction';
 import { MessagesTab, SubscribersTab } from './tabs/MailTabs';
 import { SettingsTab } from './tabs/SettingsTab';
@@ -23,6 +24,7 @@ const TABS = [
   { id: 'settings', label: 'Settings' },
   { id: 'messages', label: 'Messages' },
   { id: 'subscribers', label: 'Subscribers' },
+  { id: 'backup', label: 'Backup' },
   { id: 'account', label: 'Account' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
@@ -104,6 +106,7 @@ export function AdminPage() {
             {tab === 'settings' && <SettingsTab />}
             {tab === 'messages' && <MessagesTab />}
             {tab === 'subscribers' && <SubscribersTab />}
+            {tab === 'backup' && <BackupTab />}
             {tab === 'account' && <AccountSettings />}
           </div>
         </div>
