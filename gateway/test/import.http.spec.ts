@@ -434,7 +434,10 @@ Last paragraph.`,
   it('refuses what is not an export, and fails hostile or broken files with the reason', async () => {
     expect(await upload('notes.txt', 'just some text')).toMatchObject({
       status: 400,
-      json: { error: 'The file is neither a WordPress export (WXR) nor a Ghost export (JSON)' },
+      json: {
+        error:
+          'The file is neither a WordPress export (WXR), a Ghost export (JSON) nor an export of this blog (zip)',
+      },
     });
     const laughs = `<?xml version="1.0"?>
 <!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;&lol;"><!ENTITY lol3 "&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;&lol2;">]>

@@ -92,7 +92,8 @@ export class ExportService {
         for (const item of post.media) {
           if (!item.file || !item.originalKey) continue;
           const key = item.originalKey;
-          zip.addReadStreamLazy(item.file, (done) => {
+          // Stored, not deflated: pictures and videos are compressed already.
+          zip.addReadStreamLazy(item.file, { compress: false }, (done) => {
             this.storage
               .get(key)
               .then((object) =>

@@ -74,6 +74,8 @@ export const Patterns = {
     runDigest: 'mail.digest.run',
     listMessages: 'mail.messages.list',
     listSubscribers: 'mail.subscribers.list',
+    /** Subscribers from an export, with their status and dates, no e-mail sent; an address already here is left as it is. */
+    restoreSubscribers: 'mail.subscribers.restore',
   },
 } as const;
 

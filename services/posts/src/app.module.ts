@@ -22,7 +22,7 @@ import { SiteSettings } from './site/site-settings.service.js';
 import { ImportController } from './import/import.controller.js';
 import { ImportService } from './import/import.service.js';
 import { ExportBatchService } from './import/export-batch.service.js';
-import { MediaClient } from './import/media-client.js';
+import { MailClient, MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
 
@@ -66,6 +66,7 @@ export class PostsModule {
         ContentService,
         MediaItemsService,
         MediaClient,
+        MailClient,
         ImportService,
         ExportBatchService,
       ],

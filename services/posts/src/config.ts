@@ -12,6 +12,9 @@ export const postsConfigSchema = z
     /** Where the media service listens under TRANSPORT=tcp: imported media are queued there at once. */
     MEDIA_HOST: envSchemas.host('127.0.0.1'),
     MEDIA_PORT: envSchemas.port(4003),
+    /** Where the mail service listens under TRANSPORT=tcp: an export's subscribers go back there. */
+    MAIL_HOST: envSchemas.host('127.0.0.1'),
+    MAIL_PORT: envSchemas.port(4004),
     /** The import job queue on this Redis (BullMQ); the in-process runner when unset. */
     REDIS_URL: z
       .string()

@@ -21,6 +21,20 @@ function tokenOf(data: unknown): string {
   return result.data.token;
 }
 
+const restoreSchema = z.object({
+  subscribers: z
+    .array(
+      z.object({
+        email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
+        status: z.enum(['pending', 'confirmed', 'unsubscribed']),
+        createdAt: z.iso.datetime(),
+        confirmedAt: z.iso.datetime().nullable(),
+        unsubscribedAt: z.iso.datetime().nullable(),
+      }),
+    )
+    .max(1000),
+});
+
 @Controller()
 export class SubscriptionsController {
   constructor(private readonly subscriptions: SubscriptionsService) {}
@@ -43,6 +57,11 @@ export class SubscriptionsController {
   @MessagePattern(Patterns.mail.unsubscribe)
   unsubscribe(@Payload() message: RpcEnvelope<unknown>) {
     return this.subscriptions.unsubscribe(tokenOf(message.data));
+  }
+
+  @MessagePattern(Patterns.mail.restoreSubscribers)
+  restore(@Payload() message: RpcEnvelope<unknown>) {
+    return this.subscriptions.restore(parseOrThrow(restoreSchema, message.data).subscribers);
   }
 
   @MessagePattern(Patterns.mail.listSubscribers)

@@ -173,6 +173,36 @@ export class SubscriptionsService {
     return sent;
   }
 
+  /**
+   * Subscribers brought back from an export: their status and dates as they were, no
+   * confirmation e-mail (a pending one may subscribe again); an address already here stays.
+   */
+  async restore(
+    rows: {
+      email: string;
+      status: SubscriptionStatus;
+      createdAt: string;
+      confirmedAt: string | null;
+      unsubscribedAt: string | null;
+    }[],
+  ): Promise<{ restored: number }> {
+    if (!rows.length) return { restored: 0 };
+    const inserted = (await this.subscribers.query(
+      `INSERT INTO subscribers (email, status, created_at, confirmed_at, unsubscribed_at, confirmation_attempts)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::int[])
+       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+      [
+        rows.map((r) => r.email),
+        rows.map((r) => r.status),
+        rows.map((r) => r.createdAt),
+        rows.map((r) => r.confirmedAt),
+        rows.map((r) => r.unsubscribedAt),
+        rows.map(() => 0),
+      ],
+    )) as unknown[];
+    return { restored: inserted.length };
+  }
+
   async list(query: SubscriberListQuery): Promise<MailListResult<SubscriberView>> {
     const [rows, total] = await this.subscribers.findAndCount({
       where: query.status ? { status: query.status } : {},

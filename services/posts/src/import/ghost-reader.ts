@@ -1,11 +1,6 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
-import parserStream from 'stream-json';
-import pick from 'stream-json/filters/pick.js';
-import streamArray from 'stream-json/streamers/stream-array.js';
+import type { Readable } from 'node:stream';
+import { jsonAt } from './json-stream.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
-
-/** One string of a Ghost export longer than this (a post's HTML is far less) is refused. */
-const MAX_STRING = 32 * 1024 * 1024;
 
 type Row = Record<string, unknown>;
 const str = (value: unknown) => (typeof value === 'string' ? value : value == null ? '' : String(value));
@@ -18,55 +13,9 @@ export interface GhostIndex {
   meta: Map<string, Row>;
 }
 
-/** Refuses a string longer than MAX_STRING as it streams by, before anything assembles it. */
-function stringGuard(): Transform {
-  let length = 0;
-  return new Transform({
-    objectMode: true,
-    transform(token: { name: string; value?: string }, _encoding, done) {
-      if (token.name === 'startString') length = 0;
-      else if (token.name === 'stringChunk') {
-        length += token.value!.length;
-        if (length > MAX_STRING)
-          return done(new ImportFileError('The file holds a text of more than 32 MB: not a blog export'));
-      }
-      done(null, token);
-    },
-  });
-}
-
-/**
- * The elements of one array of a Ghost export (data.posts, data.tags, …; with or without the
- * `db` wrapper of versions 4 to 6), parsed as a stream with stream-json: memory holds one
- * element at a time, whatever the file's size. `seen` tells whether the array was there.
- */
-async function* ghostArray(stream: Readable, name: string, seen?: { found: boolean }): AsyncGenerator<Row> {
-  const filter = new RegExp(`^(db\\.0\\.)?data\\.${name}$`);
-  const mark = new Transform({
-    objectMode: true,
-    transform(token: { name: string }, _encoding, done) {
-      if (seen && token.name === 'startArray') seen.found = true;
-      done(null, token);
-    },
-  });
-  // pipeline destroys every stage on an error, so the loop below ends with it.
-  const items = pipeline(
-    stream,
-    // Strings are streamed in chunks (the guard counts them) and packed for the assembler.
-    parserStream({ streamStrings: true, packStrings: true }),
-    stringGuard(),
-    pick.asStream({ filter }),
-    mark,
-    streamArray.asStream(),
-    () => undefined,
-  );
-  try {
-    for await (const { value } of items as AsyncIterable<{ value: Row }>) yield value;
-  } catch (error) {
-    if (error instanceof ImportFileError) throw error;
-    throw new ImportFileError(`The file is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
-  }
-}
+/** The elements of one array of a Ghost export (data.posts, data.tags, …; with or without the `db` wrapper of versions 4 to 6). */
+const ghostArray = (stream: Readable, name: string, seen?: { found: boolean }) =>
+  jsonAt<Row>(stream, new RegExp(`^(db\\.0\\.)?data\\.${name}$`), { seen });
 
 /** First passes: the tags, their links and the posts' meta (small), and how many posts there are. */
 export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIndex> {

@@ -6,6 +6,7 @@ import {
   importOptionsSchema,
   siteNodes,
   UPLOADS_PREFIX,
+  type ArchivePost,
   type ImportFormat,
   type ImportOptions,
   type ImportReport,
@@ -18,6 +19,7 @@ import {
   ORIGINALS_PREFIX,
   parseOrThrow,
   RpcError,
+  storeMediaOriginal,
   type Job,
   type JobQueue,
   type ObjectStorage,
@@ -33,7 +35,14 @@ import { SiteSettings } from '../site/site-settings.service.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
 import { ghostEntries, indexGhost } from './ghost-reader.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
-import { MediaClient } from './media-client.js';
+import { MailClient, MediaClient } from './media-client.js';
+import {
+  archiveEntries,
+  archiveSubscribers,
+  openBlogArchive,
+  type OpenedArchive,
+} from './archive-entries.js';
+import type { StoredArchive } from './archive-reader.js';
 import { MediaFetcher } from './media-fetcher.js';
 import { ImportFileError, type SourceEntry, type SourcePost } from './source-post.js';
 import { scanWxr, wxrEntries } from './wxr-reader.js';
@@ -56,11 +65,45 @@ interface ImportRow {
   updated_at: Date;
 }
 
+/** A picture, video or YouTube video to bring with a post; `fetch` stores a file at the key it is given. */
+interface MediaToBring {
+  ref: string;
+  kind: 'image' | 'video' | 'youtube';
+  url: string;
+  /** What makes the file this file in its source (its URL, its path in the archive). */
+  identity: string;
+  alt?: string;
+  caption?: string;
+  title?: string;
+  fetch?: (key: (ext: string) => string) => Promise<UploadedFile>;
+}
+
+/** What one run of an import holds open: this blog's own export, read in place. */
+interface RunContext {
+  archive?: OpenedArchive;
+}
+
+interface PostToWrite {
+  sourceId: string;
+  title: string;
+  slug: string;
+  content: string;
+  status: 'draft' | 'published';
+  date: Date | null;
+  leaf: SiteNodeInfo;
+  tags: string[];
+  oldPaths: string[];
+  crop?: { x: number; y: number; scale: number };
+  media: MediaToBring[];
+}
+
 const startSchema = z.object({
   fileKey: z.string().startsWith('private/imports/'),
   options: z.unknown().optional(),
 });
 const SAVE_EVERY_MS = 500;
+/** A zip's local file header: this blog's own export. */
+const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 
 const emptyReport = (): StoredReport => ({
   percent: 0,
@@ -77,7 +120,7 @@ const emptyReport = (): StoredReport => ({
   postsDone: 0,
 });
 
-/** Reads the file's first bytes: a WordPress export (XML with the WXR namespace) or a Ghost export (JSON). */
+/** Reads the file's first bytes: a WordPress export (XML with the WXR namespace), a Ghost export (JSON) or this blog's own (zip). */
 export function detectFormat(head: Buffer): ImportFormat | null {
   const text = head
     .toString('utf8')
@@ -85,6 +128,7 @@ export function detectFormat(head: Buffer): ImportFormat | null {
     .trimStart();
   if (text.startsWith('<') && /wordpress\.org\/export\//.test(text)) return 'wxr';
   if (text.startsWith('{')) return 'ghost';
+  if (head.subarray(0, 4).equals(ZIP_MAGIC)) return 'blog';
   return null;
 }
 
@@ -111,6 +155,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     private readonly posts: PostsService,
     private readonly settings: SiteSettings,
     private readonly media: MediaClient,
+    private readonly mail: MailClient,
   ) {
     this.queue = createJobQueue(
       // A replica that dies mid-import: another takes the job over within about 15 s.
@@ -150,7 +195,9 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     const format = detectFormat(head);
     if (!format) {
       await this.storage.delete(fileKey).catch(() => undefined);
-      throw RpcError.badRequest('The file is neither a WordPress export (WXR) nor a Ghost export (JSON)');
+      throw RpcError.badRequest(
+        'The file is neither a WordPress export (WXR), a Ghost export (JSON) nor an export of this blog (zip)',
+      );
     }
     const id = randomUUID();
     await this.db.query(
@@ -212,13 +259,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     if (!row || row.state === 'done' || row.state === 'failed') return;
     const report: StoredReport = { ...emptyReport(), ...row.report };
     await this.save(row, 'running', report);
+    const context: RunContext = {};
     try {
-      const entries = await this.entries(row, report);
+      const entries = await this.entries(row, report, context);
       let index = 0;
       let savedAt = Date.now();
       for await (const entry of entries) {
         if (index++ < report.processed) continue; // done before a restart
-        await this.importEntry(row.id, entry, row.options, report);
+        await this.importEntry(row.id, entry, row.options, report, context);
         report.processed = index;
         report.percent = report.total ? Math.min(99, Math.floor((report.postsDone / report.total) * 100)) : 0;
         if (Date.now() - savedAt > SAVE_EVERY_MS) {
@@ -226,11 +274,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
           savedAt = Date.now();
         }
       }
+      if (context.archive) await this.restorePeople(context.archive, report);
       report.percent = 100;
       await this.save(row, 'done', report);
+      context.archive?.archive.close();
       await this.storage.delete(row.file_key).catch(() => undefined);
       await this.removeOrphans(row.id);
     } catch (error) {
+      context.archive?.archive.close();
       const final = error instanceof ImportFileError || job.attempt >= ImportService.ATTEMPTS;
       if (!final) {
         await this.save(row, 'running', report);
@@ -269,15 +320,49 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   private async entries(
     row: ImportRow,
     report: StoredReport,
+    context: RunContext,
   ): Promise<AsyncIterable<SourceEntry> | Iterable<SourceEntry>> {
     if (row.format === 'wxr') {
       const scan = await scanWxr(await this.open(row.file_key));
       report.total = scan.total;
       return wxrEntries(await this.open(row.file_key), scan.attachments);
     }
+    if (row.format === 'blog') {
+      const opened = await openBlogArchive(this.storage, row.file_key);
+      context.archive = opened;
+      report.total = opened.total;
+      // The settings first (once), so the posts find their places; a tree the blog's own posts
+      // would not fit in is refused and said, and the posts then go where their labels lead.
+      if (report.processed === 0) {
+        try {
+          await this.settings.update(opened.site, []);
+        } catch (error) {
+          this.error(report, 'site settings', `not restored: ${(error as Error).message}`);
+        }
+      }
+      return archiveEntries(opened.archive);
+    }
     const index = await indexGhost(() => this.open(row.file_key));
     report.total = index.total;
     return ghostEntries(await this.open(row.file_key), index, row.options.sourceUrl);
+  }
+
+  /** After the posts of this blog's own export: its subscribers back (no e-mail sent); its accounts are not. */
+  private async restorePeople(opened: OpenedArchive, report: StoredReport): Promise<void> {
+    for await (const batch of archiveSubscribers(opened.archive, 500)) {
+      try {
+        await this.mail.restoreSubscribers(batch);
+      } catch (error) {
+        this.error(report, 'subscribers', `not restored: ${(error as Error).message}`);
+        break;
+      }
+    }
+    if (opened.users)
+      this.error(
+        report,
+        'users',
+        `${opened.users} account(s) not restored: an export holds no passwords (register them again)`,
+      );
   }
 
   private async importEntry(
@@ -285,6 +370,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     entry: SourceEntry,
     options: ImportOptions,
     report: StoredReport,
+    context: RunContext,
   ): Promise<void> {
     if (entry.kind === 'skipped') {
       report.skipped++;
@@ -292,6 +378,16 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     report.postsDone++;
+    if (entry.kind === 'archive') {
+      try {
+        if (await this.restorePost(importId, entry.post, context.archive!.archive, report)) report.updated++;
+        else report.imported++;
+      } catch (error) {
+        report.failed++;
+        this.error(report, entry.post.title, (error as Error).message);
+      }
+      return;
+    }
     const { post } = entry;
     if (post.status === 'draft' && options.drafts === 'skip') {
       report.skipped++;
@@ -313,14 +409,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   }
 
   /** One post with its media, in one transaction; answers whether it existed already. */
+  /** A WordPress or Ghost post: its HTML converted, its place from the category map, its media fetched. */
   private async importPost(
     importId: string,
     post: SourcePost,
     options: ImportOptions,
     report: StoredReport,
   ): Promise<boolean> {
-    const site = this.settings.current();
-    const { leaf, unmapped } = this.placeOf(site, post, options);
+    const { leaf, unmapped } = this.placeOf(this.settings.current(), post, options);
     const converted = htmlToMarkdown(post.html, { baseUrl: options.sourceUrl || undefined });
     if (converted.droppedShortcodes.length)
       this.error(
@@ -328,12 +424,6 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         post.title,
         `shortcodes dropped: ${converted.droppedShortcodes.map((s) => `[${s}]`).join(', ')}`,
       );
-
-    const [existing] = (await this.db.query(`SELECT id FROM posts.posts WHERE source_id = $1`, [
-      post.sourceId,
-    ])) as { id: number }[];
-    const items = existing ? await this.db.getRepository(MediaItem).findBy({ postId: existing.id }) : [];
-
     // The featured image is the main image (first); the text's media follow in their order.
     const wanted = [
       ...(post.featuredImage
@@ -349,34 +439,129 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         : []),
       ...converted.media,
     ];
-    let markdown = converted.markdown;
+    let content = converted.markdown;
     // The same file twice (the featured image also in the text): one item, both refs to it.
     const seen = new Map<string, string>();
-    const planned = wanted.filter((media) => {
-      if (media.kind === 'youtube') return true;
-      const again = seen.get(media.url);
-      if (again) markdown = markdown.replaceAll(`(media:${media.ref})`, `(media:${again})`);
-      else seen.set(media.url, media.ref);
-      return !again;
-    });
-    // Fetched together (the fetcher allows 4 at once); a file already imported is not fetched again.
+    const media: MediaToBring[] = [];
+    for (const item of wanted) {
+      const again = item.kind === 'youtube' ? undefined : seen.get(item.url);
+      if (again) {
+        content = content.replaceAll(`(media:${item.ref})`, `(media:${again})`);
+        continue;
+      }
+      seen.set(item.url, item.ref);
+      media.push({
+        ...item,
+        identity: item.url,
+        fetch: item.kind === 'youtube' ? undefined : (key) => this.fetcher.fetch(item.url, key),
+      });
+    }
+    return this.writePost(
+      importId,
+      {
+        sourceId: post.sourceId,
+        title: post.title,
+        slug: post.slug,
+        content,
+        status: post.status,
+        date: post.date,
+        leaf,
+        tags: [...new Set([...post.tags, ...unmapped])],
+        oldPaths: post.oldPaths,
+        media,
+      },
+      report,
+    );
+  }
+
+  /** A post of this blog's own export: its Markdown as it was, its files from the archive. */
+  private async restorePost(
+    importId: string,
+    post: ArchivePost,
+    archive: StoredArchive,
+    report: StoredReport,
+  ): Promise<boolean> {
+    const nodes = siteNodes(this.settings.current());
+    const byLabels = findSiteNode(
+      nodes,
+      [post.category, post.submenu1, post.submenu2].filter(Boolean).join(' / '),
+    );
+    const byId = post.placeId ? nodes.find((n) => n.id === post.placeId) : undefined;
+    const leaf =
+      [byId, byLabels].find((n) => n?.leaf) ??
+      this.placeOf(
+        this.settings.current(),
+        { categories: [], tags: [] },
+        { categoryMap: {}, sourceUrl: '', drafts: 'import' },
+      ).leaf;
+    const main = post.media.find((m) => m.type === 'image');
+    return this.writePost(
+      importId,
+      {
+        sourceId: post.sourceId ?? `blog:${post.id}`,
+        title: post.title,
+        slug: post.slug,
+        // The text's `media:ID` references are the items' ids in the exported blog: each item
+        // carries that id as its ref, so they point at the new items once saved.
+        content: post.content,
+        status: post.status,
+        date: new Date(post.createdAt),
+        leaf,
+        tags: post.tags,
+        oldPaths: post.oldPaths,
+        crop: main?.crop ?? undefined,
+        media: post.media.map((item) => ({
+          ref: item.id,
+          kind: item.type,
+          url: item.youtubeUrl ?? '',
+          identity: item.file ?? item.youtubeUrl ?? item.id,
+          alt: item.alt ?? undefined,
+          caption: item.caption ?? undefined,
+          title: item.title ?? undefined,
+          fetch: item.file
+            ? async (key) =>
+                storeMediaOriginal(this.storage, await archive.open(item.file!), {
+                  name: item.name ?? 'file',
+                  key,
+                })
+            : undefined,
+        })),
+      },
+      report,
+    );
+  }
+
+  /**
+   * One post with its media in one transaction (PostsService, the same rules as the form),
+   * matched by its source id: created, or updated when an earlier import brought it. Files
+   * are stored first under keys made of the source id, the file's identity and this import's
+   * id; a file an earlier import stored is used again, not fetched again. Answers whether
+   * the post existed.
+   */
+  private async writePost(importId: string, post: PostToWrite, report: StoredReport): Promise<boolean> {
+    const [existing] = (await this.db.query(`SELECT id FROM posts.posts WHERE source_id = $1`, [
+      post.sourceId,
+    ])) as { id: number }[];
+    const items = existing ? await this.db.getRepository(MediaItem).findBy({ postId: existing.id }) : [];
+    let content = post.content;
+    // Together (the fetcher allows 4 downloads at once over the import).
     const outcomes = await Promise.allSettled(
-      planned.map(async (media) => {
-        if (media.kind === 'youtube') return { media };
-        const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.url}`).digest('hex').slice(0, 32)}`;
+      post.media.map(async (media) => {
+        if (!media.fetch) return {};
+        const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.identity}`).digest('hex').slice(0, 32)}`;
         const known = items.find((item) => item.originalKey?.startsWith(`${keyBase}.`));
-        if (known) return { media, known };
-        return { media, file: await this.fetcher.fetch(media.url, (ext) => `${keyBase}.${importId}.${ext}`) };
+        if (known) return { known };
+        return { file: await media.fetch((ext) => `${keyBase}.${importId}.${ext}`) };
       }),
     );
     const files: UploadedFile[] = [];
     const unified: Record<string, unknown>[] = [];
     outcomes.forEach((outcome, i) => {
-      const media = planned[i]!;
+      const media = post.media[i]!;
       if (outcome.status === 'rejected') {
         report.media.failed++;
-        this.error(report, post.title, `${media.url}: ${(outcome.reason as Error).message}`);
-        markdown = markdown.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
+        this.error(report, post.title, `${media.identity}: ${(outcome.reason as Error).message}`);
+        content = content.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
         return;
       }
       const { known, file } = outcome.value as { known?: MediaItem; file?: UploadedFile };
@@ -384,6 +569,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         ref: media.ref,
         alt: media.alt?.slice(0, 300),
         caption: media.caption?.slice(0, 500),
+        ...(media.title ? { title: media.title } : {}),
         order: unified.length,
       };
       if (media.kind === 'youtube') unified.push({ type: 'youtube', url: media.url, ...details });
@@ -397,13 +583,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     });
     const fields: Record<string, string> = {
       title: post.title,
-      content: markdown,
-      category: leaf.labels[0]!,
-      submenu1: leaf.labels[1]!,
-      ...(leaf.labels[2] ? { submenu2: leaf.labels[2] } : {}),
-      tags: [...new Set([...post.tags, ...unmapped])].join(', '),
+      content,
+      category: post.leaf.labels[0]!,
+      submenu1: post.leaf.labels[1]!,
+      ...(post.leaf.labels[2] ? { submenu2: post.leaf.labels[2] } : {}),
+      tags: post.tags.join(', '),
       status: post.status,
       ...(post.date ? { date: post.date.toISOString() } : {}),
+      ...(post.crop ? { cropSettings: JSON.stringify(post.crop) } : {}),
       unifiedMedia: JSON.stringify(unified),
     };
     const origin = { sourceId: post.sourceId, oldPaths: post.oldPaths, slug: post.slug };
@@ -424,7 +611,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   /** The leaf the post goes to: its first mapped category, else More (its categories kept as tags). */
   private placeOf(
     site: SiteConfig,
-    post: SourcePost,
+    post: Pick<SourcePost, 'categories' | 'tags'>,
     options: ImportOptions,
   ): { leaf: SiteNodeInfo; unmapped: string[] } {
     const nodes = siteNodes(site);

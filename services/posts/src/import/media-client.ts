@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
-import { Patterns } from '@blog/contracts';
+import { isRpcErrorBody, Patterns, type BlogArchive } from '@blog/contracts';
 import { createRpcClient, currentRequestId } from '@blog/server-kit';
 import { firstValueFrom, timeout } from 'rxjs';
 import type { PostsConfig } from '../config.js';
@@ -25,6 +25,33 @@ export class MediaClient implements OnApplicationShutdown {
         .send(Patterns.media.enqueue, { requestId: currentRequestId() ?? 'import', data: { ids } })
         .pipe(timeout(5000)),
     ).catch((error: Error) => this.logger.debug(`media not told at once (the sweep will): ${error.message}`));
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/** The posts service's own client of the mail service: an export's subscribers go back there. */
+@Injectable()
+export class MailClient implements OnApplicationShutdown {
+  private readonly client: ClientProxy;
+
+  constructor(@Inject(POSTS_CONFIG) config: PostsConfig) {
+    this.client = createRpcClient(config, 'posts', { host: config.MAIL_HOST, port: config.MAIL_PORT });
+  }
+
+  async restoreSubscribers(subscribers: BlogArchive['subscribers']): Promise<{ restored: number }> {
+    const answer = await firstValueFrom(
+      this.client
+        .send(Patterns.mail.restoreSubscribers, {
+          requestId: currentRequestId() ?? 'import',
+          data: { subscribers },
+        })
+        .pipe(timeout(30_000)),
+    );
+    if (isRpcErrorBody(answer)) throw new Error(answer.error);
+    return answer as { restored: number };
   }
 
   async onApplicationShutdown(): Promise<void> {

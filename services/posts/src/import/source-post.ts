@@ -1,3 +1,5 @@
+import type { ArchivePost } from '@blog/contracts';
+
 /** One post as a source blog had it, before it becomes one of ours. */
 export interface SourcePost {
   /** Its identity there: "wxr:<guid>", "ghost:<id>". */
@@ -18,7 +20,10 @@ export interface SourcePost {
 
 /** What a reader yields for each item of the file. */
 export type SourceEntry =
-  { kind: 'post'; post: SourcePost } | { kind: 'skipped'; reason: string; item: string };
+  | { kind: 'post'; post: SourcePost }
+  /** A post of this blog's own export. */
+  | { kind: 'archive'; post: ArchivePost }
+  | { kind: 'skipped'; reason: string; item: string };
 
 /** A file that cannot be imported: the import fails with this message. */
 export class ImportFileError extends Error {}

@@ -120,9 +120,10 @@ export function ImportPanel() {
     <section className="card" aria-labelledby="import-heading">
       <h2 id="import-heading">Import</h2>
       <p>
-        Bring posts in from WordPress (Tools → Export, the .xml file) or Ghost (Settings → Labs → Export, the
-        .json file). Pictures and videos are fetched from the old site; old links lead to the new pages.
-        Importing the same file again updates the posts instead of copying them.
+        Bring posts in from WordPress (Tools → Export, the .xml file), Ghost (Settings → Labs → Export, the
+        .json file) or this blog&apos;s own export (the .zip file, to restore everything). Pictures and videos
+        are fetched from the old site; old links lead to the new pages. Importing the same file again updates
+        the posts instead of copying them.
       </p>
       <form
         className="form admin-import"
@@ -136,7 +137,7 @@ export function ImportPanel() {
           <input
             id="import-file"
             type="file"
-            accept=".xml,.json,application/xml,text/xml,application/json"
+            accept=".xml,.json,.zip,application/xml,text/xml,application/json,application/zip"
             onChange={(event) => setFile(event.target.files?.[0] ?? null)}
           />
         </div>

@@ -1,0 +1,80 @@
+import {
+  BLOG_ARCHIVE_FORMAT,
+  BLOG_ARCHIVE_VERSION,
+  blogArchiveSchema,
+  type BlogArchive,
+  type SiteConfig,
+} from '@blog/contracts';
+import type { ObjectStorage } from '@blog/server-kit';
+import { openStoredArchive, type StoredArchive } from './archive-reader.js';
+import { jsonAt } from './json-stream.js';
+import { ImportFileError, type SourceEntry } from './source-post.js';
+
+const postSchema = blogArchiveSchema.shape.posts.element;
+const subscriberSchema = blogArchiveSchema.shape.subscribers.element;
+
+export interface OpenedArchive {
+  archive: StoredArchive;
+  site: SiteConfig;
+  total: number;
+  users: number;
+}
+
+/** This blog's own export: its blog.json checked (format, version) and its posts counted, streamed. */
+export async function openBlogArchive(storage: ObjectStorage, key: string): Promise<OpenedArchive> {
+  const archive = await openStoredArchive(storage, key);
+  try {
+    if (!archive.has('blog.json'))
+      throw new ImportFileError('The zip has no blog.json: it is not an export of this blog');
+    const head: { format?: unknown; version?: unknown; site?: SiteConfig } = {};
+    for await (const value of jsonAt<unknown>(await archive.open('blog.json'), /^(format|version|site)$/, {
+      elements: false,
+    })) {
+      if (typeof value === 'string') head.format = value;
+      else if (typeof value === 'number') head.version = value;
+      else head.site = value as SiteConfig;
+    }
+    if (head.format !== BLOG_ARCHIVE_FORMAT)
+      throw new ImportFileError('blog.json is not a blog-archive document');
+    if (head.version !== BLOG_ARCHIVE_VERSION)
+      throw new ImportFileError(
+        `blog.json is version ${String(head.version)}; this blog reads version ${BLOG_ARCHIVE_VERSION}`,
+      );
+    if (!head.site) throw new ImportFileError('blog.json has no site');
+    let total = 0;
+    for await (const _post of jsonAt(await archive.open('blog.json'), /^posts$/)) total++;
+    let users = 0;
+    for await (const _user of jsonAt(await archive.open('blog.json'), /^users$/)) users++;
+    return { archive, site: head.site, total, users };
+  } catch (error) {
+    archive.close();
+    throw error;
+  }
+}
+
+/** Each post of the archive, checked against the format; one that does not fit is skipped and named. */
+export async function* archiveEntries(archive: StoredArchive): AsyncGenerator<SourceEntry> {
+  for await (const value of jsonAt<Record<string, unknown>>(await archive.open('blog.json'), /^posts$/)) {
+    const parsed = postSchema.safeParse(value);
+    if (parsed.success) yield { kind: 'archive', post: parsed.data };
+    else yield { kind: 'skipped', reason: 'invalid', item: String(value?.title ?? value?.id ?? 'a post') };
+  }
+}
+
+/** The archive's subscribers, checked against the format, `size` at a time. */
+export async function* archiveSubscribers(
+  archive: StoredArchive,
+  size: number,
+): AsyncGenerator<BlogArchive['subscribers']> {
+  let batch: BlogArchive['subscribers'] = [];
+  for await (const value of jsonAt(await archive.open('blog.json'), /^subscribers$/)) {
+    const parsed = subscriberSchema.safeParse(value);
+    if (!parsed.success) continue;
+    batch.push(parsed.data);
+    if (batch.length >= size) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
