@@ -9,6 +9,7 @@ import { benchSeo } from './seo.mjs';
 import { benchTopology } from './topology.mjs';
 import { benchFaults } from './faults.mjs';
 import { benchContent } from './content.mjs';
+import { benchExport } from './export.mjs';
 import { benchImport } from './import.mjs';
 
 const benches = {
@@ -23,6 +24,7 @@ const benches = {
   faults: benchFaults,
   content: benchContent,
   import: benchImport,
+  export: benchExport,
 };
 const only = process.argv.slice(2);
 const results = {};
