@@ -7,31 +7,9 @@
 import { blogArchiveSchema, type PostView } from '@blog/contracts';
 import sharp from 'sharp';
 import { parse } from 'yaml';
-import yauzl from 'yauzl';
 import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
-
-/** Every file of a zip, by name. */
-function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const files = new Map<string, Buffer>();
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, async (failure, stream) => {
-          if (failure || !stream) return reject(failure);
-          const chunks: Buffer[] = [];
-          for await (const chunk of stream) chunks.push(chunk as Buffer);
-          files.set(entry.fileName, Buffer.concat(chunks));
-          file.readEntry();
-        });
-      });
-      file.on('end', () => resolve(files));
-      file.on('error', reject);
-      file.readEntry();
-    });
-  });
-}
+import { unzip } from './support/zip.js';
 
 /** GPSLatitude's last rational (2400/100), as the little-endian EXIF sharp writes stores it. */
 const LATITUDE_SECONDS = Buffer.from([0x60, 0x09, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00]);

@@ -10,30 +10,9 @@ import { simpleParser } from 'mailparser';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import yauzl from 'yauzl';
 import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
-
-function unzip(zip: Buffer): Promise<Map<string, Buffer>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const files = new Map<string, Buffer>();
-      file.on('entry', (entry: yauzl.Entry) => {
-        file.openReadStream(entry, async (failure, stream) => {
-          if (failure || !stream) return reject(failure);
-          const chunks: Buffer[] = [];
-          for await (const chunk of stream) chunks.push(chunk as Buffer);
-          files.set(entry.fileName, Buffer.concat(chunks));
-          file.readEntry();
-        });
-      });
-      file.on('end', () => resolve(files));
-      file.on('error', reject);
-      file.readEntry();
-    });
-  });
-}
+import { unzip } from './support/zip.js';
 
 describe('export, then import into an empty blog', () => {
   let source: TestStack;

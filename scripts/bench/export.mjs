@@ -4,10 +4,9 @@
 // Memory that stays flat while gigabytes go by is the point.
 import { createStorage } from '@blog/server-kit';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { seedPosts } from '../seed.mjs';
-import { stackPids } from './measure.mjs';
+import { rssKb, sampleRss, signInToken, stackPids } from './measure.mjs';
 import { startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
@@ -15,16 +14,10 @@ const POSTS = Number(process.env.BENCH_EXPORT_POSTS ?? 10_000);
 const MEDIA_MB = Number(process.env.BENCH_EXPORT_MEDIA_MB ?? 5120);
 const FILE_MB = 100;
 
-async function rssKb(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-}
-
 /** Exports once: seconds, bytes, and the gateway's RSS before and at its peak. */
 async function exportOnce(stack, token, pid) {
   const idle = await rssKb(pid);
-  let peak = idle;
-  const sampler = setInterval(async () => (peak = Math.max(peak, await rssKb(pid))), 100);
+  const sampler = sampleRss(pid);
   const started = performance.now();
   const response = await fetch(`${stack.baseUrl}/api/admin/export`, {
     headers: { authorization: `Bearer ${token}` },
@@ -32,7 +25,7 @@ async function exportOnce(stack, token, pid) {
   let bytes = 0;
   for await (const chunk of response.body) bytes += chunk.length;
   const seconds = (performance.now() - started) / 1000;
-  clearInterval(sampler);
+  const peak = Math.max(idle, sampler.stop());
   return {
     status: response.status,
     seconds: Math.round(seconds * 10) / 10,
@@ -51,13 +44,7 @@ export async function benchExport() {
   try {
     await seedPosts(stack.databaseUrl, POSTS);
     const pid = (await stackPids(stack)).gateway;
-    const { token } = await (
-      await fetch(`${stack.baseUrl}/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ADMIN),
-      })
-    ).json();
+    const token = await signInToken(stack.baseUrl, ADMIN);
     const postsOnly = await exportOnce(stack, token, pid);
 
     // The media: 100 MB files in the stack's own storage, each an item of one of the first posts.

@@ -4,12 +4,12 @@
 // 100 ms, its peak) against the file's size, then the same for a file ten times larger
 // (BENCH_IMPORT_LARGE=0 skips that one; BENCH_IMPORT_POSTS sets the base count).
 import { createWriteStream, openAsBlob } from 'node:fs';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { stackPids } from './measure.mjs';
+import { rssKb, sampleRss, signInToken, stackPids } from './measure.mjs';
 import { startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
@@ -44,11 +44,6 @@ Another paragraph with more words to read: engine, wheel, tyre, chain, brake, ro
   return (await stat(file)).size;
 }
 
-async function rssKb(pid) {
-  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
-  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
-}
-
 /** One import on a fresh stack: posts a second and the posts process's peak RSS. */
 async function importOnce(name, count, pictures) {
   const dir = await mkdtemp(join(tmpdir(), 'blog-bench-import-'));
@@ -60,16 +55,9 @@ async function importOnce(name, count, pictures) {
   });
   try {
     const pid = (await stackPids(stack)).posts;
-    const { token } = await (
-      await fetch(`${stack.baseUrl}/api/auth/login`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(ADMIN),
-      })
-    ).json();
+    const token = await signInToken(stack.baseUrl, ADMIN);
     const idleRssMb = Math.round((await rssKb(pid)) / 1024);
-    let peak = 0;
-    const sampler = setInterval(async () => (peak = Math.max(peak, await rssKb(pid))), 100);
+    const sampler = sampleRss(pid);
     const form = new FormData();
     form.append('categoryMap', JSON.stringify({ cars: 'Garage / Automobiles / Car One' }));
     form.append('file', await openAsBlob(file), 'export.xml');
@@ -84,7 +72,7 @@ async function importOnce(name, count, pictures) {
       report = await (await fetch(`${stack.baseUrl}/api/admin/import/${report.id}`, { headers })).json();
     }
     const seconds = (performance.now() - started) / 1000;
-    clearInterval(sampler);
+    const peak = sampler.stop();
     return {
       posts: count,
       fileMb: Math.round((bytes / 1024 / 1024) * 10) / 10,

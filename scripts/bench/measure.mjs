@@ -109,3 +109,32 @@ export async function alternating(targets, measure) {
     }),
   );
 }
+
+/** A process's resident memory now (kB), from /proc. */
+export async function rssKb(pid) {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
+  return Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0);
+}
+
+/** Samples a process's RSS every 100 ms; stop() answers the peak (kB). */
+export function sampleRss(pid) {
+  let peak = 0;
+  const timer = setInterval(async () => (peak = Math.max(peak, await rssKb(pid))), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      return peak;
+    },
+  };
+}
+
+/** Signs in on a stack; answers the token. */
+export async function signInToken(baseUrl, { username, password }) {
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password }),
+  });
+  if (response.status !== 200) throw new Error(`sign-in answered ${response.status}`);
+  return (await response.json()).token;
+}

@@ -1,9 +1,10 @@
 import { IMPORT_MAX_BYTES } from '@blog/contracts';
 import { ObjectTooLargeError, type ObjectStorage } from '@blog/server-kit';
-import busboy from 'busboy';
+import type busboy from 'busboy';
 import type { Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../common/api-error.js';
+import { multipartParser } from '../posts/multipart-upload.js';
 
 export interface ReceivedImport {
   fileKey: string;
@@ -29,9 +30,9 @@ export async function receiveImport(
   await new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 10, fieldSize: 256 * 1024 } });
-    } catch {
-      reject(new ApiError(400, 'Expected a multipart/form-data body'));
+      parser = multipartParser(req, { files: 1, fields: 10, fieldSize: 256 * 1024 });
+    } catch (error) {
+      reject(error);
       return;
     }
     const fail = (error: unknown) => {

@@ -35,6 +35,15 @@ function hashing(source: Readable, hash: Hash, counted: { size: number }): Reada
   return Readable.from(pass(), { objectMode: false });
 }
 
+/** A multipart body's parser with these limits; 400 when the request is not multipart. */
+export function multipartParser(req: Request, limits: busboy.Limits): busboy.Busboy {
+  try {
+    return busboy({ headers: req.headers, limits });
+  } catch {
+    throw new ApiError(400, 'Expected a multipart/form-data body');
+  }
+}
+
 /**
  * Receives the post form (SPEC.md §7) and streams each file straight to storage as it
  * arrives: the type comes from the content (magic bytes), HEIC/HEIF is refused by type or
@@ -77,12 +86,9 @@ export async function receivePostForm(
   await new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({
-        headers: req.headers,
-        limits: { files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
-      });
-    } catch {
-      reject(new ApiError(400, 'Expected a multipart/form-data body'));
+      parser = multipartParser(req, { files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES });
+    } catch (error) {
+      reject(error);
       return;
     }
     const fail = (error: unknown) => {
