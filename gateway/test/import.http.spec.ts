@@ -19,6 +19,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 let files: Server;
 let filesUrl: string;
 const served: string[] = [];
+const inFlight = { now: 0, max: 0 };
 
 function wxr(items: string[]): string {
   return `<?xml version="1.0" encoding="UTF-8" ?>
@@ -119,6 +120,9 @@ describe('import from WordPress and Ghost', () => {
     const png = await makeImage('png', 200, 100);
     files = createServer((req, res) => {
       served.push(req.url ?? '');
+      inFlight.now++;
+      inFlight.max = Math.max(inFlight.max, inFlight.now);
+      res.on('close', () => inFlight.now--);
       if (req.url === '/uploads/car.jpg' || req.url === '/uploads/featured.jpg') {
         res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
       } else if (req.url === '/uploads/gallery.png')
@@ -127,6 +131,17 @@ describe('import from WordPress and Ghost', () => {
       else if (req.url === '/to-file.jpg') res.writeHead(302, { location: 'file:///etc/passwd' }).end();
       else if (req.url === '/not-an-image.jpg')
         res.writeHead(200, { 'content-type': 'image/jpeg' }).end('<html>hi</html>');
+      else if (req.url === '/photo.heic') res.writeHead(200, { 'content-type': 'image/heic' }).end(jpeg);
+      // Answers 500 twice, then the picture: the third try brings it.
+      else if (req.url === '/flaky.jpg')
+        served.filter((u) => u === '/flaky.jpg').length <= 2
+          ? res.writeHead(500).end('busy')
+          : res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
+      // Never answers: each try ends at IMPORT_MEDIA_TIMEOUT_MS.
+      else if (req.url === '/hangs.jpg') req.on('close', () => res.destroy());
+      // Eight pictures that take 150 ms each: at most four are fetched at once.
+      else if (req.url?.startsWith('/many/'))
+        setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 150);
       else res.writeHead(404).end('missing');
     });
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
@@ -137,7 +152,7 @@ describe('import from WordPress and Ghost', () => {
       join(dist, 'index.html'),
       '<!doctype html><html><head><title>x</title></head><body><div id="root"></div></body></html>',
     );
-    stack = await startTestStack({ IMPORT_MEDIA_TIMEOUT_MS: '5000', WEB_DIST: dist });
+    stack = await startTestStack({ IMPORT_MEDIA_TIMEOUT_MS: '1500', WEB_DIST: dist });
     admin = await loginAs(stack, ADMIN.username, ADMIN.password);
 
     wxrFile = wxr([
@@ -201,6 +216,13 @@ Last paragraph.`,
         meta: { _wp_attachment_image_alt: 'Featured alt' },
       }),
       item({
+        id: 16,
+        title: 'Download rules',
+        name: 'download-rules',
+        gmt: '2018-06-01 10:00:00',
+        content: `<p><img src="${filesUrl}/photo.heic" alt="heic"></p><p><img src="${filesUrl}/flaky.jpg" alt="flaky"></p><p><img src="${filesUrl}/hangs.jpg" alt="hangs"></p>${Array.from({ length: 8 }, (_, i) => `<p><img src="${filesUrl}/many/${i}.png" alt="many ${i}"></p>`).join('')}`,
+      }),
+      item({
         id: 15,
         title: 'Broken pictures',
         name: 'broken-pictures',
@@ -226,13 +248,13 @@ Last paragraph.`,
     expect(report).toMatchObject({
       state: 'done',
       percent: 100,
-      total: 4,
-      imported: 4,
+      total: 5,
+      imported: 5,
       updated: 0,
       skipped: 2,
       failed: 0,
       skippedBy: { page: 1, attachment: 1 },
-      media: { downloaded: 3, failed: 3 },
+      media: { downloaded: 12, failed: 5 },
     });
     const messages = report.errors.map((e) => `${e.item}: ${e.message}`);
     expect(messages).toEqual(
@@ -245,6 +267,23 @@ Last paragraph.`,
         ),
       ]),
     );
+
+    // The download rules: HEIC refused, a 500 tried again (three tries), a silent server given
+    // up on after its timeout, and never more than four downloads at once.
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        `Download rules: ${filesUrl}/photo.heic: HEIC file "photo.heic" was rejected. Please convert it to JPEG or PNG format before uploading.`,
+        `Download rules: ${filesUrl}/hangs.jpg: timed out`,
+      ]),
+    );
+    expect(served.filter((u) => u === '/flaky.jpg')).toHaveLength(3);
+    expect(served.filter((u) => u === '/hangs.jpg')).toHaveLength(3);
+    expect(inFlight.max).toBe(4);
+    const rules = await byTitle('Download rules');
+    expect(rules.media.map((m: Json) => m.alt)).toEqual([
+      'flaky',
+      ...Array.from({ length: 8 }, (_, i) => `many ${i}`),
+    ]);
 
     const red = await byTitle('Red car');
     expect(red).toMatchObject({
@@ -316,7 +355,7 @@ Last paragraph.`,
         })
       ).json.id as string,
     );
-    expect(report).toMatchObject({ state: 'done', imported: 0, updated: 4, failed: 0 });
+    expect(report).toMatchObject({ state: 'done', imported: 0, updated: 5, failed: 0 });
     expect(await count()).toBe(before);
     // Media already imported are kept, not fetched again (only the broken ones are tried again).
     expect(served.slice(fetched).filter((url) => url.startsWith('/uploads/'))).toEqual([]);
