@@ -133,10 +133,9 @@ describe('import from WordPress and Ghost', () => {
         res.writeHead(200, { 'content-type': 'image/jpeg' }).end('<html>hi</html>');
       else if (req.url === '/photo.heic') res.writeHead(200, { 'content-type': 'image/heic' }).end(jpeg);
       // Answers 500 twice, then the picture: the third try brings it.
-      else if (req.url === '/flaky.jpg')
-        served.filter((u) => u === '/flaky.jpg').length <= 2
-          ? res.writeHead(500).end('busy')
-          : res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
+      else if (req.url === '/flaky.jpg' && served.filter((u) => u === '/flaky.jpg').length <= 2)
+        res.writeHead(500).end('busy');
+      else if (req.url === '/flaky.jpg') res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
       // Never answers: each try ends at IMPORT_MEDIA_TIMEOUT_MS.
       else if (req.url === '/hangs.jpg') req.on('close', () => res.destroy());
       // Eight pictures that take 150 ms each: at most four are fetched at once.
