@@ -83,7 +83,21 @@ describe('export, then import into an empty blog', () => {
       (await api(source, '/api/admin/site', { method: 'PUT', body: renamed, token: tokens.get(source) }))
         .status,
     ).toBe(200);
+    // An uploaded banner: its files travel in the archive too.
+    const banner = multipart([
+      {
+        name: 'file',
+        file: { filename: 'banner.jpg', type: 'image/jpeg', data: await makeImage('jpeg', 1200, 200) },
+      },
+    ]);
+    const uploaded = await fetch(`${source.baseUrl}/api/admin/site/banner`, {
+      method: 'POST',
+      headers: { 'content-type': banner.contentType, authorization: `Bearer ${tokens.get(source)}` },
+      body: banner.body,
+    });
+    expect(uploaded.status).toBe(200);
     const saved = (await api(source, '/api/site')).json as unknown as SiteConfig;
+    expect(saved.bannerImage).toMatch(/^\/uploads\/media\/site\/banner-/);
     const [category, sub, entry] = [
       saved.categories[0]!,
       saved.categories[0]!.subcategories[1]!,
@@ -169,8 +183,12 @@ describe('export, then import into an empty blog', () => {
     ]);
     const after = await exportOf(target);
 
-    // Every setting, the tree's ids included.
+    // Every setting, the tree's ids included, and the banner's file.
     expect(after.archive.site).toEqual(before.archive.site);
+    const bannerBytes = async (stack: TestStack) =>
+      Buffer.from(await (await fetch(`${stack.baseUrl}${saved.bannerImage}`)).arrayBuffer());
+    expect((await fetch(`${target.baseUrl}${saved.bannerImage}`)).status).toBe(200);
+    expect((await bannerBytes(target)).equals(await bannerBytes(source))).toBe(true);
     // Every post: its fields, and its media in order with their originals' bytes.
     const key = (p: BlogArchive['posts'][number]) => p.slug;
     expect(after.archive.posts.map(key).sort()).toEqual(before.archive.posts.map(key).sort());

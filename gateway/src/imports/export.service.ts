@@ -2,6 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import {
   BLOG_ARCHIVE_FORMAT,
   BLOG_ARCHIVE_VERSION,
+  BANNER_FOLDER,
+  keyFromUploadsPath,
+  UPLOADS_PREFIX,
   MAIL_PAGE_MAX,
   Patterns,
   type ArchivePost,
@@ -117,10 +120,26 @@ export class ExportService {
       await previous;
       previous = thisPage;
     }
+    await this.addBanner(zip);
     // blog.json last, from a second walk: the one document that lists everything is streamed
     // too, never held whole.
     zip.addReadStream(Readable.from(this.blogJson(signal)), 'blog.json');
     zip.end();
+  }
+
+  /** The site's own banner, when one was uploaded: its folder of variants under site/, as stored. */
+  private async addBanner(zip: ZipFile): Promise<void> {
+    const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
+    if (!site.bannerImage.startsWith(`${UPLOADS_PREFIX}${BANNER_FOLDER}`)) return;
+    const key = keyFromUploadsPath(site.bannerImage);
+    const folder = key.slice(0, key.lastIndexOf('/') + 1);
+    for (const file of await this.storage.list(folder))
+      zip.addReadStreamLazy(`site/${file}`, { compress: false }, (done) => {
+        this.storage.get(file).then(
+          (object) => done(null, object ? object.body : emptyStream()),
+          (error: Error) => done(error, emptyStream()),
+        );
+      });
   }
 
   /** The posts a page at a time, each with its media's archive paths. */

@@ -1,5 +1,6 @@
 import { Body, Controller, HttpCode, Inject, Post, Put, Req, Res } from '@nestjs/common';
 import {
+  BANNER_FOLDER,
   keyFromUploadsPath,
   Patterns,
   UPLOADS_PREFIX,
@@ -101,7 +102,7 @@ export class SiteAdminController {
   /** Every earlier processed banner (the shipped /banner.svg is not in storage). */
   private async removeOldBanner(current: string, keep: string): Promise<void> {
     if (!current.startsWith(UPLOADS_PREFIX)) return;
-    const old = (await this.storage.list('media/site/banner-')).filter((key) => !key.startsWith(`${keep}/`));
+    const old = (await this.storage.list(BANNER_FOLDER)).filter((key) => !key.startsWith(`${keep}/`));
     if (keyFromUploadsPath(current).startsWith(`${keep}/`)) await this.storage.deleteMany(old);
   }
 }

@@ -8,8 +8,12 @@ import type { SiteConfig } from './site.js';
  * - `media/<post id>/<position>-<file name>`: each file item's original as uploaded (GPS and
  *   other location data removed), named by `ArchiveMedia.file`;
  * - `posts/<date>-<slug>.md`: each post as Markdown with YAML front matter (title, date,
- *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor.
+ *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor;
+ * - `site/<storage key>`: the uploaded banner's files (under BANNER_FOLDER), when there is one.
  */
+
+/** Where an uploaded banner's folder of variants lives in storage (media/site/banner-<id>/). */
+export const BANNER_FOLDER = 'media/site/banner-';
 export const BLOG_ARCHIVE_FORMAT = 'blog-archive';
 export const BLOG_ARCHIVE_VERSION = 1;
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { type BannerRendering } from '@blog/contracts';
+import { BANNER_FOLDER, type BannerRendering } from '@blog/contracts';
 import { RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
 import { SettingsService } from '../settings/settings.service.js';
@@ -47,7 +47,7 @@ export class BannerRenderer {
         throw RpcError.badRequest(`The banner is ${error.message}`);
       throw error;
     }
-    const folder = `media/site/banner-${randomUUID()}`;
+    const folder = `${BANNER_FOLDER}${randomUUID()}`;
     const keys: string[] = [];
     try {
       for (const file of rendering.variants) {

@@ -25,6 +25,7 @@ function storedZipReader(storage: ObjectStorage, key: string): yauzl.RandomAcces
 
 /** This blog's own export (a .zip), read in place from storage: the entries, and each opened on demand. */
 export interface StoredArchive {
+  names(): string[];
   has(name: string): boolean;
   open(name: string): Promise<Readable>;
   close(): void;
@@ -52,6 +53,7 @@ export async function openStoredArchive(storage: ObjectStorage, key: string): Pr
     zip.readEntry();
   });
   return {
+    names: () => [...entries.keys()],
     has: (name) => entries.has(name),
     open: (name) =>
       new Promise((resolve, reject) => {

@@ -6,6 +6,7 @@ import {
   importOptionsSchema,
   siteNodes,
   UPLOADS_PREFIX,
+  BANNER_FOLDER,
   type ArchivePost,
   type ImportFormat,
   type ImportOptions,
@@ -15,6 +16,7 @@ import {
   type UploadedFile,
 } from '@blog/contracts';
 import {
+  contentTypeForKey,
   createJobQueue,
   ORIGINALS_PREFIX,
   parseOrThrow,
@@ -335,6 +337,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       // would not fit in is refused and said, and the posts then go where their labels lead.
       if (report.processed === 0) {
         try {
+          await this.restoreBanner(opened.archive);
           await this.settings.update(opened.site, []);
         } catch (error) {
           this.error(report, 'site settings', `not restored: ${(error as Error).message}`);
@@ -345,6 +348,16 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     const index = await indexGhost(() => this.open(row.file_key));
     report.total = index.total;
     return ghostEntries(await this.open(row.file_key), index, row.options.sourceUrl);
+  }
+
+  /** The uploaded banner's files, back where the settings point (`site/<key>` in the archive). */
+  private async restoreBanner(archive: StoredArchive): Promise<void> {
+    const banner = new RegExp(`^site/(${BANNER_FOLDER}[0-9a-f-]{36}/[A-Za-z0-9._-]{1,100})$`);
+    for (const name of archive.names()) {
+      const key = banner.exec(name)?.[1];
+      if (!key || (await this.storage.stat(key))) continue;
+      await this.storage.put(key, await archive.open(name), { contentType: contentTypeForKey(key) });
+    }
   }
 
   /** After the posts of this blog's own export: its subscribers back (no e-mail sent); its accounts are not. */
