@@ -5,6 +5,7 @@ import { YOUTUBE_EMBED_ORIGIN, YOUTUBE_THUMBNAIL_ORIGIN } from '@blog/contracts'
 import { createStorage, JsonLogger } from '@blog/server-kit';
 import helmet from 'helmet';
 import type { GatewayConfig } from './config.js';
+import type { Clock } from './stats/view-counter.js';
 import { GatewayModule } from './gateway.module.js';
 import { HttpExceptionFilter } from './common/http-exception.filter.js';
 import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middleware.js';
@@ -22,6 +23,8 @@ function trustProxy(value: string): boolean | number | string {
 export async function createGateway(
   config: GatewayConfig,
   env: NodeJS.ProcessEnv = process.env,
+  /** Tests give their own clock (the visit statistics' day). */
+  options: { clock?: Clock } = {},
 ): Promise<NestExpressApplication> {
   const logger = new JsonLogger('gateway', config.LOG_LEVEL);
   const storage = await createStorage(env);
@@ -30,7 +33,7 @@ export async function createGateway(
     staleIfErrorMs: config.PUBLIC_STALE_IF_ERROR_MS,
   });
   const app = await NestFactory.create<NestExpressApplication>(
-    GatewayModule.forRoot(config, storage, cache),
+    GatewayModule.forRoot(config, storage, cache, options.clock),
     {
       bodyParser: false,
       logger,

@@ -37,6 +37,8 @@ export const gatewayConfigSchema = z
     /** How long a replica trusts what it knows of an account's sessions (revocation reaches every replica within it). */
     SESSION_CHECK_TTL_MS: z.coerce.number().int().min(0).default(1000),
     PUBLIC_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1000),
+    /** Counted page views are handed to the posts service at most this often (one write per interval per replica). */
+    VIEW_FLUSH_MS: z.coerce.number().int().min(10).default(1000),
     /** How old a public answer may be that is served when the service fails (stale-if-error). */
     PUBLIC_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(60_000),
     /** Origins allowed to call the API from another site; none by default. */

@@ -21,13 +21,20 @@ import { SiteAdminController } from './pages/site-admin.controller.js';
 import { ImportsController } from './imports/imports.controller.js';
 import { ExportController } from './imports/export.controller.js';
 import { ExportService } from './imports/export.service.js';
+import { StatsController } from './stats/stats.controller.js';
+import { VIEW_CLOCK, ViewCounter, type Clock } from './stats/view-counter.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
 import type { ObjectStorage } from '@blog/server-kit';
 
 @Module({})
 export class GatewayModule {
-  static forRoot(config: GatewayConfig, storage?: ObjectStorage, cache = new PublicCache(0)): DynamicModule {
+  static forRoot(
+    config: GatewayConfig,
+    storage?: ObjectStorage,
+    cache = new PublicCache(0),
+    clock: Clock = () => new Date(),
+  ): DynamicModule {
     return {
       module: GatewayModule,
       imports: [JwtModule.register({ secret: config.JWT_SECRET, verifyOptions: { algorithms: ['HS256'] } })],
@@ -42,6 +49,7 @@ export class GatewayModule {
         SiteAdminController,
         ImportsController,
         ExportController,
+        StatsController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],
@@ -59,6 +67,8 @@ export class GatewayModule {
         PagesService,
         FeedsService,
         ExportService,
+        ViewCounter,
+        { provide: VIEW_CLOCK, useValue: clock },
       ],
     };
   }

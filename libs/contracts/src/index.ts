@@ -18,3 +18,4 @@ export * from './seo.js';
 export * from './preloaded.js';
 export * from './import.js';
 export * from './blog-archive.js';
+export * from './stats.js';

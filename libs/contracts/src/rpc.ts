@@ -38,6 +38,14 @@ export const Patterns = {
     oldPath: 'posts.oldPath',
     /** The export's walk: the next posts after an id, with their source, media and old paths. */
     exportBatch: 'posts.exportBatch',
+    /** A batch of counted page views (ViewBatch), stored once per batch id. */
+    recordViews: 'posts.views.record',
+    /** The day's random salt for visitor keys (made on first use, deleted after its day). */
+    viewSalt: 'posts.views.salt',
+    /** The Stats tab's figures (StatsQuery → StatsReport). */
+    stats: 'posts.stats',
+    /** Views of each post in the last 30 days, by id (the admin's post list). */
+    recentViews: 'posts.views.recent',
     site: 'posts.site',
     /** The stored site configuration's version (gateways drop their copies when it moves). */
     siteVersion: 'posts.site.version',

@@ -20,11 +20,14 @@ import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
 import { ImportController } from './import/import.controller.js';
+import { StatsController } from './stats/stats.controller.js';
+import { StatsService } from './stats/stats.service.js';
 import { ImportService } from './import/import.service.js';
 import { ExportBatchService } from './import/export-batch.service.js';
 import { MailClient, MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
+import { PageViews1764700000000 } from './migrations/1764700000000-PageViews.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -38,6 +41,7 @@ export const POSTS_MIGRATIONS = [
   IdempotencyKeys1764300000000,
   SiteSettings1764400000000,
   ImportSources1764600000000,
+  PageViews1764700000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -55,7 +59,7 @@ export class PostsModule {
           migrations: POSTS_MIGRATIONS,
         }),
       ],
-      controllers: [PostsController, SiteController, ImportController],
+      controllers: [PostsController, SiteController, ImportController, StatsController],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
         { provide: POSTS_CONFIG, useValue: config },
@@ -69,6 +73,7 @@ export class PostsModule {
         MailClient,
         ImportService,
         ExportBatchService,
+        StatsService,
       ],
     };
   }

@@ -1,0 +1,36 @@
+import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
+import {
+  Patterns,
+  statsQuerySchema,
+  viewBeaconSchema,
+  type StatsQuery,
+  type StatsReport,
+  type ViewBeacon,
+} from '@blog/contracts';
+import type { Request } from 'express';
+import { AdminOnly } from '../common/auth.guard.js';
+import { ZodPipe } from '../common/zod.pipe.js';
+import { ServiceClients } from '../rpc/service-clients.js';
+import { ViewCounter } from './view-counter.js';
+
+/** The page-view beacon, and the Stats tab's figures. */
+@Controller('api')
+export class StatsController {
+  constructor(
+    private readonly views: ViewCounter,
+    private readonly services: ServiceClients,
+  ) {}
+
+  /** 204 whether counted or not (a reader learns nothing from it); 400 for a malformed body. */
+  @Post('views')
+  @HttpCode(204)
+  async view(@Body(new ZodPipe(viewBeaconSchema)) beacon: ViewBeacon, @Req() req: Request): Promise<void> {
+    await this.views.count(req, beacon);
+  }
+
+  @Get('admin/stats')
+  @AdminOnly()
+  stats(@Query(new ZodPipe(statsQuerySchema)) query: StatsQuery): Promise<StatsReport> {
+    return this.services.read<StatsReport>('posts', Patterns.posts.stats, query);
+  }
+}

@@ -1,0 +1,82 @@
+import { z } from 'zod';
+
+/**
+ * Visit statistics without cookies or personal data: a page view is its path, the day, a
+ * visitor key (a hash of the day's random salt, the site, the address and the browser — the
+ * salt is deleted after its day, so keys of different days cannot be linked), the referrer's
+ * host, a device class and, when a proxy says it, the country. No address, browser string or
+ * full referrer is ever stored.
+ */
+
+/** POST /api/views, sent with navigator.sendBeacon on each page view. */
+export const viewBeaconSchema = z.object({
+  path: z.string().min(1).max(500).startsWith('/'),
+  referrer: z.string().max(2000).optional().default(''),
+});
+export type ViewBeacon = z.infer<typeof viewBeaconSchema>;
+
+export const DEVICE_CLASSES = ['phone', 'tablet', 'desktop'] as const;
+export type DeviceClass = (typeof DEVICE_CLASSES)[number];
+
+/** One counted view as the gateway hands it to the posts service (nothing that names a person). */
+export interface RecordedView {
+  /** ISO time of the view. */
+  at: string;
+  path: string;
+  /** "post" views count for their post (by its slug). */
+  kind: 'page' | 'post';
+  slug?: string;
+  /** sha256 of (day's salt, site, address, browser), hex. */
+  visitor: string;
+  referrerHost: string | null;
+  device: DeviceClass;
+  country: string | null;
+}
+
+/** posts.recordViews: a batch, keyed so a retried batch is counted once. */
+export interface ViewBatch {
+  id: string;
+  views: RecordedView[];
+}
+
+/** Stats cover at most this many days at once. */
+export const STATS_MAX_DAYS = 366;
+export const STATS_LIVE_MINUTES = 5;
+export const RAW_VIEW_DAYS = 30;
+
+const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
+
+/** GET /api/admin/stats?from=YYYY-MM-DD&to=YYYY-MM-DD (both days included); postId for one post's stats. */
+export const statsQuerySchema = z
+  .object({
+    from: day,
+    to: day,
+    postId: z.coerce.number().int().positive().optional(),
+  })
+  .superRefine((query, ctx) => {
+    const from = Date.parse(`${query.from}T00:00:00Z`);
+    const to = Date.parse(`${query.to}T00:00:00Z`);
+    if (Number.isNaN(from) || Number.isNaN(to))
+      ctx.addIssue({ code: 'custom', message: 'from and to must be real dates' });
+    else if (to < from) ctx.addIssue({ code: 'custom', message: 'to must not be before from' });
+    else if ((to - from) / 86_400_000 + 1 > STATS_MAX_DAYS)
+      ctx.addIssue({ code: 'custom', message: `a range may cover at most ${STATS_MAX_DAYS} days` });
+  });
+export type StatsQuery = z.infer<typeof statsQuerySchema>;
+
+export interface StatsReport {
+  days: { date: string; views: number; visitors: number }[];
+  topPosts: { postId: number; title: string; url: string | null; views: number; visitors: number }[];
+  referrers: { host: string; views: number }[];
+  devices: { device: DeviceClass; views: number }[];
+  countries: { country: string; views: number }[];
+  /** Visitors in the last STATS_LIVE_MINUTES minutes. */
+  live: number;
+}
+
+/** The device class of a browser string; the string itself is never kept. */
+export function deviceClassOf(userAgent: string): DeviceClass {
+  if (/iPad|Tablet|PlayBook|Silk|Kindle|(Android(?!.*Mobile))/i.test(userAgent)) return 'tablet';
+  if (/Mobi|iPhone|iPod|Android.*Mobile|Windows Phone|Opera Mini/i.test(userAgent)) return 'phone';
+  return 'desktop';
+}
