@@ -28,6 +28,18 @@ export class StatsController {
     await this.views.count(req, beacon);
   }
 
+  /** Views in the last 30 days of the posts named (`ids=1,2,3`), for the admin's post list. */
+  @Get('admin/stats/recent')
+  @AdminOnly()
+  recent(@Query('ids') ids: unknown): Promise<Record<number, number>> {
+    const list = String(ids ?? '')
+      .split(',')
+      .filter((id) => /^\d{1,9}$/.test(id))
+      .slice(0, 200)
+      .map(Number);
+    return this.services.read('posts', Patterns.posts.recentViews, { ids: list });
+  }
+
   @Get('admin/stats')
   @AdminOnly()
   stats(@Query(new ZodPipe(statsQuerySchema)) query: StatsQuery): Promise<StatsReport> {

@@ -1,6 +1,7 @@
 import { useEffect, useRef } from 'react';
 import { Outlet, useLocation, useSearchParams } from 'react-router-dom';
 import { activeQuery } from '../features/search/searchParams';
+import { useViewBeacon } from '../hooks/useViewBeacon';
 import { SearchResults } from '../features/search/SearchResults';
 import { Footer } from './Footer';
 import { NavBar } from './NavBar';
@@ -14,6 +15,7 @@ export function Layout() {
   const [params] = useSearchParams();
   const query = activeQuery(params);
   const firstLocation = useRef(pathname + search);
+  useViewBeacon();
 
   // After an in-app navigation, keyboard and screen-reader users start at the new page's content.
   useEffect(() => {

@@ -29,6 +29,12 @@ export function AboutPage() {
       <section className="card" aria-labelledby="about-heading">
         <h1 id="about-heading">{site?.about.title ?? 'About'}</h1>
         {site && <p>{site.about.text}</p>}
+        <p className="privacy-note">
+          This blog counts page views without cookies: it keeps which pages are read, the site that linked
+          here, the kind of device and the country when known, never your address, your browser or anything
+          else that identifies you; bots and browsers that ask not to be tracked (Do Not Track, Global Privacy
+          Control) are not counted.
+        </p>
       </section>
       <ContactForm />
       <SubscribeForm />

@@ -10,6 +10,7 @@ import { DigestAction } from './tabs/DigestAction';
 import { MessagesTab, SubscribersTab } from './tabs/MailTabs';
 import { SettingsTab } from './tabs/SettingsTab';
 import { SiteTab } from './tabs/SiteTab';
+import { StatsTab } from './tabs/StatsTab';
 import { AccountSettings } from '../account/AccountSettings';
 import { UsersTab } from './tabs/UsersTab';
 import { PostsTab } from './posts/PostsTab';
@@ -20,6 +21,7 @@ import { UploadFlagContext } from './ui/UploadFlag';
 const TABS = [
   { id: 'posts', label: 'Posts' },
   { id: 'site', label: 'Site' },
+  { id: 'stats', label: 'Stats' },
   { id: 'users', label: 'Users' },
   { id: 'settings', label: 'Settings' },
   { id: 'messages', label: 'Messages' },
@@ -106,6 +108,7 @@ export function AdminPage() {
             {tab === 'settings' && <SettingsTab />}
             {tab === 'messages' && <MessagesTab />}
             {tab === 'subscribers' && <SubscribersTab />}
+            {tab === 'stats' && <StatsTab />}
             {tab === 'backup' && <BackupTab />}
             {tab === 'account' && <AccountSettings />}
           </div>

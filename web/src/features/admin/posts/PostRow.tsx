@@ -1,3 +1,4 @@
+import { Link } from 'react-router-dom';
 import { ADMIN_PREVIEW_LENGTH, ADMIN_ROW_THUMBNAILS } from '@blog/contracts/admin';
 import { byOrder } from '@blog/contracts/media';
 import type { PostView } from '@blog/contracts/posts';
@@ -7,6 +8,8 @@ import { MediaThumb } from './MediaThumb';
 interface PostRowProps {
   post: PostView;
   deleting: boolean;
+  /** Views in the last 30 days; null while unknown. */
+  views: number | null;
   onEdit(): void;
   onDelete(): void;
 }
@@ -14,7 +17,7 @@ interface PostRowProps {
 const STATUS_LABEL = { published: 'Published', scheduled: 'Scheduled', draft: 'Draft' } as const;
 
 /** A list row: title, status, place, date, the first 100 characters and up to 6 thumbnails in order. */
-export function PostRow({ post, deleting, onEdit, onDelete }: PostRowProps) {
+export function PostRow({ post, views, deleting, onEdit, onDelete }: PostRowProps) {
   const media = [...post.media].sort(byOrder).slice(0, ADMIN_ROW_THUMBNAILS);
   const place = [post.category, post.submenu1, post.submenu2].filter(Boolean).join(' › ');
   const missingAlt = post.images.filter((image) => !image.alt?.trim()).length;
@@ -39,6 +42,14 @@ export function PostRow({ post, deleting, onEdit, onDelete }: PostRowProps) {
         <p className="admin-post-meta">
           {place} · {formatDateTime(post.created_at)}
           {post.tags.length > 0 && <> · {post.tags.join(', ')}</>}
+          {views !== null && (
+            <>
+              {' · '}
+              <Link to={`/admin?tab=stats&post=${post.id}`} aria-label={`Statistics of ${post.title}`}>
+                {views} {views === 1 ? 'view' : 'views'} in 30 days
+              </Link>
+            </>
+          )}
         </p>
         {post.excerpt && <p className="admin-post-preview">{preview(post.excerpt, ADMIN_PREVIEW_LENGTH)}</p>}
         {media.length > 0 && (

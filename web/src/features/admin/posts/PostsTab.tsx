@@ -49,6 +49,15 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
     async (signal) => ({ page, ...(await listPosts(api, postQuery(filters, page), signal)) }),
     [api, filters, page, reload],
   );
+  // Each listed post's views in the last 30 days (the Stats tab has the rest).
+  const ids = list.status === 'ready' ? list.data.items.map((p) => p.id).join(',') : '';
+  const views = useAsync(
+    (signal) =>
+      ids
+        ? api.request<Record<number, number>>(`/api/admin/stats/recent?ids=${ids}`, { signal })
+        : Promise.resolve({} as Record<number, number>),
+    [api, ids],
+  );
   // The unfiltered total, for '(filtered from M total)'.
   const all = useAsync((signal) => listPosts(api, { page: 1, limit: 1 }, signal), [api, reload]);
 
@@ -148,6 +157,7 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
                   <PostRow
                     key={post.id}
                     post={post}
+                    views={views.status === 'ready' ? (views.data[post.id] ?? 0) : null}
                     deleting={deleting === post.id}
                     onEdit={() => setEditing(post.id)}
                     onDelete={() => void remove(post)}

@@ -1,7 +1,7 @@
 import type { ImportReport } from '@blog/contracts/import';
 import { siteNodes, type SiteConfig } from '@blog/contracts/site';
 import { useEffect, useState } from 'react';
-import { useNavigate, useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { useSession } from '../../../session/SessionContext';
