@@ -5,7 +5,7 @@ import { YOUTUBE_EMBED_ORIGIN, YOUTUBE_THUMBNAIL_ORIGIN } from '@blog/contracts'
 import { createStorage, JsonLogger } from '@blog/server-kit';
 import helmet from 'helmet';
 import type { GatewayConfig } from './config.js';
-import type { Clock } from './stats/view-counter.js';
+import { ViewCounter, viewBeaconMiddleware, type Clock } from './stats/view-counter.js';
 import { GatewayModule } from './gateway.module.js';
 import { HttpExceptionFilter } from './common/http-exception.filter.js';
 import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middleware.js';
@@ -70,6 +70,7 @@ export async function createGateway(
     });
   }
   app.use(jsonBodyMiddleware());
+  app.use('/api/views', viewBeaconMiddleware(app.get(ViewCounter)));
   app.use(cache.middleware());
   if (config.WEB_DIST) app.use(webAppMiddleware(config.WEB_DIST));
   app.useGlobalFilters(new HttpExceptionFilter(logger));

@@ -11,6 +11,7 @@ import { benchFaults } from './faults.mjs';
 import { benchContent } from './content.mjs';
 import { benchExport } from './export.mjs';
 import { benchImport } from './import.mjs';
+import { benchViews } from './views.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -25,6 +26,7 @@ const benches = {
   content: benchContent,
   import: benchImport,
   export: benchExport,
+  views: benchViews,
 };
 const only = process.argv.slice(2);
 const results = {};

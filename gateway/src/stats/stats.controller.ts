@@ -1,32 +1,13 @@
-import { Body, Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import {
-  Patterns,
-  statsQuerySchema,
-  viewBeaconSchema,
-  type StatsQuery,
-  type StatsReport,
-  type ViewBeacon,
-} from '@blog/contracts';
-import type { Request } from 'express';
+import { Controller, Get, Query } from '@nestjs/common';
+import { Patterns, statsQuerySchema, type StatsQuery, type StatsReport } from '@blog/contracts';
 import { AdminOnly } from '../common/auth.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
-import { ViewCounter } from './view-counter.js';
 
-/** The page-view beacon, and the Stats tab's figures. */
+/** The Stats tab's figures (the beacon itself is viewBeaconMiddleware). */
 @Controller('api')
 export class StatsController {
-  constructor(
-    private readonly views: ViewCounter,
-    private readonly services: ServiceClients,
-  ) {}
-
-  /** 204 whether counted or not (a reader learns nothing from it); 400 for a malformed body. */
-  @Post('views')
-  @HttpCode(204)
-  async view(@Body(new ZodPipe(viewBeaconSchema)) beacon: ViewBeacon, @Req() req: Request): Promise<void> {
-    await this.views.count(req, beacon);
-  }
+  constructor(private readonly services: ServiceClients) {}
 
   /** Views in the last 30 days of the posts named (`ids=1,2,3`), for the admin's post list. */
   @Get('admin/stats/recent')

@@ -15,8 +15,14 @@ export function useViewBeacon(): void {
     const referrer = previous.current ?? document.referrer;
     previous.current = window.location.href;
     if (session?.role === 'admin' || typeof navigator.sendBeacon !== 'function') return;
-    const body = new Blob([JSON.stringify({ path: pathname, referrer })], { type: 'application/json' });
-    navigator.sendBeacon('/api/views', body);
+    const send = () =>
+      navigator.sendBeacon(
+        '/api/views',
+        new Blob([JSON.stringify({ path: pathname, referrer })], { type: 'application/json' }),
+      );
+    // When the browser is idle: never in the way of the page being drawn.
+    if ('requestIdleCallback' in window) window.requestIdleCallback(send, { timeout: 2000 });
+    else setTimeout(send, 0);
     // Only the path counts: a new query or page number of the same list is the same page.
   }, [pathname]);
 }
