@@ -15,8 +15,13 @@ const proxy = {
 const routerBuild = (file: string) =>
   fileURLToPath(new URL(`../node_modules/react-router/dist/production/${file}`, import.meta.url));
 
-export default defineConfig(({ mode }) => ({
-  plugins: [react(), precompress()],
+// `vite build --ssr` builds the gateway's page renderer (src/entry-server.tsx) into dist-ssr:
+// React, react-router and the contracts go inside it, production builds only, so the app
+// image needs no front-end packages and never runs React's development build.
+export default defineConfig(({ mode, isSsrBuild }) => ({
+  plugins: isSsrBuild ? [react()] : [react(), precompress()],
+  define: isSsrBuild ? { 'process.env.NODE_ENV': JSON.stringify('production') } : {},
+  ssr: { noExternal: true, target: 'node' },
   resolve: {
     alias:
       mode === 'production'
@@ -26,7 +31,9 @@ export default defineConfig(({ mode }) => ({
           ]
         : [],
   },
-  build: { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+  build: isSsrBuild
+    ? { outDir: 'dist-ssr', emptyOutDir: true, sourcemap: false, copyPublicDir: false }
+    : { outDir: 'dist', emptyOutDir: true, sourcemap: true },
   server: { proxy },
   preview: { proxy },
 }));

@@ -98,7 +98,7 @@ test('filters, count line and paging run in the API over 25 posts; the URL keeps
   expect(preview).toMatch(/^Body text/);
 
   const pager = page.getByRole('navigation', { name: 'Post list pages' });
-  await pager.getByRole('button', { name: 'Page 3' }).click();
+  await pager.getByRole('link', { name: 'Page 3' }).click();
   await page.getByText(AdminText.showing(21, 25, 25, 25)).waitFor();
   await eventually(async () =>
     expect(await rowTitles()).toEqual([5, 4, 3, 2, 1].map((n) => `Seeded post 0${n}`)),

@@ -52,6 +52,11 @@ export const gatewayConfigSchema = z
      * share tags; WEB_DIST/index.html in the embedded mode. Without either, no pages are served.
      */
     APP_SHELL: z.string().optional(),
+    /**
+     * The web's page renderer (web/dist-ssr/entry-server.js); by default the one beside the
+     * app shell's web/dist when it exists. Public pages are then rendered on the server.
+     */
+    SSR_ENTRY: z.string().optional(),
     /** The public address of the site (canonical links, feeds); the request's own otherwise. */
     SITE_URL: z.preprocess(
       (value) => (value === '' ? undefined : value),

@@ -1,35 +1,61 @@
-import { StrictMode } from 'react';
-import { createRoot } from 'react-dom/client';
+import { PRELOADED_ELEMENT_ID, type PreloadedData } from '@blog/contracts/preloaded';
+import { StrictMode, startTransition } from 'react';
+import { createRoot, hydrateRoot } from 'react-dom/client';
 import { RouterProvider, createBrowserRouter } from 'react-router-dom';
-import { ApiProvider } from './api/ApiContext';
 import { createApiClient, isSignInPath } from './api/client';
-import { routes } from './routes';
-import { SessionProvider } from './session/SessionContext';
-import { SiteProvider } from './site/SiteContext';
+import { AppProviders } from './AppProviders';
+import type { RootData } from './loaders';
+import { createRoutes } from './routes';
 import { createSessionStore } from './session/store';
+import { createSiteStore } from './site/siteStore';
 import './styles.css';
 
+/** The loaders' data the server wrote into the page (absent when served without it, as by `vite dev`). */
+function readPreloaded(): PreloadedData | null {
+  const text = document.getElementById(PRELOADED_ELEMENT_ID)?.textContent;
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as PreloadedData;
+  } catch {
+    return null;
+  }
+}
+
+const preloaded = readPreloaded();
 // Reading the session here, before the first render, drops a stale one at start (SPEC.md §4).
 const session = createSessionStore(window.localStorage);
-const router = createBrowserRouter(routes);
 const api = createApiClient({
   session,
   onUnauthorized: () => {
     if (!isSignInPath(window.location.pathname)) void router.navigate('/login', { replace: true });
   },
 });
+const site = createSiteStore(api, (preloaded?.loaderData.root as RootData | undefined)?.site ?? null);
+const router = createBrowserRouter(createRoutes({ api, site }), {
+  hydrationData: preloaded
+    ? { loaderData: preloaded.loaderData, actionData: preloaded.actionData ?? null }
+    : undefined,
+});
 
 const container = document.getElementById('root');
 if (!container) throw new Error('index.html has no #root element');
 
-createRoot(container).render(
+const app = (
   <StrictMode>
-    <SessionProvider store={session}>
-      <ApiProvider client={api}>
-        <SiteProvider>
-          <RouterProvider router={router} />
-        </SiteProvider>
-      </ApiProvider>
-    </SessionProvider>
-  </StrictMode>,
+    <AppProviders session={session} api={api} site={site}>
+      <RouterProvider router={router} />
+    </AppProviders>
+  </StrictMode>
 );
+
+if (preloaded?.rendered) {
+  // The server's HTML is already on screen: hydrating it as a transition lets the browser
+  // answer input between slices of the work instead of blocking for all of it.
+  startTransition(() => {
+    hydrateRoot(container, app);
+  });
+  // The server renders what a guest sees; an admin also sees drafts and unprocessed media.
+  if (session.get()?.role === 'admin') void router.revalidate();
+} else {
+  createRoot(container).render(app);
+}

@@ -1,12 +1,20 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { type RouteObject } from 'react-router-dom';
-import { Layout } from './components/Layout';
+import { Layout, RootError } from './components/Layout';
 import { RequireAdmin, RequireSignedIn } from './components/RequireAdmin';
 import { AboutPage } from './features/about/AboutPage';
-import { ContactRedirect } from './features/about/ContactRedirect';
+import { ContactPage } from './features/about/ContactRedirect';
 import { HomePage } from './features/posts/HomePage';
-import { PostRedirect } from './features/posts/PostRedirect';
 import { TreePage } from './features/category/TreePage';
+import {
+  aboutAction,
+  homeLoader,
+  postIdLoader,
+  rootLoader,
+  rootShouldRevalidate,
+  treeLoader,
+  type LoaderDeps,
+} from './loaders';
 
 // Sign-in screens and the admin area load on demand: the validation schemas, the crop and
 // drag-and-drop libraries never reach a visitor who only reads.
@@ -29,27 +37,41 @@ const loading = (element: ReactNode) => (
   </Suspense>
 );
 
+/** Route handle of the screens drawn only in the browser (the server sends them the bare shell). */
+export const CLIENT_ONLY = { clientOnly: true } as const;
+
 /**
- * Fixed routes of SPEC.md §2; every other path (sections, sub-sections, model pages, posts,
- * unknown paths) is resolved against the category tree by TreePage, so renaming a category
- * in config/site.json renames its pages.
+ * The one set of routes, for the server's render and the browser (SPEC.md §2). Fixed routes
+ * first; every other path (sections, sub-sections, model pages, posts, unknown paths) is
+ * resolved against the category tree by the tree route, so renaming a category renames its pages.
  */
-export const routes: RouteObject[] = [
-  {
-    element: <Layout />,
-    children: [
-      { index: true, element: <HomePage /> },
-      { path: 'login', element: loading(<LoginPage />) },
-      { path: 'register', element: loading(<RegisterPage />) },
-      {
-        path: 'admin/*',
-        element: <RequireAdmin>{loading(<AdminPage />)}</RequireAdmin>,
-      },
-      { path: 'account', element: <RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn> },
-      { path: 'about', element: <AboutPage /> },
-      { path: 'contact', element: <ContactRedirect /> },
-      { path: 'post/:id', element: <PostRedirect /> },
-      { path: '*', element: <TreePage /> },
-    ],
-  },
-];
+export function createRoutes(deps: LoaderDeps): RouteObject[] {
+  return [
+    {
+      id: 'root',
+      element: <Layout />,
+      errorElement: <RootError />,
+      loader: rootLoader(deps),
+      shouldRevalidate: rootShouldRevalidate,
+      children: [
+        { id: 'home', index: true, element: <HomePage />, loader: homeLoader(deps) },
+        { path: 'login', element: loading(<LoginPage />), handle: CLIENT_ONLY },
+        { path: 'register', element: loading(<RegisterPage />), handle: CLIENT_ONLY },
+        {
+          path: 'admin/*',
+          element: <RequireAdmin>{loading(<AdminPage />)}</RequireAdmin>,
+          handle: CLIENT_ONLY,
+        },
+        {
+          path: 'account',
+          element: <RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn>,
+          handle: CLIENT_ONLY,
+        },
+        { id: 'about', path: 'about', element: <AboutPage />, action: aboutAction(deps) },
+        { id: 'contact', path: 'contact', element: <ContactPage /> },
+        { id: 'post-id', path: 'post/:id', loader: postIdLoader(deps) },
+        { id: 'tree', path: '*', element: <TreePage />, loader: treeLoader(deps) },
+      ],
+    },
+  ];
+}

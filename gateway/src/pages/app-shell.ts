@@ -9,6 +9,7 @@ import {
 const TITLE = /<title>[\s\S]*?<\/title>/i;
 const DESCRIPTION = /<meta\s+name=["']description["'][^>]*>/i;
 const HEAD_END = /<\/head>/i;
+const ROOT = '<div id="root"></div>';
 
 /** The built index.html, checked once: the parts the tags replace must be there. */
 export class AppShell {
@@ -24,9 +25,10 @@ export class AppShell {
 
   /**
    * The shell with the page's title and description, and its canonical link, Open Graph and
-   * Twitter card tags, for search engines and link previews (which do not run the app).
+   * Twitter card tags, for search engines and link previews (which do not run the app); the
+   * loaders' data for the app's first render; and the page's rendered markup, if any.
    */
-  fill(meta: PageMeta, site: SiteConfig, preloaded: Omit<PreloadedData, 'site'> = {}): string {
+  fill(meta: PageMeta, site: SiteConfig, preloaded: PreloadedData, markup = ''): string {
     const siteName = site.title;
     const attr = (name: string, value: string, key = 'property') =>
       `<meta ${key}="${name}" content="${escapeHtml(value)}" />`;
@@ -54,10 +56,15 @@ export class AppShell {
     html = DESCRIPTION.test(html)
       ? html.replace(DESCRIPTION, () => description)
       : html.replace(HEAD_END, () => `${description}\n</head>`);
-    // The data the app would fetch first, so its first paint needs no API round trip. JSON in
-    // a non-executable script element; `<` escaped so no text can close the element.
-    const data = JSON.stringify({ ...preloaded, site } satisfies PreloadedData).replace(/</g, '\\u003c');
+    // The loaders' data, so the app hydrates (or first paints) without an API round trip. JSON
+    // in a non-executable script element (the CSP allows no inline script); `<` escaped so no
+    // text can close the element.
+    const data = JSON.stringify(preloaded).replace(/</g, '\\u003c');
     tags.push(`<script type="application/json" id="${PRELOADED_ELEMENT_ID}">${data}</script>`);
-    return html.replace(HEAD_END, () => `${tags.join('\n    ')}\n  </head>`);
+    html = html.replace(HEAD_END, () => `${tags.join('\n    ')}\n  </head>`);
+    if (!markup) return html;
+    if (!html.includes(ROOT))
+      throw new Error('The app shell (index.html) needs an empty <div id="root"></div>');
+    return html.replace(ROOT, () => `<div id="root">${markup}</div>`);
   }
 }

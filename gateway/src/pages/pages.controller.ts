@@ -1,15 +1,25 @@
-import { Controller, Get, Inject, NotFoundException, Req, Res } from '@nestjs/common';
-import type { Request, Response } from 'express';
+import { Controller, Get, Inject, NotFoundException, Post, Req, Res } from '@nestjs/common';
+import express, { type Request, type Response } from 'express';
 import { sendText } from '../common/compression.js';
 import { siteUrl } from '../common/site-url.js';
 import { API_PATHS } from '../common/web-app.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
-import { PagesService } from './pages.service.js';
+import { PagesService, type PageRequest, type RenderedPage } from './pages.service.js';
 
 const queryOf = (url: string) => {
   const start = url.indexOf('?');
   return start < 0 ? '' : url.slice(start);
 };
+
+/** A form posted without JavaScript: small, URL-encoded. */
+const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 20 });
+
+/** This gateway's own address as the request reached it: the renderer's loaders call the API there. */
+function ownAddress(req: Request): string {
+  const raw = req.socket.localAddress ?? '127.0.0.1';
+  const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+}
 
 /** Every GET that no API route or file answered: a page of the site (registered last). */
 @Controller()
@@ -28,10 +38,40 @@ export class PagesController {
       const location = await this.pages.oldPostPath(`/?p=${p}`);
       if (location) return res.redirect(301, location);
     }
-    const page = await this.pages.render(req.path, siteUrl(this.config, req));
+    this.send(req, res, await this.pages.render(this.pageRequest(req)));
+  }
+
+  /**
+   * The About page's contact and subscribe forms posted without JavaScript: the route's
+   * action sends them on to the API, and the answer is the About page with the spec's texts.
+   */
+  @Post('about')
+  async form(@Req() req: Request, @Res() res: Response): Promise<void> {
+    await new Promise<void>((resolve, reject) =>
+      parseForm(req, res, (error) => (error ? reject(error) : resolve())),
+    );
+    const form = new URLSearchParams(req.body as Record<string, string>);
+    this.send(req, res, await this.pages.render({ ...this.pageRequest(req), form }));
+  }
+
+  private pageRequest(req: Request): PageRequest {
+    return {
+      path: req.path,
+      search: queryOf(req.originalUrl),
+      siteUrl: siteUrl(this.config, req),
+      apiBase: ownAddress(req),
+      clientIp: req.ip ?? '',
+      authorization: req.headers.authorization,
+    };
+  }
+
+  private send(req: Request, res: Response, page: RenderedPage | null): void {
     if (!page) throw new NotFoundException();
     // A moved page keeps the query it was asked with (?page=2 of a renamed listing).
-    if ('location' in page) return res.redirect(301, page.location + queryOf(req.originalUrl));
+    if ('location' in page) {
+      const keepQuery = page.status === 301 && !page.location.includes('?');
+      return res.redirect(page.status, page.location + (keepQuery ? queryOf(req.originalUrl) : ''));
+    }
     // Revalidated every time (the ETag makes that cheap): asset names change with each build.
     res.status(page.status).setHeader('Cache-Control', 'no-cache');
     if (page.status === 503) res.setHeader('Retry-After', '5');

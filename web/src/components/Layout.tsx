@@ -1,8 +1,11 @@
 import { useEffect, useRef } from 'react';
-import { Outlet, useLocation, useSearchParams } from 'react-router-dom';
+import { Outlet, useLocation, useNavigation, useRouteLoaderData } from 'react-router-dom';
 import { activeQuery } from '../features/search/searchParams';
-import { useViewBeacon } from '../hooks/useViewBeacon';
 import { SearchResults } from '../features/search/SearchResults';
+import { useViewBeacon } from '../hooks/useViewBeacon';
+import { loadingTextFor } from '../lib/loadingText';
+import type { RootData } from '../loaders';
+import { useSite } from '../site/SiteContext';
 import { Footer } from './Footer';
 import { NavBar } from './NavBar';
 import { SiteHeader } from './SiteHeader';
@@ -12,8 +15,10 @@ import { TopBar } from './TopBar';
 export function Layout() {
   const mainRef = useRef<HTMLElement>(null);
   const { pathname, search } = useLocation();
-  const [params] = useSearchParams();
-  const query = activeQuery(params);
+  const query = activeQuery(new URLSearchParams(search));
+  const root = useRouteLoaderData('root') as RootData | undefined;
+  const site = useSite();
+  const navigation = useNavigation();
   const firstLocation = useRef(pathname + search);
   useViewBeacon();
 
@@ -25,6 +30,12 @@ export function Layout() {
     // Only a new page or a new query moves focus; a page change within a list keeps it there.
   }, [pathname, query]);
 
+  // Another page (or another search) on its way: its loading text stands in for this page. A
+  // new page number of the same list keeps the page, and the list says it is loading.
+  const next = navigation.state === 'loading' ? navigation.location : null;
+  const leaving =
+    next !== null && (next.pathname !== pathname || activeQuery(new URLSearchParams(next.search)) !== query);
+
   return (
     <div className="app">
       <a className="skip-link" href="#main">
@@ -34,9 +45,28 @@ export function Layout() {
       <SiteHeader />
       <NavBar />
       <main id="main" ref={mainRef} className="main" tabIndex={-1}>
-        {query ? <SearchResults key={query} query={query} /> : <Outlet />}
+        {leaving ? (
+          <p role="status" className="loading">
+            {loadingTextFor(site, next)}
+          </p>
+        ) : root?.search ? (
+          <SearchResults key={root.search.query} query={root.search.query} posts={root.search.posts} />
+        ) : (
+          <Outlet />
+        )}
       </main>
       <Footer />
     </div>
+  );
+}
+
+/** The site configuration itself could not be loaded: nothing else can be drawn. */
+export function RootError() {
+  return (
+    <main id="main" className="main">
+      <p role="alert" className="form-error">
+        The site could not be loaded. Please reload the page.
+      </p>
+    </main>
   );
 }

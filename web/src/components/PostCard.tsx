@@ -1,6 +1,6 @@
 import type { PostView } from '@blog/contracts/posts';
 import { Link } from 'react-router-dom';
-import { formatDateTime, formatLongDate, formatShortDate, preview } from '../lib/format';
+import { preview, useDateFormat } from '../lib/format';
 import { CardMedia } from './CardMedia';
 
 /** The post's page: its category/slug path, else the /post/{id} redirect. */
@@ -23,12 +23,11 @@ interface PostCardProps {
  */
 export function PostCard({ post, variant, eager = false, headingLevel: Heading = 'h2' }: PostCardProps) {
   const href = postHref(post);
-  const date =
-    variant === 'home'
-      ? formatDateTime(post.created_at)
-      : variant === 'category'
-        ? formatLongDate(post.created_at)
-        : formatShortDate(post.created_at);
+  const formatDate = useDateFormat();
+  const date = formatDate(
+    variant === 'home' ? 'dateTime' : variant === 'category' ? 'longDate' : 'shortDate',
+    post.created_at,
+  );
   const submenu = post.submenu2 && post.submenu2 !== 'General' ? post.submenu2 : post.submenu1;
   return (
     <article className="card post-card">

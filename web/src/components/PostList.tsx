@@ -1,16 +1,17 @@
+import type { PostView } from '@blog/contracts/posts';
 import { useRef } from 'react';
-import { useApi } from '../api/ApiContext';
-import { listPosts, postQueryString, type PostQuery } from '../api/posts';
-import { useAsync } from '../hooks/useAsync';
+import { useLocation, useNavigation } from 'react-router-dom';
+import type { ListData } from '../loaders';
 import { usePageParam } from '../hooks/usePageParam';
 import { Pagination } from './Pagination';
 import { PostCard, type PostCardVariant } from './PostCard';
 
 interface PostListProps {
-  /** The filters; paging is the list's own, from the URL (`?page=`). */
-  query: Omit<PostQuery, 'page' | 'limit'>;
+  /** One page of posts, loaded by the route's loader (null when it failed). */
+  posts: ListData;
   pageSize: number;
   variant: PostCardVariant;
+  /** Shown while another page of this list loads. */
   loadingText: string;
   /** Shown when the list is empty, and when it failed to load (SPEC.md §8: failures only logged). */
   emptyText: string;
@@ -20,41 +21,32 @@ interface PostListProps {
 }
 
 /**
- * One page of posts from the API (filtered and paged there), as cards with the bar above and
- * below; a page change scrolls to the list top.
+ * One page of posts (filtered and paged by the API, `?page=` in the URL) as cards, with the
+ * pagination bar above and below; following a page link scrolls to the list top.
  */
 export function PostList(props: PostListProps) {
-  const { query, pageSize, variant, label } = props;
-  const api = useApi();
-  const [page, setPage] = usePageParam();
-  const state = useAsync(
-    // The public lists show what visitors see, also to a signed-in admin (drafts live in the dashboard).
-    (signal) => listPosts(api, { ...query, status: 'published', page, limit: pageSize }, signal),
-    [api, postQueryString(query), page, pageSize],
-  );
+  const { posts, pageSize, variant, label } = props;
+  const [page] = usePageParam();
+  const { pathname } = useLocation();
+  const navigation = useNavigation();
   const top = useRef<HTMLDivElement>(null);
-  const changePage = (next: number) => {
-    setPage(next);
-    top.current?.scrollIntoView({ behavior: 'smooth', block: 'start' });
-  };
 
-  if (state.status === 'loading') {
+  if (navigation.state === 'loading' && navigation.location.pathname === pathname) {
     return (
       <p role="status" className="loading">
         {props.loadingText}
       </p>
     );
   }
-  if (state.status === 'error') console.error('Loading posts failed', state.error);
-  const { items, total } = state.status === 'ready' ? state.data : { items: [], total: 0 };
+  const items: PostView[] = posts?.items ?? [];
   if (items.length === 0) return <p className="empty">{props.emptyText}</p>;
 
   const bar = (position: string) => (
     <Pagination
       page={page}
       pageSize={pageSize}
-      total={total}
-      onPageChange={changePage}
+      total={posts?.total ?? 0}
+      onFollow={() => top.current?.scrollIntoView({ behavior: 'smooth', block: 'start' })}
       label={`${label}, pages (${position})`}
     />
   );

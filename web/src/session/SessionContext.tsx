@@ -10,10 +10,14 @@ interface SessionContextValue {
   logout(): void;
 }
 
+const guest = () => null;
+
 const SessionContext = createContext<SessionContextValue | null>(null);
 
 export function SessionProvider({ store, children }: { store: SessionStore; children: ReactNode }) {
-  const session = useSyncExternalStore(store.subscribe, store.get);
+  // The server renders every page as a guest sees it (the session lives in this browser's
+  // storage), so hydration starts as a guest too and the signed-in state follows at once.
+  const session = useSyncExternalStore(store.subscribe, store.get, guest);
   const login = useCallback((next: Session) => store.set(next), [store]);
   const logout = useCallback(() => store.clear(), [store]);
   const value = useMemo(() => ({ session, login, logout }), [session, login, logout]);

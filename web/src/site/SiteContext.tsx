@@ -1,49 +1,30 @@
 import type { SiteConfig } from '@blog/contracts/site';
-import { createContext, useCallback, useContext, useEffect, useState, type ReactNode } from 'react';
-import { useApi } from '../api/ApiContext';
-import { preloadedSite } from '../lib/preloaded';
+import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
+import type { SiteStore } from './siteStore';
 
-export type SiteState = { status: 'loading' } | { status: 'error' } | { status: 'ready'; site: SiteConfig };
+const SiteStoreContext = createContext<SiteStore | null>(null);
 
-const SiteContext = createContext<SiteState>({ status: 'loading' });
-/** Puts a newly saved configuration into the page (the dashboard's Site tab). */
-const ReplaceSiteContext = createContext<(site: SiteConfig) => void>(() => {});
-
-/** The site config the server wrote into the page, else GET /api/site once: the texts and the category tree that the menus and routes come from. */
-export function SiteProvider({ children }: { children: ReactNode }) {
-  const api = useApi();
-  const [state, setState] = useState<SiteState>(
-    preloadedSite ? { status: 'ready', site: preloadedSite } : { status: 'loading' },
-  );
-  useEffect(() => {
-    if (preloadedSite) return;
-    const controller = new AbortController();
-    api.request<SiteConfig>('/api/site', { signal: controller.signal }).then(
-      (site) => setState({ status: 'ready', site }),
-      () => {
-        if (!controller.signal.aborted) setState({ status: 'error' });
-      },
-    );
-    return () => controller.abort();
-  }, [api]);
-  const replace = useCallback((site: SiteConfig) => setState({ status: 'ready', site }), []);
-  return (
-    <ReplaceSiteContext.Provider value={replace}>
-      <SiteContext.Provider value={state}>{children}</SiteContext.Provider>
-    </ReplaceSiteContext.Provider>
-  );
+/** The site configuration for every page: the texts and the category tree the menus and routes come from. */
+export function SiteProvider({ store, children }: { store: SiteStore; children: ReactNode }) {
+  return <SiteStoreContext.Provider value={store}>{children}</SiteStoreContext.Provider>;
 }
 
-export function useSiteState(): SiteState {
-  return useContext(SiteContext);
+function useSiteStore(): SiteStore {
+  const store = useContext(SiteStoreContext);
+  if (!store) throw new Error('useSite must be used inside <SiteProvider>');
+  return store;
 }
 
-/** The site configuration, or null while it loads or when it failed. */
+/**
+ * The site configuration. The root route's loader has it before any page renders (on the
+ * server and in the browser), so pages under the router never see null; null only outside it.
+ */
 export function useSite(): SiteConfig | null {
-  const state = useSiteState();
-  return state.status === 'ready' ? state.site : null;
+  const store = useSiteStore();
+  return useSyncExternalStore(store.subscribe, store.get, store.get);
 }
 
+/** Puts a newly saved configuration into the page (the dashboard's Site tab). */
 export function useReplaceSite(): (site: SiteConfig) => void {
-  return useContext(ReplaceSiteContext);
+  return useSiteStore().replace;
 }

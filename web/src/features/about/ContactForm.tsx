@@ -8,9 +8,9 @@ const empty = { name: '', email: '', subject: '', message: '' };
 /** The contact form (SPEC.md §2, §5, §8): every field required, the e-mail of e-mail type. */
 export function ContactForm() {
   const api = useApi();
-  const [fields, setFields] = useState(empty);
+  const { status, run, postedFields } = useFormStatus('contact');
+  const [fields, setFields] = useState(() => ({ ...empty, ...postedFields }));
   const [website, setWebsite] = useState('');
-  const { status, run } = useFormStatus();
   const set = (name: keyof typeof empty) => (event: { target: { value: string } }) =>
     setFields((current) => ({ ...current, [name]: event.target.value }));
 
@@ -25,7 +25,9 @@ export function ContactForm() {
   return (
     <section id="contact" className="card form-section" aria-labelledby="contact-heading">
       <h2 id="contact-heading">Contact</h2>
-      <form className="form" onSubmit={submit}>
+      {/* Without JavaScript the form posts to the About page, which answers with its texts. */}
+      <form className="form" method="post" action="/about#contact" onSubmit={submit}>
+        <input type="hidden" name="form" value="contact" />
         <Field
           label="Name"
           name="name"

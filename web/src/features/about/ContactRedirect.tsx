@@ -1,14 +1,18 @@
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router-dom';
+import { AboutPage } from './AboutPage';
 
-/** Delay before scrolling to the contact form (SPEC.md §9). */
+/** Delay before scrolling to the contact form (SPEC.md §2, §9). */
 export const CONTACT_SCROLL_DELAY_MS = 100;
 
-/** /contact: goes to /about, then after 100 ms scrolls smoothly to the contact form (SPEC.md §2). */
-export function ContactRedirect() {
+/**
+ * /contact: the About page (the server renders it, so the form is there without JavaScript);
+ * in the browser it then goes to /about and after 100 ms scrolls smoothly to the form (SPEC.md §2).
+ */
+export function ContactPage() {
   const navigate = useNavigate();
   useEffect(() => {
     navigate('/about', { replace: true, state: { scrollTo: 'contact' } });
   }, [navigate]);
-  return null;
+  return <AboutPage />;
 }

@@ -6,8 +6,8 @@ import { useFormStatus } from './useFormStatus';
 /** Weekly digest subscription (SPEC.md §2, §8); the server then e-mails a confirmation link. */
 export function SubscribeForm() {
   const api = useApi();
-  const [email, setEmail] = useState('');
-  const { status, run } = useFormStatus();
+  const { status, run, postedFields } = useFormStatus('subscribe');
+  const [email, setEmail] = useState(postedFields.email ?? '');
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(
@@ -16,14 +16,16 @@ export function SubscribeForm() {
     );
   };
   return (
-    <section className="card form-section" aria-labelledby="subscribe-heading">
+    <section id="subscribe" className="card form-section" aria-labelledby="subscribe-heading">
       <h2 id="subscribe-heading">Subscribe</h2>
       <p>Get a weekly e-mail with the new posts. You can unsubscribe from any of them.</p>
-      <form className="form form-inline" onSubmit={submit}>
+      <form className="form form-inline" method="post" action="/about#subscribe" onSubmit={submit}>
+        <input type="hidden" name="form" value="subscribe" />
         <div className="field">
           <label htmlFor="subscribe-email">Email</label>
           <input
             id="subscribe-email"
+            name="email"
             type="email"
             required
             maxLength={254}

@@ -1,10 +1,18 @@
 import { useState } from 'react';
+import { useActionData } from 'react-router-dom';
+import type { FormAnswer } from '../../loaders';
 
 export type FormStatus = 'idle' | 'sending' | 'success' | 'error';
 
-/** idle → sending → success or error (SPEC.md §2 contact and subscribe forms). */
-export function useFormStatus() {
-  const [status, setStatus] = useState<FormStatus>('idle');
+/**
+ * idle → sending → success or error (SPEC.md §2 contact and subscribe forms). A form posted
+ * without JavaScript starts from the server's answer instead: its status and, after a
+ * failure, the fields as they were sent.
+ */
+export function useFormStatus(form: FormAnswer['form']) {
+  const answer = useActionData() as FormAnswer | undefined;
+  const posted = answer?.form === form ? answer : null;
+  const [status, setStatus] = useState<FormStatus>(posted ? (posted.ok ? 'success' : 'error') : 'idle');
   async function run(send: () => Promise<unknown>, onSuccess: () => void) {
     setStatus('sending');
     try {
@@ -15,5 +23,5 @@ export function useFormStatus() {
       setStatus('error');
     }
   }
-  return { status, run };
+  return { status, run, postedFields: posted?.fields ?? {} };
 }

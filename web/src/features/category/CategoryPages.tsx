@@ -1,12 +1,10 @@
 import type { SiteCategory, SiteConfig, SiteEntry, SiteSubcategory } from '@blog/contracts/site';
 import { buildListingPath } from '@blog/contracts/urls';
 import { Link } from 'react-router-dom';
-import type { PostQuery } from '../../api/posts';
 import { PostList } from '../../components/PostList';
 import { usePageTitle } from '../../hooks/usePageTitle';
+import { CATEGORY_PAGE_SIZE, type ListData } from '../../loaders';
 import { SectionSidebar } from './SectionSidebar';
-
-export const CATEGORY_PAGE_SIZE = 30;
 
 /** A hub has sub-sections to browse (garage, gadgets, food, activities, social); others list their posts. */
 export const isHub = (category: SiteCategory) => category.subcategories.some((sub) => !sub.general);
@@ -16,19 +14,19 @@ export const hasSidebar = (sub: SiteSubcategory) => sub.entries.some((entry) => 
 
 /** Posts of one part of the tree, 30 a page, filtered and paged by the API. */
 function Listing({
-  query,
+  posts,
   name,
   emptyText,
   headingLevel,
 }: {
-  query: PostQuery;
+  posts: ListData;
   name: string;
   emptyText: string;
   headingLevel: 'h2' | 'h3';
 }) {
   return (
     <PostList
-      query={query}
+      posts={posts}
       pageSize={CATEGORY_PAGE_SIZE}
       variant="category"
       loadingText={`Loading ${name.toLowerCase()} posts...`}
@@ -43,7 +41,15 @@ const emptyTextOf = (category: SiteCategory, name = category.label) =>
   category.emptyText ?? `No ${name.toLowerCase()} posts yet.`;
 
 /** A section landing page: hub cards to browse plus recent posts, or the section's posts. */
-export function SectionPage({ site, category }: { site: SiteConfig; category: SiteCategory }) {
+export function SectionPage({
+  site,
+  category,
+  posts,
+}: {
+  site: SiteConfig;
+  category: SiteCategory;
+  posts: ListData;
+}) {
   usePageTitle();
   const hub = isHub(category);
   return (
@@ -78,12 +84,7 @@ export function SectionPage({ site, category }: { site: SiteConfig; category: Si
       )}
       <section aria-labelledby="posts-heading">
         <h2 id="posts-heading">{hub ? 'Recent Posts' : 'Posts'}</h2>
-        <Listing
-          query={{ category: category.label }}
-          name={category.label}
-          emptyText={emptyTextOf(category)}
-          headingLevel="h3"
-        />
+        <Listing posts={posts} name={category.label} emptyText={emptyTextOf(category)} headingLevel="h3" />
       </section>
     </>
   );
@@ -94,21 +95,17 @@ interface SubsectionProps {
   category: SiteCategory;
   subcategory: SiteSubcategory;
   entry: SiteEntry | null;
+  posts: ListData;
 }
 
 /** A sub-section, optionally filtered to one level-2 entry (a model page, a friend's page). */
-export function SubsectionPage({ site, category, subcategory, entry }: SubsectionProps) {
+export function SubsectionPage({ site, category, subcategory, entry, posts }: SubsectionProps) {
   const name = entry ? entry.label : subcategory.label;
   usePageTitle();
   const content = entry?.underConstruction ? (
     <p className="card under-construction">This page is under construction.</p>
   ) : (
-    <Listing
-      query={{ category: category.label, submenu1: subcategory.label, submenu2: entry?.label }}
-      name={name}
-      emptyText={`No ${name.toLowerCase()} posts yet.`}
-      headingLevel="h2"
-    />
+    <Listing posts={posts} name={name} emptyText={`No ${name.toLowerCase()} posts yet.`} headingLevel="h2" />
   );
   const header = (
     <>

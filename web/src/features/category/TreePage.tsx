@@ -1,48 +1,33 @@
 import { resolvePath } from '@blog/contracts/urls';
-import { useLocation } from 'react-router-dom';
+import { useLoaderData, useLocation } from 'react-router-dom';
+import type { TreeData } from '../../loaders';
 import { NotFoundPage } from '../../pages/NotFoundPage';
-import { useSiteState } from '../../site/SiteContext';
+import { useSite } from '../../site/SiteContext';
 import { PostPage } from '../posts/PostPage';
 import { SectionPage, SubsectionPage } from './CategoryPages';
 
 /**
  * Every path under the category tree: a section, a sub-section (with its optional level-2
- * part) or a post; anything else is not found. Routes follow config/site.json.
+ * part) or a post, with the data its loader brought; anything else is not found.
  */
 export function TreePage() {
-  const state = useSiteState();
+  const site = useSite();
+  const data = useLoaderData() as TreeData;
   const { pathname } = useLocation();
-  if (state.status === 'loading') {
-    return (
-      <p role="status" className="loading">
-        Loading...
-      </p>
-    );
-  }
-  if (state.status === 'error') {
-    return (
-      <p role="alert" className="form-error">
-        The site could not be loaded. Please reload the page.
-      </p>
-    );
-  }
-  const { site } = state;
-  const resolved = resolvePath(site, pathname);
-  if (!resolved) return <NotFoundPage />;
-  switch (resolved.kind) {
-    case 'section':
-      return <SectionPage key={pathname} site={site} category={resolved.category} />;
-    case 'subsection':
-      return (
-        <SubsectionPage
-          key={pathname}
-          site={site}
-          category={resolved.category}
-          subcategory={resolved.subcategory}
-          entry={resolved.entry}
-        />
-      );
-    case 'post':
-      return <PostPage key={pathname} slug={resolved.slug} />;
-  }
+  const resolved = site ? resolvePath(site, pathname) : null;
+  if (!site || !resolved || data.kind === 'notFound') return <NotFoundPage />;
+  if (data.kind === 'post' || resolved.kind === 'post')
+    return <PostPage key={pathname} post={data.kind === 'post' ? data.post : null} />;
+  if (resolved.kind === 'section')
+    return <SectionPage key={pathname} site={site} category={resolved.category} posts={data.posts} />;
+  return (
+    <SubsectionPage
+      key={pathname}
+      site={site}
+      category={resolved.category}
+      subcategory={resolved.subcategory}
+      entry={resolved.entry}
+      posts={data.posts}
+    />
+  );
 }

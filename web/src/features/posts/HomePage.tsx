@@ -1,13 +1,13 @@
+import { useLoaderData } from 'react-router-dom';
 import { PostList } from '../../components/PostList';
 import { usePageTitle } from '../../hooks/usePageTitle';
+import { HOME_PAGE_SIZE, type ListData } from '../../loaders';
 import { useSite } from '../../site/SiteContext';
-
-/** Home list page size (SPEC.md §9: 15; the spec's other reading, 30, is the category pages'). */
-export const HOME_PAGE_SIZE = 15;
 
 /** Home: the author's welcome card and the Latest Posts, 15 a page (SPEC.md §2). */
 export function HomePage() {
   const site = useSite();
+  const { posts } = useLoaderData() as { posts: ListData };
   usePageTitle();
 
   return (
@@ -19,7 +19,7 @@ export function HomePage() {
       <section aria-labelledby="latest-heading">
         <h2 id="latest-heading">Latest Posts</h2>
         <PostList
-          query={{}}
+          posts={posts}
           pageSize={HOME_PAGE_SIZE}
           variant="home"
           loadingText="Loading posts..."

@@ -1,41 +1,17 @@
 import type { PostView } from '@blog/contracts/posts';
 import { buildListingPath } from '@blog/contracts/urls';
-import { useEffect, useState } from 'react';
-import { Link, useLocation, useNavigate } from 'react-router-dom';
-import { useApi } from '../../api/ApiContext';
-import { getPostBySlug } from '../../api/posts';
-import { useAsync } from '../../hooks/useAsync';
+import { Link, useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
-import { takePreloadedPost } from '../../lib/preloaded';
-import { formatDateTime, formatLongDate } from '../../lib/format';
+import { useDateFormat } from '../../lib/format';
 import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
 import { MediaCarousel } from './MediaCarousel';
 import './post-content.css';
 
-/** A post's page at {section path}/{slug} (SPEC.md §2 Post detail). */
-export function PostPage({ slug }: { slug: string }) {
-  const api = useApi();
-  const navigate = useNavigate();
-  const { pathname } = useLocation();
-  const [preloaded] = useState(() => takePreloadedPost(slug));
-  const state = useAsync((signal) => getPostBySlug(api, slug, signal), [api, slug], preloaded);
-  const post = state.status === 'ready' ? state.data : null;
+/** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */
+export function PostPage({ post }: { post: PostView | null }) {
   usePageTitle(post);
-
-  // A post reached under another section (moved since the link was made) shows at its own URL.
-  useEffect(() => {
-    if (post?.url && post.url !== pathname) navigate(post.url, { replace: true });
-  }, [post, pathname, navigate]);
-
-  if (state.status === 'loading') {
-    return (
-      <p role="status" className="loading">
-        Loading post...
-      </p>
-    );
-  }
   if (!post) {
     return (
       <section className="card" aria-labelledby="no-post-heading">
@@ -51,18 +27,20 @@ export function PostPage({ slug }: { slug: string }) {
 
 /** Only the admin reaches a draft or a post scheduled for later: say what visitors see. */
 function StatusBanner({ post }: { post: PostView }) {
+  const formatDate = useDateFormat();
   return (
     <p className="post-status-banner" role="note">
       <strong>{post.status === 'draft' ? 'Draft' : 'Scheduled'}</strong>
       {post.status === 'draft'
         ? ' — a preview only you can see. Visitors get "page not found" until it is published.'
-        : ` — visitors see this post from ${formatDateTime(post.created_at)}.`}
+        : ` — visitors see this post from ${formatDate('dateTime', post.created_at)}.`}
     </p>
   );
 }
 
 function PostDetail({ post }: { post: PostView }) {
   const site = useSite();
+  const formatDate = useDateFormat();
   const { pathname } = useLocation();
   const media = carouselItems(post.media);
   const categoryPath = site ? buildListingPath(site, { category: post.category }) : null;
@@ -77,7 +55,7 @@ function PostDetail({ post }: { post: PostView }) {
       <header className="post-header">
         <h1>{post.title}</h1>
         <p className="post-meta">
-          <time dateTime={post.created_at}>{formatDateTime(post.created_at)}</time>
+          <time dateTime={post.created_at}>{formatDate('dateTime', post.created_at)}</time>
           {categoryPath ? (
             <Link className="badge" to={categoryPath}>
               {post.category}
@@ -113,7 +91,7 @@ function PostDetail({ post }: { post: PostView }) {
         <div className="post-content" dangerouslySetInnerHTML={{ __html: post.contentHtml }} />
       )}
       <footer className="post-footer">
-        <p>Published {formatLongDate(post.created_at)}</p>
+        <p>Published {formatDate('longDate', post.created_at)}</p>
         <p>
           <Link to="/">← Back to Home</Link>
         </p>

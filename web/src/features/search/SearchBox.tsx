@@ -25,12 +25,14 @@ export function SearchBox() {
   };
 
   return (
-    <form className="search-box" role="search" onSubmit={submit}>
+    // Without JavaScript it is a plain GET form: `?q=` on the page where it was sent.
+    <form className="search-box" role="search" method="get" action={pathname} onSubmit={submit}>
       <label htmlFor="site-search" className="visually-hidden">
         Search posts
       </label>
       <input
         id="site-search"
+        name="q"
         type="search"
         placeholder="Search posts..."
         value={text}

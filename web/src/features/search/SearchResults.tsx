@@ -1,14 +1,12 @@
 import { useEffect } from 'react';
-import { useLocation, useNavigate } from 'react-router-dom';
+import { Link, useLocation } from 'react-router-dom';
 import { PostList } from '../../components/PostList';
+import { SEARCH_PAGE_SIZE, type ListData } from '../../loaders';
 import { useSite } from '../../site/SiteContext';
 
-export const SEARCH_PAGE_SIZE = 15;
-
 /** Search results replace the routed page while a query is active (SPEC.md §2). */
-export function SearchResults({ query }: { query: string }) {
+export function SearchResults({ query, posts }: { query: string; posts: ListData }) {
   const site = useSite();
-  const navigate = useNavigate();
   const { pathname } = useLocation();
 
   useEffect(() => {
@@ -19,12 +17,12 @@ export function SearchResults({ query }: { query: string }) {
     <section aria-labelledby="search-heading" className="search-results">
       <div className="search-results-header">
         <h1 id="search-heading">Search Results for &quot;{query}&quot;</h1>
-        <button type="button" className="button button-secondary" onClick={() => navigate(pathname)}>
+        <Link className="button button-secondary" to={pathname}>
           Clear search
-        </button>
+        </Link>
       </div>
       <PostList
-        query={{ search: query }}
+        posts={posts}
         pageSize={SEARCH_PAGE_SIZE}
         variant="search"
         loadingText="Searching..."

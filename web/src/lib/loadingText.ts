@@ -1,0 +1,23 @@
+import type { SiteConfig } from '@blog/contracts/site';
+import { resolvePath } from '@blog/contracts/urls';
+import { activeQuery } from '../features/search/searchParams';
+
+/**
+ * What a page says while its data loads after a click (SPEC.md §2): 'Loading posts...' for
+ * the home page, 'Loading garage posts...' for a listing, 'Loading post...', 'Searching...',
+ * and 'Redirecting...' on /post/{id}.
+ */
+export function loadingTextFor(
+  site: SiteConfig | null,
+  { pathname, search }: { pathname: string; search: string },
+) {
+  if (activeQuery(new URLSearchParams(search))) return 'Searching...';
+  if (pathname === '/') return 'Loading posts...';
+  if (/^\/post\/[^/]+\/?$/.test(pathname)) return 'Redirecting...';
+  const resolved = site ? resolvePath(site, pathname) : null;
+  if (!resolved) return 'Loading...';
+  if (resolved.kind === 'post') return 'Loading post...';
+  const name =
+    resolved.kind === 'section' ? resolved.category.label : (resolved.entry ?? resolved.subcategory).label;
+  return `Loading ${name.toLowerCase()} posts...`;
+}
