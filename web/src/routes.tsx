@@ -67,7 +67,14 @@ export function createRoutes(deps: LoaderDeps): RouteObject[] {
           element: <RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn>,
           handle: CLIENT_ONLY,
         },
-        { id: 'about', path: 'about', element: <AboutPage />, action: aboutAction(deps) },
+        {
+          id: 'about',
+          path: 'about',
+          element: <AboutPage />,
+          // Only a form posted without JavaScript reaches it, on the server: the browser's
+          // forms call the API themselves, so the browser's bundle leaves it out.
+          action: import.meta.env.SSR ? aboutAction(deps) : undefined,
+        },
         { id: 'contact', path: 'contact', element: <ContactPage /> },
         { id: 'post-id', path: 'post/:id', loader: postIdLoader(deps) },
         { id: 'tree', path: '*', element: <TreePage />, loader: treeLoader(deps) },
