@@ -78,7 +78,7 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
   await screenshot(page, 'stats-tab');
   // The range is in the URL; the post's own figures open from its row.
   expect(new URL(page.url()).searchParams.get('range')).toBe('7');
-  await page.getByRole('link', { name: 'Statistics of Read by a guest' }).click();
+  await page.getByRole('link', { name: /statistics of Read by a guest$/ }).click();
   await page.getByRole('heading', { name: 'Statistics: Read by a guest' }).waitFor();
   expect(new URL(page.url()).searchParams.get('post')).toBe(String(post.id));
 
