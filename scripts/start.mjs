@@ -26,14 +26,22 @@ const SERVICES = [
   { name: 'gateway', entry: 'gateway/dist/main.js', portVar: 'PORT' },
 ];
 const WEB_INDEX = 'web/dist/index.html';
+/** The gateway's page renderer (without it pages are drawn in the browser only). */
+const WEB_RENDERER = 'web/dist-ssr/entry-server.js';
 
 function buildIfNeeded() {
-  const missing = [...SERVICES.map((s) => s.entry), WEB_INDEX].filter(
+  const missing = [...SERVICES.map((s) => s.entry), WEB_INDEX, WEB_RENDERER].filter(
     (file) => !existsSync(join(root, file)),
   );
   if (missing.length === 0) return;
   say(`building (missing: ${missing.join(', ')})`);
-  const result = spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+  // A production build whatever NODE_ENV the caller runs under (a test runner sets `test`,
+  // which would give the pages React's development build).
+  const result = spawnSync('npm', ['run', 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (result.status !== 0) throw new Error('build failed');
 }
 
