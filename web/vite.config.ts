@@ -33,7 +33,13 @@ export default defineConfig(({ mode, isSsrBuild }) => ({
   },
   build: isSsrBuild
     ? { outDir: 'dist-ssr', emptyOutDir: true, sourcemap: false, copyPublicDir: false }
-    : { outDir: 'dist', emptyOutDir: true, sourcemap: true },
+    : {
+        outDir: 'dist',
+        emptyOutDir: true,
+        sourcemap: true,
+        // Every browser the site supports preloads modules itself: no polyfill in the bundle.
+        modulePreload: { polyfill: false },
+      },
   server: { proxy },
   preview: { proxy },
 }));

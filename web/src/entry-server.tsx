@@ -1,6 +1,6 @@
 import type { PageRenderRequest, PageRenderResult, RenderPage } from '@blog/contracts/preloaded';
-import { StrictMode } from 'react';
-import { renderToString } from 'react-dom/server';
+import { StrictMode, type ReactNode } from 'react';
+import { prerender } from 'react-dom/static';
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom';
 import { createApiClient } from './api/client';
 import { AppProviders } from './AppProviders';
@@ -8,6 +8,15 @@ import type { TreeData } from './loaders';
 import { CLIENT_ONLY, createRoutes } from './routes';
 import type { SessionStore } from './session/store';
 import { createSiteStore } from './site/siteStore';
+
+/**
+ * The whole page as one string, once everything in it is ready (the carousel's code loads on
+ * demand): a prerender streams nothing early, so it needs no inline script the CSP would refuse.
+ */
+async function renderComplete(element: ReactNode): Promise<string> {
+  const { prelude } = await prerender(element);
+  return new Response(prelude).text();
+}
 
 /** The server renders as a guest: a session lives in the browser's storage only. */
 const noSession: SessionStore = { get: () => null, set() {}, clear() {}, subscribe: () => () => {} };
@@ -43,7 +52,7 @@ export const render: RenderPage = async (input: PageRenderRequest): Promise<Page
     return { kind: 'client', preloaded: { rendered: false, loaderData: context.loaderData } };
 
   const router = createStaticRouter(handler.dataRoutes, context);
-  const markup = renderToString(
+  const markup = await renderComplete(
     <StrictMode>
       <AppProviders session={noSession} api={api} site={site}>
         <StaticRouterProvider router={router} context={context} hydrate={false} />

@@ -10,18 +10,9 @@ import { createSessionStore } from './session/store';
 import { createSiteStore } from './site/siteStore';
 import './styles.css';
 
-/** The loaders' data the server wrote into the page (absent when served without it, as by `vite dev`). */
-function readPreloaded(): PreloadedData | null {
-  const text = document.getElementById(PRELOADED_ELEMENT_ID)?.textContent;
-  if (!text) return null;
-  try {
-    return JSON.parse(text) as PreloadedData;
-  } catch {
-    return null;
-  }
-}
-
-const preloaded = readPreloaded();
+// The loaders' data the server wrote into the page (absent when served without it, as by `vite dev`).
+const preloadedText = document.getElementById(PRELOADED_ELEMENT_ID)?.textContent;
+const preloaded = preloadedText ? (JSON.parse(preloadedText) as PreloadedData) : null;
 // Reading the session here, before the first render, drops a stale one at start (SPEC.md §4).
 const session = createSessionStore(window.localStorage);
 const api = createApiClient({

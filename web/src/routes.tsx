@@ -1,7 +1,6 @@
 import { lazy, Suspense, type ReactNode } from 'react';
 import { type RouteObject } from 'react-router-dom';
 import { Layout, RootError } from './components/Layout';
-import { RequireAdmin, RequireSignedIn } from './components/RequireAdmin';
 import { AboutPage } from './features/about/AboutPage';
 import { ContactPage } from './features/about/ContactRedirect';
 import { HomePage } from './features/posts/HomePage';
@@ -24,6 +23,13 @@ const AccountPage = lazy(() =>
   import('./features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
 );
 const AdminPage = lazy(() => import('./features/admin/AdminPage').then((m) => ({ default: m.AdminPage })));
+// The guards too: a reader never needs them; a guest is sent to /login before the admin's code loads.
+const RequireAdmin = lazy(() =>
+  import('./components/RequireAdmin').then((m) => ({ default: m.RequireAdmin })),
+);
+const RequireSignedIn = lazy(() =>
+  import('./components/RequireAdmin').then((m) => ({ default: m.RequireSignedIn })),
+);
 
 const loading = (element: ReactNode) => (
   <Suspense
@@ -59,12 +65,12 @@ export function createRoutes(deps: LoaderDeps): RouteObject[] {
         { path: 'register', element: loading(<RegisterPage />), handle: CLIENT_ONLY },
         {
           path: 'admin/*',
-          element: <RequireAdmin>{loading(<AdminPage />)}</RequireAdmin>,
+          element: loading(<RequireAdmin>{loading(<AdminPage />)}</RequireAdmin>),
           handle: CLIENT_ONLY,
         },
         {
           path: 'account',
-          element: <RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn>,
+          element: loading(<RequireSignedIn>{loading(<AccountPage />)}</RequireSignedIn>),
           handle: CLIENT_ONLY,
         },
         {

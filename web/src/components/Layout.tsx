@@ -22,6 +22,11 @@ export function Layout() {
   const firstLocation = useRef(pathname + search);
   useViewBeacon();
 
+  // The app runs in the page (hydrated, or drawn in the browser); browser tests wait for this mark.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = 'true';
+  }, []);
+
   // After an in-app navigation, keyboard and screen-reader users start at the new page's content.
   useEffect(() => {
     if (pathname + search === firstLocation.current) return;

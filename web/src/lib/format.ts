@@ -3,49 +3,50 @@ import { useHydrated } from '../hooks/useHydrated';
 /** Dates and texts as the public pages show them (SPEC.md §2, §9). */
 const locale = 'en-US';
 
-const LONG_DATE = { year: 'numeric', month: 'long', day: 'numeric' } as const;
-const DATE_TIME = { ...LONG_DATE, hour: 'numeric', minute: '2-digit' } as const;
-const SHORT_DATE = { year: 'numeric', month: 'short', day: 'numeric' } as const;
+const FORMATS = {
+  /** 'March 5, 2025' */
+  longDate: { year: 'numeric', month: 'long', day: 'numeric' },
+  /** 'March 5, 2025 at 3:04 PM' */
+  dateTime: { year: 'numeric', month: 'long', day: 'numeric', hour: 'numeric', minute: '2-digit' },
+  /** 'Mar 5, 2025' */
+  shortDate: { year: 'numeric', month: 'short', day: 'numeric' },
+} as const;
+
+export type DateFormat = keyof typeof FORMATS;
+
+/** The formatters, made once: in the reader's time zone, and in UTC with the time marked 'UTC'. */
+const formatters = (utc: boolean) =>
+  Object.fromEntries(
+    Object.entries(FORMATS).map(([kind, options]) => [
+      kind,
+      new Intl.DateTimeFormat(
+        locale,
+        utc
+          ? { ...options, timeZone: 'UTC', timeZoneName: 'hour' in options ? 'short' : undefined }
+          : options,
+      ),
+    ]),
+  ) as Record<DateFormat, Intl.DateTimeFormat>;
+const LOCAL = formatters(false);
+const UTC = formatters(true);
 
 /**
- * A date in the reader's time zone once the page runs in the browser. The server cannot know
- * that zone, so its HTML (and the browser's hydration of it) shows the date in UTC, with the
- * time marked 'UTC'; the reader's own time replaces it as soon as the page is hydrated.
+ * `value` as the public pages show it. The server cannot know the reader's time zone, so its
+ * HTML (and the browser's hydration of it) uses UTC; the reader's own zone follows once hydrated.
  */
-function formatters(zone: 'local' | 'UTC') {
-  const options = zone === 'UTC' ? { timeZone: 'UTC' } : {};
-  return {
-    longDate: new Intl.DateTimeFormat(locale, { ...LONG_DATE, ...options }),
-    dateTime: new Intl.DateTimeFormat(locale, {
-      ...DATE_TIME,
-      ...options,
-      ...(zone === 'UTC' ? { timeZoneName: 'short' } : {}),
-    }),
-    shortDate: new Intl.DateTimeFormat(locale, { ...SHORT_DATE, ...options }),
-  };
-}
-
-const LOCAL = formatters('local');
-const UTC = formatters('UTC');
-
-export type DateFormat = keyof typeof LOCAL;
-
-function format(formatter: Intl.DateTimeFormat, value: string): string {
+function formatDate(kind: DateFormat, value: string, utc = false): string {
   const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? '' : formatter.format(date);
+  return Number.isNaN(date.getTime()) ? '' : (utc ? UTC : LOCAL)[kind].format(date);
 }
 
-/** 'March 5, 2025' */
-export const formatLongDate = (value: string) => format(LOCAL.longDate, value);
-/** 'March 5, 2025 at 3:04 PM' */
-export const formatDateTime = (value: string) => format(LOCAL.dateTime, value);
-/** 'Mar 5, 2025' */
-export const formatShortDate = (value: string) => format(LOCAL.shortDate, value);
+export const formatLongDate = (value: string) => formatDate('longDate', value);
+export const formatDateTime = (value: string) => formatDate('dateTime', value);
+export const formatShortDate = (value: string) => formatDate('shortDate', value);
 
 /** A formatter for rendered pages: UTC until hydrated, then the reader's time zone. */
 export function useDateFormat(): (kind: DateFormat, value: string) => string {
-  const set = useHydrated() ? LOCAL : UTC;
-  return (kind, value) => format(set[kind], value);
+  const utc = !useHydrated();
+  return (kind, value) => formatDate(kind, value, utc);
 }
 
 /** Cards preview the first 200 characters of a post (SPEC.md §9). */

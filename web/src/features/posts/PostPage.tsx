@@ -1,13 +1,17 @@
 import type { PostView } from '@blog/contracts/posts';
 import { buildListingPath } from '@blog/contracts/urls';
+import { lazy, Suspense } from 'react';
 import { Link, useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useDateFormat } from '../../lib/format';
 import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
-import { MediaCarousel } from './MediaCarousel';
 import './post-content.css';
+
+// Only post pages turn a carousel: its code comes with the first one. The server renders it in
+// full; the browser hydrates it once its code has arrived.
+const MediaCarousel = lazy(() => import('./MediaCarousel').then((m) => ({ default: m.MediaCarousel })));
 
 /** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */
 export function PostPage({ post }: { post: PostView | null }) {
@@ -85,7 +89,11 @@ function PostDetail({ post }: { post: PostView }) {
           </ul>
         )}
       </header>
-      {media.length > 0 && <MediaCarousel items={media} title={post.title} />}
+      {media.length > 0 && (
+        <Suspense>
+          <MediaCarousel items={media} title={post.title} />
+        </Suspense>
+      )}
       {post.contentHtml && (
         // Rendered and sanitised by the server when the post was saved (services/posts/src/content).
         <div className="post-content" dangerouslySetInnerHTML={{ __html: post.contentHtml }} />
