@@ -360,4 +360,62 @@ suite(suiteName, () => {
     }
     expect((await fetch(`${stack.url}/more/old-roadster`)).status).toBe(200);
   }, 60_000);
+
+  test('rendered pages through nginx: cached for guests, never for a signed-in request, and the admin sees their own view', async () => {
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    const token = login.json.token as string;
+    const form = new FormData();
+    form.set('title', 'Behind the curtain');
+    form.set('content', 'Only the owner reads this yet.');
+    form.set('category', 'Projects');
+    form.set('status', 'draft');
+    const draft = await api('/api/posts', { method: 'POST', body: form, token });
+    expect(draft.status).toBe(201);
+    const draftUrl = draft.json.url as string;
+
+    // A guest's page: rendered with its content, then served from nginx's microcache.
+    const first = await api('/?rendered=1');
+    const second = await api('/?rendered=1');
+    expect([first.headers.get('x-cache-status'), second.headers.get('x-cache-status')]).toEqual([
+      'MISS',
+      'HIT',
+    ]);
+    expect(first.text).toContain('Latest Posts');
+    expect(first.text).toContain('Production path');
+    expect(second.text).toBe(first.text);
+
+    // The draft: not found for guests (cached so), rendered for the admin's request, never cached.
+    expect((await api(draftUrl)).status).toBe(404);
+    const asAdmin = await api(draftUrl, { token });
+    expect([asAdmin.status, asAdmin.headers.get('x-cache-status')]).toEqual([200, 'BYPASS']);
+    expect(asAdmin.text).toContain('Behind the curtain');
+    for (let i = 0; i < 3; i++) {
+      const guest = await api(draftUrl);
+      expect(guest.status).toBe(404);
+      expect(guest.text).not.toContain('Behind the curtain');
+    }
+
+    // In the admin's browser the cached guest HTML hydrates into the admin's own view.
+    const context = await browser!.newContext({ baseURL: stack.url });
+    await context.addInitScript(
+      (value) => {
+        localStorage.setItem('token', value.token);
+        localStorage.setItem('username', value.username);
+        localStorage.setItem('role', 'admin');
+      },
+      { token, username: ADMIN.username },
+    );
+    const page = await context.newPage();
+    await page.goto('/?rendered=1');
+    await page.getByText(`Welcome, ${ADMIN.username} (admin)`).waitFor();
+    await page.getByRole('link', { name: 'Admin Dashboard' }).waitFor();
+    await page.goto(draftUrl);
+    await page.getByRole('heading', { level: 1, name: 'Behind the curtain' }).waitFor();
+    await page.getByRole('note').filter({ hasText: 'Draft' }).waitFor();
+    await context.close();
+  }, 60_000);
 });

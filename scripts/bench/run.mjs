@@ -12,6 +12,7 @@ import { benchContent } from './content.mjs';
 import { benchExport } from './export.mjs';
 import { benchImport } from './import.mjs';
 import { benchViews } from './views.mjs';
+import { benchPages } from './pages.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -27,6 +28,7 @@ const benches = {
   import: benchImport,
   export: benchExport,
   views: benchViews,
+  pages: benchPages,
 };
 const only = process.argv.slice(2);
 const results = {};

@@ -1,0 +1,141 @@
+// `npm run bench -- pages`: what a server-rendered page costs (issue 18), with 10,000 seeded
+// posts. Through the gateway's cache: requests/s and the gateway's CPU ms per 1,000 requests
+// for the home page and a post page; with BENCH_BASE=<revision before server rendering> the
+// same from that revision (its app shell) beside this build, alternating. Uncached: the time of
+// one render of each page (a new query string every request, so the page cache never answers;
+// the API reads it makes may be cached, as in production), p50 and p95. Through nginx: the
+// production stack's microcache beside the same nginx serving the same bytes as a static file.
+import autocannon from 'autocannon';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startProdStack } from '../prod-stack.mjs';
+import { seedPosts } from '../seed.mjs';
+import { alternating, benchTargets, loadCost, SECONDS, stackPids, signInToken } from './measure.mjs';
+import { percentile, startSeedableStack } from './stack.mjs';
+
+const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
+const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
+const RENDERS = 200;
+
+async function createPost(baseUrl, token) {
+  const form = new FormData();
+  form.set('title', 'Roadster weekend');
+  form.set('content', 'Two weekends with the **roadster**.\n\n'.repeat(20));
+  form.set('category', 'Garage');
+  form.set('submenu1', 'Automobiles');
+  const response = await fetch(`${baseUrl}/api/posts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  if (response.status !== 201) throw new Error(`create answered ${response.status}`);
+  return response.json();
+}
+
+/** A stack of the checkout at `root` with the seeded posts and one more to read. */
+async function startPagesStack(target) {
+  const stack = await startSeedableStack(
+    `pages-${target.name.replace(/\W+/g, '-')}`,
+    { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+    target.root,
+  );
+  // Each checkout seeds with its own seeder: the schema differs between revisions.
+  const { seedPosts: seed } = await import(pathToFileURL(join(target.root, 'scripts/seed.mjs')).href);
+  await seed(stack.databaseUrl, POSTS);
+  const post = await createPost(stack.baseUrl, await signInToken(stack.baseUrl, ADMIN));
+  const children = await stackPids(stack);
+  return { stack, post, pids: { gateway: children.gateway } };
+}
+
+/** Milliseconds of `count` requests one after another, each with a query string of its own. */
+async function renderTimes(url, count) {
+  const times = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const response = await fetch(`${url}${url.includes('?') ? '&' : '?'}render=${i}-${Date.now()}`);
+    await response.arrayBuffer();
+    if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  const ms = (v) => Math.round(v * 100) / 100;
+  return { p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)) };
+}
+
+function cannon(url) {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections: 50, duration: SECONDS }, (error, result) =>
+      error
+        ? reject(error)
+        : resolve({
+            requestsPerSecond: Math.round(result.requests.average),
+            p99ms: result.latency.p99,
+            non2xx: result.non2xx,
+          }),
+    );
+  });
+}
+
+/** The rendered home page through nginx's microcache beside the same bytes as a static file. */
+async function throughNginx() {
+  const staticRoot = await mkdtemp(join(tmpdir(), 'bench-pages-static-'));
+  await chmod(staticRoot, 0o755);
+  const stack = await startProdStack({ postsReplicas: 1 });
+  try {
+    await seedPosts(stack.databaseUrl, POSTS);
+    const html = await (await fetch(`${stack.gatewayUrl}/`)).text();
+    if (!html.includes('post-card')) throw new Error('the home page was not rendered');
+    await writeFile(join(staticRoot, 'home.html'), html);
+    const nginx = await stack.startNginx({ microcache: true, root: staticRoot });
+    const staticFile = await cannon(`${nginx.url}/home.html`);
+    const renderedHome = await cannon(`${nginx.url}/`);
+    return {
+      htmlBytes: Buffer.byteLength(html),
+      staticFile,
+      renderedHome,
+      shareOfStatic: Math.round((renderedHome.requestsPerSecond / staticFile.requestsPerSecond) * 100) / 100,
+    };
+  } finally {
+    await stack.stop();
+    await rm(staticRoot, { recursive: true, force: true });
+  }
+}
+
+export async function benchPages() {
+  const targets = benchTargets();
+  const running = new Map();
+  try {
+    for (const target of targets) running.set(target.name, await startPagesStack(target));
+    const cached = await alternating(targets, async (target) => {
+      const { stack, post, pids } = running.get(target.name);
+      const home = await loadCost(`${stack.baseUrl}/`, pids);
+      const postPage = await loadCost(`${stack.baseUrl}${post.url}`, pids);
+      return {
+        home,
+        postPage,
+        // alternating() averages these two keys over the rounds: the two pages together.
+        requestsPerSecond: (home.requestsPerSecond + postPage.requestsPerSecond) / 2,
+        cpuMsPer1000: (home.cpuMsPer1000 + postPage.cpuMsPer1000) / 2,
+      };
+    });
+    const mine = running.get('this build');
+    const uncached = {
+      home: await renderTimes(`${mine.stack.baseUrl}/`, RENDERS),
+      postPage: await renderTimes(`${mine.stack.baseUrl}${mine.post.url}`, RENDERS),
+      garage: await renderTimes(`${mine.stack.baseUrl}/garage`, RENDERS),
+    };
+    for (const { stack } of running.values()) await stack.stop();
+    running.clear();
+    return {
+      posts: POSTS,
+      seconds: SECONDS,
+      throughGatewayCache: cached,
+      uncachedRender: uncached,
+      nginx: await throughNginx(),
+    };
+  } finally {
+    for (const { stack } of running.values()) await stack.stop();
+  }
+}
