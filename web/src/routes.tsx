@@ -2,7 +2,7 @@ import { lazy, Suspense, type ReactNode } from 'react';
 import { type RouteObject } from 'react-router-dom';
 import { Layout, RootError } from './components/Layout';
 import { AboutPage } from './features/about/AboutPage';
-import { ContactPage } from './features/about/ContactRedirect';
+import { ContactPage } from './features/about/ContactPage';
 import { HomePage } from './features/posts/HomePage';
 import { TreePage } from './features/category/TreePage';
 import {

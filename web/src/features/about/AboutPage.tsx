@@ -3,8 +3,10 @@ import { useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
 import { ContactForm } from './ContactForm';
-import { CONTACT_SCROLL_DELAY_MS } from './ContactRedirect';
 import { SubscribeForm } from './SubscribeForm';
+
+/** Delay before scrolling to the contact form after /contact (SPEC.md §2, §9). */
+const CONTACT_SCROLL_DELAY_MS = 100;
 
 /** About: the author's text, the contact form and the weekly-digest subscription (SPEC.md §2). */
 export function AboutPage() {

@@ -2,9 +2,6 @@ import { useEffect } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { AboutPage } from './AboutPage';
 
-/** Delay before scrolling to the contact form (SPEC.md §2, §9). */
-export const CONTACT_SCROLL_DELAY_MS = 100;
-
 /**
  * /contact: the About page (the server renders it, so the form is there without JavaScript);
  * in the browser it then goes to /about and after 100 ms scrolls smoothly to the form (SPEC.md §2).
