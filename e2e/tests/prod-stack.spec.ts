@@ -119,6 +119,16 @@ suite(suiteName, () => {
     return { status: response.status, headers: response.headers, json, text };
   };
 
+  /** The admin's token, signed in through nginx. */
+  async function signIn(): Promise<string> {
+    const login = await api('/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    return login.json.token as string;
+  }
+
   async function filesUnder(dir: string): Promise<string[]> {
     if (!existsSync(dir)) return [];
     const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -234,12 +244,7 @@ suite(suiteName, () => {
   }, 240_000);
 
   test("the Site tab's changes reach the site through nginx within 2 s; a rename chain's old links answer 301 through nginx and the gateway", async () => {
-    const login = await api('/api/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = login.json.token as string;
+    const token = await signIn();
     const form = new FormData();
     for (const [name, value] of Object.entries({
       title: 'Timing belt',
@@ -328,12 +333,7 @@ suite(suiteName, () => {
   }, 60_000);
 
   test("an imported WordPress post's old links answer 301 through nginx", async () => {
-    const login = await api('/api/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = login.json.token as string;
+    const token = await signIn();
     const wxr = `<?xml version="1.0"?><rss xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel>
       <item><title>Old roadster</title><link>http://old.example/2016/04/03/old-roadster/</link><guid isPermaLink="false">http://old.example/?p=77</guid>
       <content:encoded><![CDATA[Bought in 2016.]]></content:encoded><wp:post_id>77</wp:post_id>
@@ -362,12 +362,7 @@ suite(suiteName, () => {
   }, 60_000);
 
   test('rendered pages through nginx: cached for guests, never for a signed-in request, and the admin sees their own view', async () => {
-    const login = await api('/api/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    const token = login.json.token as string;
+    const token = await signIn();
     const form = new FormData();
     form.set('title', 'Behind the curtain');
     form.set('content', 'Only the owner reads this yet.');
