@@ -11,10 +11,11 @@ import { createSiteStore } from './site/siteStore';
 
 /**
  * The whole page as one string, once everything in it is ready (the carousel's code loads on
- * demand): a prerender streams nothing early, so it needs no inline script the CSP would refuse.
+ * demand). Every part stays in place, however large (React would otherwise move a large part
+ * after the page with an inline script to put it back, which the CSP refuses).
  */
 async function renderComplete(element: ReactNode): Promise<string> {
-  const { prelude } = await prerender(element);
+  const { prelude } = await prerender(element, { progressiveChunkSize: Number.POSITIVE_INFINITY });
   return new Response(prelude).text();
 }
 

@@ -130,7 +130,7 @@ export function treeLoader(deps: LoaderDeps) {
       // No such post: 'No posts yet' with a link home (SPEC.md §2, §8), answered as a 404.
       if (error instanceof ApiError && error.status >= 400 && error.status < 500)
         return data({ kind: 'post', post: null } satisfies TreeData, { status: 404 });
-      console.error('Loading the post failed', error);
+      console.error('Loading posts failed', error);
       return data({ kind: 'post', post: null } satisfies TreeData, UNAVAILABLE);
     }
   };

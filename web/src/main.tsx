@@ -28,8 +28,7 @@ const router = createBrowserRouter(createRoutes({ api, site }), {
     : undefined,
 });
 
-const container = document.getElementById('root');
-if (!container) throw new Error('index.html has no #root element');
+const container = document.getElementById('root')!;
 
 const app = (
   <StrictMode>

@@ -15,7 +15,7 @@ export function Footer() {
           </li>
         </ul>
       </nav>
-      <p className="copyright">{site?.footerText ?? '© 2025 My Personal Blog'}</p>
+      <p className="copyright">{site.footerText}</p>
     </footer>
   );
 }

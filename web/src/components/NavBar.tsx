@@ -76,12 +76,7 @@ export function NavBar() {
   const navigate = useNavigate();
   const { pathname } = useLocation();
   const [mobileOpen, setMobileOpen] = useState(false);
-  const items = site
-    ? menuFromSite(site)
-    : [
-        { label: 'Home', to: '/', children: [] },
-        { label: 'About', to: '/about', children: [] },
-      ];
+  const items = menuFromSite(site);
 
   // A followed link closes the mobile menu.
   useEffect(() => setMobileOpen(false), [pathname]);

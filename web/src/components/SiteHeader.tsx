@@ -2,12 +2,10 @@ import { Link } from 'react-router-dom';
 import { SearchBox } from '../features/search/SearchBox';
 import { useSite } from '../site/SiteContext';
 
-const FALLBACK_TITLE = 'My Personal Blog';
-
 /** The header banner with the site title and the search box (SPEC.md §1). */
 export function SiteHeader() {
   const site = useSite();
-  const banner = site?.bannerImage;
+  const banner = site.bannerImage;
   return (
     <header className="site-header">
       {banner && (
@@ -23,7 +21,7 @@ export function SiteHeader() {
       )}
       <div className="banner">
         <Link to="/" className="site-title">
-          {site?.title ?? FALLBACK_TITLE}
+          {site.title}
         </Link>
         <SearchBox />
       </div>

@@ -12,7 +12,6 @@ export function usePageTitle(post?: PostView | null) {
   const site = useSite();
   const { pathname } = useLocation();
   useEffect(() => {
-    if (!site) return;
     const origin = window.location.origin;
     const route = routePage(site, origin, pathname);
     const meta = post

@@ -7,14 +7,11 @@ import { activeQuery } from '../features/search/searchParams';
  * the home page, 'Loading garage posts...' for a listing, 'Loading post...', 'Searching...',
  * and 'Redirecting...' on /post/{id}.
  */
-export function loadingTextFor(
-  site: SiteConfig | null,
-  { pathname, search }: { pathname: string; search: string },
-) {
+export function loadingTextFor(site: SiteConfig, { pathname, search }: { pathname: string; search: string }) {
   if (activeQuery(new URLSearchParams(search))) return 'Searching...';
   if (pathname === '/') return 'Loading posts...';
   if (/^\/post\/[^/]+\/?$/.test(pathname)) return 'Redirecting...';
-  const resolved = site ? resolvePath(site, pathname) : null;
+  const resolved = resolvePath(site, pathname);
   if (!resolved) return 'Loading...';
   if (resolved.kind === 'post') return 'Loading post...';
   const name =

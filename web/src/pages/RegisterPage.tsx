@@ -37,7 +37,7 @@ export function RegisterPage() {
     }
   };
 
-  if (site && !site.registrationOpen) {
+  if (!site.registrationOpen) {
     return (
       <section className="card form-card" aria-labelledby="register-heading">
         <h1 id="register-heading">Create an account</h1>

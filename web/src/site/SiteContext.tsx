@@ -17,11 +17,11 @@ function useSiteStore(): SiteStore {
 
 /**
  * The site configuration. The root route's loader has it before any page renders (on the
- * server and in the browser), so pages under the router never see null; null only outside it.
+ * server and in the browser), so every screen under the router has it.
  */
-export function useSite(): SiteConfig | null {
+export function useSite(): SiteConfig {
   const store = useSiteStore();
-  return useSyncExternalStore(store.subscribe, store.get, store.get);
+  return useSyncExternalStore(store.subscribe, store.get, store.get)!;
 }
 
 /** Puts a newly saved configuration into the page (the dashboard's Site tab). */

@@ -29,8 +29,8 @@ export function AboutPage() {
   return (
     <>
       <section className="card" aria-labelledby="about-heading">
-        <h1 id="about-heading">{site?.about.title ?? 'About'}</h1>
-        {site && <p>{site.about.text}</p>}
+        <h1 id="about-heading">{site.about.title}</h1>
+        <p>{site.about.text}</p>
         <p className="privacy-note">
           This blog counts page views without cookies: it keeps which pages are read, the site that linked
           here, the kind of device and the country when known, never your address, your browser or anything

@@ -14,10 +14,10 @@ export function TreePage() {
   const site = useSite();
   const data = useLoaderData() as TreeData;
   const { pathname } = useLocation();
-  const resolved = site ? resolvePath(site, pathname) : null;
-  if (!site || !resolved || data.kind === 'notFound') return <NotFoundPage />;
-  if (data.kind === 'post' || resolved.kind === 'post')
-    return <PostPage key={pathname} post={data.kind === 'post' ? data.post : null} />;
+  const resolved = resolvePath(site, pathname);
+  if (!resolved || data.kind === 'notFound') return <NotFoundPage />;
+  if (data.kind === 'post') return <PostPage key={pathname} post={data.post} />;
+  if (resolved.kind === 'post') return <NotFoundPage />;
   if (resolved.kind === 'section')
     return <SectionPage key={pathname} site={site} category={resolved.category} posts={data.posts} />;
   return (

@@ -13,8 +13,8 @@ export function HomePage() {
   return (
     <>
       <section className="card welcome-card" aria-labelledby="welcome-heading">
-        <h1 id="welcome-heading">{site?.welcome.title ?? 'Welcome!'}</h1>
-        {site && <p>{site.welcome.text}</p>}
+        <h1 id="welcome-heading">{site.welcome.title}</h1>
+        <p>{site.welcome.text}</p>
       </section>
       <section aria-labelledby="latest-heading">
         <h2 id="latest-heading">Latest Posts</h2>

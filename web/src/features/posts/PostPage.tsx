@@ -9,8 +9,11 @@ import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
 import './post-content.css';
 
-// Only post pages turn a carousel: its code comes with the first one. The server renders it in
-// full; the browser hydrates it once its code has arrived.
+/**
+ * Only post pages turn a carousel: its code comes with the first one. The server waits for it
+ * (entry-server.tsx), so its HTML always holds the whole carousel; the browser hydrates it
+ * once its code has arrived.
+ */
 const MediaCarousel = lazy(() => import('./MediaCarousel').then((m) => ({ default: m.MediaCarousel })));
 
 /** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */
@@ -47,8 +50,8 @@ function PostDetail({ post }: { post: PostView }) {
   const formatDate = useDateFormat();
   const { pathname } = useLocation();
   const media = carouselItems(post.media);
-  const categoryPath = site ? buildListingPath(site, { category: post.category }) : null;
-  const submenuPath = site ? buildListingPath(site, post) : null;
+  const categoryPath = buildListingPath(site, { category: post.category });
+  const submenuPath = buildListingPath(site, post);
   const submenuLabel = post.submenu2 && post.submenu2 !== 'General' ? post.submenu2 : post.submenu1;
   return (
     <article className="post-detail">

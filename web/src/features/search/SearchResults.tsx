@@ -10,7 +10,7 @@ export function SearchResults({ query, posts }: { query: string; posts: ListData
   const { pathname } = useLocation();
 
   useEffect(() => {
-    if (site) document.title = site.searchTitle;
+    document.title = site.searchTitle;
   }, [site, query]);
 
   return (

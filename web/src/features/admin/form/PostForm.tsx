@@ -50,7 +50,6 @@ interface PostFormProps {
  */
 export function PostForm(props: PostFormProps) {
   const site = useSite();
-  if (!site) return <p role="status">Loading the category tree...</p>;
   return <PostFormBody {...props} site={site} />;
 }
 
