@@ -78,7 +78,10 @@ describe('without JavaScript', () => {
     expect(await cards(page).count()).toBe(15);
     expect(await cards(page).first().getByRole('heading').textContent()).toBe('Two photos of the shed');
 
-    await page.getByRole('navigation', { name: 'Latest posts, pages (top)' }).getByRole('link', { name: 'Next' }).click();
+    await page
+      .getByRole('navigation', { name: 'Latest posts, pages (top)' })
+      .getByRole('link', { name: 'Next' })
+      .click();
     await page.waitForURL('**/?page=2');
     await page.getByText('Page 2 of 2').first().waitFor();
     expect(await cards(page).count()).toBe(LOG_POSTS + 1 - 15);
@@ -190,7 +193,10 @@ describe('with JavaScript', () => {
     });
     await mainNav(page).getByRole('link', { name: 'Home', exact: true }).click();
     await cards(page).first().waitFor();
-    await page.getByRole('navigation', { name: 'Latest posts, pages (top)' }).getByRole('link', { name: 'Page 2' }).click();
+    await page
+      .getByRole('navigation', { name: 'Latest posts, pages (top)' })
+      .getByRole('link', { name: 'Page 2' })
+      .click();
     await page.getByText('Page 2 of 2').first().waitFor();
     expect(documents).toEqual([]);
     expect(data.map((url) => new URL(url).search)).toEqual([

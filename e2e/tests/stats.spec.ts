@@ -50,8 +50,11 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
   await reader.goto('/');
   await reader.getByRole('link', { name: 'Read by a guest' }).first().click();
   await reader.getByRole('heading', { level: 1, name: 'Read by a guest' }).waitFor();
+  // The beacon goes when the browser is idle: the page stays open until it has gone.
+  const aboutBeacon = reader.waitForRequest((request) => request.url().endsWith('/api/views'));
   await reader.getByRole('link', { name: 'About' }).first().click();
   await reader.getByText('counts page views without cookies').waitFor();
+  await aboutBeacon;
   await guest.close();
   await eventually(async () => {
     const now = await adminGet<{ days: { views: number }[] }>(
@@ -78,7 +81,7 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
   await screenshot(page, 'stats-tab');
   // The range is in the URL; the post's own figures open from its row.
   expect(new URL(page.url()).searchParams.get('range')).toBe('7');
-  await page.getByRole('link', { name: /statistics of Read by a guest$/ }).click();
+  await page.getByRole('link', { name: 'statistics of Read by a guest', exact: true }).click();
   await page.getByRole('heading', { name: 'Statistics: Read by a guest' }).waitFor();
   expect(new URL(page.url()).searchParams.get('post')).toBe(String(post.id));
 

@@ -191,13 +191,11 @@ export function StatsTab() {
                   {report.topPosts.map((p) => (
                     <tr key={p.postId}>
                       <th scope="row">
-                        {p.url ? <a href={p.url}>{p.title}</a> : p.title}{' '}
-                        <Link
-                          to={`/admin?tab=stats&post=${p.postId}`}
-                          aria-label={`Statistics of ${p.title}`}
-                        >
-                          (stats)
+                        {p.url ? <a href={p.url}>{p.title}</a> : p.title} (
+                        <Link to={`/admin?tab=stats&post=${p.postId}`}>
+                          statistics<span className="visually-hidden"> of {p.title}</span>
                         </Link>
+                        )
                       </th>
                       <td>{p.views}</td>
                       <td>{p.visitors}</td>
