@@ -8,8 +8,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { seedPosts } from '../seed.mjs';
+import { benchTargets } from './measure.mjs';
 import { ROOT, startSeedableStack } from './stack.mjs';
 
 const run = promisify(execFile);
@@ -136,29 +137,45 @@ async function lighthouse(url, preset) {
   }
 }
 
+/** A stack of the checkout at `root` with 10,000 seeded posts and the showcase post. */
+async function startWebStack(target) {
+  const stack = await startSeedableStack(
+    `web-${target.name.replace(/\W+/g, '-')}`,
+    { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
+    target.root,
+  );
+  // Each checkout seeds with its own seeder: the schema differs between revisions.
+  const { seedPosts } = await import(pathToFileURL(join(target.root, 'scripts/seed.mjs')).href);
+  await seedPosts(stack.databaseUrl, 10_000);
+  const postPath = await createShowcasePost(stack.baseUrl);
+  return { stack, pages: { home: '/', category: '/garage/motorcycles', post: postPath } };
+}
+
+/**
+ * This build's figures; with BENCH_BASE=<revision> that revision's too, each page measured
+ * on one build right after the other (the machine is shared: runs far apart differ).
+ */
 export async function benchWeb() {
-  const stack = await startSeedableStack('web', {
-    ADMIN_USERNAME: ADMIN.username,
-    ADMIN_PASSWORD: ADMIN.password,
-  });
+  const targets = benchTargets();
   const browser = await chromium.launch({ executablePath: CHROME, args: CHROME_FLAGS.slice(1) });
+  const running = [];
   try {
-    await seedPosts(stack.databaseUrl, 10_000);
-    const postPath = await createShowcasePost(stack.baseUrl);
-    const pages = { home: '/', category: '/garage/motorcycles', post: postPath };
-    const results = {};
-    for (const [name, path] of Object.entries(pages)) {
-      const url = `${stack.baseUrl}${path}`;
-      results[name] = {
-        path,
-        ...(await pageWeight(browser, url)),
-        desktop: await lighthouse(url, 'desktop'),
-        mobile: await lighthouse(url, 'mobile'),
-      };
+    for (const target of targets) running.push({ target, ...(await startWebStack(target)) });
+    const results = Object.fromEntries(targets.map((t) => [t.name, {}]));
+    for (const name of ['home', 'category', 'post']) {
+      for (const { target, stack, pages } of running) {
+        const url = `${stack.baseUrl}${pages[name]}`;
+        results[target.name][name] = {
+          path: pages[name],
+          ...(await pageWeight(browser, url)),
+          desktop: await lighthouse(url, 'desktop'),
+          mobile: await lighthouse(url, 'mobile'),
+        };
+      }
     }
-    return results;
+    return targets.length === 1 ? results['this build'] : results;
   } finally {
     await browser.close();
-    await stack.stop();
+    for (const { stack } of running) await stack.stop();
   }
 }
