@@ -14,11 +14,16 @@ const queryOf = (url: string) => {
 /** A form posted without JavaScript: small, URL-encoded. */
 const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 20 });
 
-/** This gateway's own address as the request reached it: the renderer's loaders call the API there. */
-function ownAddress(req: Request): string {
-  const raw = req.socket.localAddress ?? '127.0.0.1';
+/**
+ * Where the renderer's loaders reach this gateway's API: loopback when it listens on every
+ * address (a pod's own IP may be behind a network policy), else the address the request came in on.
+ */
+function ownAddress(req: Request, host: string): string {
+  const port = req.socket.localPort;
+  if (host === '0.0.0.0' || host === '::') return `http://127.0.0.1:${port}`;
+  const raw = req.socket.localAddress ?? host;
   const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
-  return `http://${address.includes(':') ? `[${address}]` : address}:${req.socket.localPort}`;
+  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
 }
 
 /** Every GET that no API route or file answered: a page of the site (registered last). */
@@ -59,7 +64,7 @@ export class PagesController {
       path: req.path,
       search: queryOf(req.originalUrl),
       siteUrl: siteUrl(this.config, req),
-      apiBase: ownAddress(req),
+      apiBase: ownAddress(req, this.config.HOST),
       clientIp: req.ip ?? '',
       authorization: req.headers.authorization,
     };
