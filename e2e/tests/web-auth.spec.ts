@@ -151,7 +151,8 @@ test('a new user registers, signs in to the home page, and cannot open /admin', 
 
   await signIn(page, name, password);
   await page.getByText(`Welcome, ${name} (user)`).waitFor();
-  expect(pathOf(page)).toBe('/');
+  // The home page's data loads before its URL shows (a data router's navigation).
+  await page.waitForURL((url) => url.pathname === '/');
   expect(await page.getByRole('link', { name: 'Admin Dashboard' }).count()).toBe(0);
 
   await page.goto('/admin');
