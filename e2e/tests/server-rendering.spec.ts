@@ -176,6 +176,46 @@ describe('with JavaScript', () => {
     expect(problems).toEqual([]);
   });
 
+  test('the page paints before any script: its styles inline, the app fetched after the load event, nothing moves on hydration', async () => {
+    const page = await newPage();
+    await page.addInitScript(() => {
+      const state = window as unknown as { shift: number; firstSlide: Element | null };
+      state.shift = 0;
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries())
+          state.shift += (entry as PerformanceEntry & { value: number }).value;
+      }).observe({ type: 'layout-shift', buffered: true });
+      document.addEventListener('DOMContentLoaded', () => {
+        state.firstSlide = document.querySelector('.carousel img');
+      });
+    });
+    const html = await (await page.goto(post.url!))!.text();
+    expect(html).not.toMatch(/<link[^>]+stylesheet/);
+    expect(html).toMatch(/<style>[^<]*\.carousel/);
+    expect(html).toMatch(
+      /<script defer src="\/assets\/boot-[\w-]+\.js" data-app="\/assets\/index-[\w-]+\.js"><\/script>/,
+    );
+    await page.getByText('1 / 2').waitFor();
+    const timing = await page.evaluate(() => {
+      const state = window as unknown as { shift: number; firstSlide: Element | null };
+      const navigation = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+      const app = performance
+        .getEntriesByType('resource')
+        .find((entry) => /\/assets\/index-/.test(entry.name));
+      return {
+        loadEventStart: navigation.loadEventStart,
+        appRequested: app?.startTime ?? -1,
+        sameSlide: state.firstSlide !== null && state.firstSlide === document.querySelector('.carousel img'),
+        shift: state.shift,
+      };
+    });
+    expect(timing.appRequested).toBeGreaterThanOrEqual(timing.loadEventStart);
+    // Hydration adopted the server's carousel instead of drawing it again.
+    expect(timing.sameSlide).toBe(true);
+    // Only the date's words change (UTC, then the reader's zone): a badge beside it moves a little.
+    expect(timing.shift).toBeLessThan(0.01);
+  });
+
   test('the carousel works once hydrated; an in-app click fetches the data only, never the page', async () => {
     const page = await newPage({ axe: true });
     await page.goto(post.url!);

@@ -4,6 +4,7 @@ import { prerender } from 'react-dom/static';
 import { createStaticHandler, createStaticRouter, StaticRouterProvider } from 'react-router-dom';
 import { createApiClient } from './api/client';
 import { AppProviders } from './AppProviders';
+import { aboutAction } from './features/about/aboutAction';
 import type { TreeData } from './loaders';
 import { CLIENT_ONLY, createRoutes } from './routes';
 import type { SessionStore } from './session/store';
@@ -36,7 +37,8 @@ export const render: RenderPage = async (input: PageRenderRequest): Promise<Page
       fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...input.apiHeaders } }),
   });
   const site = createSiteStore(api, input.site);
-  const handler = createStaticHandler(createRoutes({ api, site }));
+  const deps = { api, site };
+  const handler = createStaticHandler(createRoutes(deps, { about: aboutAction(deps) }));
   const request = new Request(input.url, {
     method: input.method,
     body: input.method === 'POST' ? input.form : undefined,

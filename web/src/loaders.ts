@@ -3,9 +3,10 @@ import type { SiteConfig } from '@blog/contracts/site';
 import { resolvePath } from '@blog/contracts/urls';
 import { data, redirect, type LoaderFunctionArgs, type ShouldRevalidateFunctionArgs } from 'react-router-dom';
 import { ApiError, type ApiClient, type Page } from './api/client';
-import { subscribe, sendContact } from './api/mail';
 import { getPost, getPostBySlug, listPosts, type PostQuery } from './api/posts';
+import { aboutFormsPart, carouselPart } from './features/pageParts';
 import { activeQuery } from './features/search/searchParams';
+import { carouselItems } from './lib/media';
 import { parsePage } from './lib/pagination';
 import type { SiteStore } from './site/siteStore';
 
@@ -121,19 +122,27 @@ export function treeLoader(deps: LoaderDeps) {
       const list: TreeData = { kind: 'list', posts };
       return failed ? data(list, UNAVAILABLE) : list;
     }
+    let post: PostView;
     try {
-      const post = await getPostBySlug(deps.api, resolved.slug, request.signal);
-      if (post.url && post.url !== pathname) throw redirect(post.url + new URL(request.url).search, 301);
-      return { kind: 'post', post } satisfies TreeData;
+      post = await getPostBySlug(deps.api, resolved.slug, request.signal);
     } catch (error) {
-      if (error instanceof Response || request.signal.aborted) throw error;
+      if (request.signal.aborted) throw error;
       // No such post: 'No posts yet' with a link home (SPEC.md §2, §8), answered as a 404.
       if (error instanceof ApiError && error.status >= 400 && error.status < 500)
         return data({ kind: 'post', post: null } satisfies TreeData, { status: 404 });
       console.error('Loading posts failed', error);
       return data({ kind: 'post', post: null } satisfies TreeData, UNAVAILABLE);
     }
+    if (post.url && post.url !== pathname) throw redirect(post.url + new URL(request.url).search, 301);
+    if (carouselItems(post.media).length > 0) await carouselPart.load();
+    return { kind: 'post', post } satisfies TreeData;
   };
+}
+
+/** About and /contact: their forms' code (they are the only pages with forms for readers). */
+export async function aboutLoader() {
+  await aboutFormsPart.load();
+  return null;
 }
 
 /** /post/{id}: to the post's page; to / when it has no slug or category or the lookup fails (SPEC.md §2). */
@@ -147,38 +156,5 @@ export function postIdLoader(deps: LoaderDeps) {
       if (request.signal.aborted) throw error;
     }
     return redirect(target, 302);
-  };
-}
-
-/**
- * The About page's two forms posted without JavaScript (with it, they call the API
- * themselves and never reach this): the answer is the About page with the spec's texts.
- */
-export function aboutAction(deps: LoaderDeps) {
-  return async ({ request }: LoaderFunctionArgs): Promise<FormAnswer> => {
-    const body = await request.formData();
-    const text = (name: string) => {
-      const value = body.get(name);
-      return typeof value === 'string' ? value : '';
-    };
-    if (text('form') === 'subscribe') {
-      const fields = { email: text('email') };
-      const ok = await subscribe(deps.api, fields.email).then(
-        () => true,
-        () => false,
-      );
-      return { form: 'subscribe', ok, fields: ok ? {} : fields };
-    }
-    const fields = {
-      name: text('name'),
-      email: text('email'),
-      subject: text('subject'),
-      message: text('message'),
-    };
-    const ok = await sendContact(deps.api, { ...fields, website: text('website') }).then(
-      () => true,
-      () => false,
-    );
-    return { form: 'contact', ok, fields: ok ? {} : fields };
   };
 }

@@ -5,6 +5,7 @@ import { RouterProvider, createBrowserRouter } from 'react-router-dom';
 import { createApiClient, isSignInPath } from './api/client';
 import { AppProviders } from './AppProviders';
 import type { RootData } from './loaders';
+import { loadPartsIn } from './lib/onDemand';
 import { createRoutes } from './routes';
 import { createSessionStore } from './session/store';
 import { createSiteStore } from './site/siteStore';
@@ -38,7 +39,13 @@ const app = (
   </StrictMode>
 );
 
-if (preloaded?.rendered) {
+/**
+ * Hydrates the server's HTML. It must draw what the server drew, so the code of the page's parts
+ * comes first; if it cannot be fetched, the page stays as the server sent it (readable, its
+ * links and forms working) rather than being drawn again without them.
+ */
+async function hydrate() {
+  await loadPartsIn(container);
   // The server's HTML is already on screen: hydrating it as a transition lets the browser
   // answer input between slices of the work instead of blocking for all of it.
   startTransition(() => {
@@ -46,6 +53,10 @@ if (preloaded?.rendered) {
   });
   // The server renders what a guest sees; an admin also sees drafts and unprocessed media.
   if (session.get()?.role === 'admin') void router.revalidate();
+}
+
+if (preloaded?.rendered) {
+  hydrate().catch((error: unknown) => console.error('The page stays as the server sent it', error));
 } else {
   createRoot(container).render(app);
 }

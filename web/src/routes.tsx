@@ -1,12 +1,12 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import { type RouteObject } from 'react-router-dom';
+import { type ActionFunction, type RouteObject } from 'react-router-dom';
 import { Layout, RootError } from './components/Layout';
 import { AboutPage } from './features/about/AboutPage';
 import { ContactPage } from './features/about/ContactPage';
 import { HomePage } from './features/posts/HomePage';
 import { TreePage } from './features/category/TreePage';
 import {
-  aboutAction,
+  aboutLoader,
   homeLoader,
   postIdLoader,
   rootLoader,
@@ -47,11 +47,19 @@ const loading = (element: ReactNode) => (
 export const CLIENT_ONLY = { clientOnly: true } as const;
 
 /**
+ * Forms posted without JavaScript reach only the server: the browser's forms call the API
+ * themselves. The server's renderer passes these in, so the browser's bundle never holds them.
+ */
+export interface ServerActions {
+  about?: ActionFunction;
+}
+
+/**
  * The one set of routes, for the server's render and the browser (SPEC.md §2). Fixed routes
  * first; every other path (sections, sub-sections, model pages, posts, unknown paths) is
  * resolved against the category tree by the tree route, so renaming a category renames its pages.
  */
-export function createRoutes(deps: LoaderDeps): RouteObject[] {
+export function createRoutes(deps: LoaderDeps, server: ServerActions = {}): RouteObject[] {
   return [
     {
       id: 'root',
@@ -77,11 +85,10 @@ export function createRoutes(deps: LoaderDeps): RouteObject[] {
           id: 'about',
           path: 'about',
           element: <AboutPage />,
-          // Only a form posted without JavaScript reaches it, on the server: the browser's
-          // forms call the API themselves, so the browser's bundle leaves it out.
-          action: import.meta.env.SSR ? aboutAction(deps) : undefined,
+          loader: aboutLoader,
+          action: server.about,
         },
-        { id: 'contact', path: 'contact', element: <ContactPage /> },
+        { id: 'contact', path: 'contact', element: <ContactPage />, loader: aboutLoader },
         { id: 'post-id', path: 'post/:id', loader: postIdLoader(deps) },
         { id: 'tree', path: '*', element: <TreePage />, loader: treeLoader(deps) },
       ],

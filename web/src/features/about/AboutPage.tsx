@@ -2,8 +2,7 @@ import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
-import { ContactForm } from './ContactForm';
-import { SubscribeForm } from './SubscribeForm';
+import { aboutFormsPart } from '../pageParts';
 
 /** Delay before scrolling to the contact form after /contact (SPEC.md §2, §9). */
 const CONTACT_SCROLL_DELAY_MS = 100;
@@ -14,6 +13,8 @@ export function AboutPage() {
   const location = useLocation();
   const scrollToContact = (location.state as { scrollTo?: string } | null)?.scrollTo === 'contact';
   usePageTitle();
+  // The route's loader brought the forms' code.
+  const forms = aboutFormsPart.get();
 
   // Arriving from /contact: after 100 ms, a smooth scroll to the form (SPEC.md §2, §9).
   useEffect(() => {
@@ -38,8 +39,8 @@ export function AboutPage() {
           Control) are not counted.
         </p>
       </section>
-      <ContactForm />
-      <SubscribeForm />
+      {forms && <forms.ContactForm />}
+      {forms && <forms.SubscribeForm />}
     </>
   );
 }

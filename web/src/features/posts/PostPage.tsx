@@ -1,20 +1,13 @@
 import type { PostView } from '@blog/contracts/posts';
 import { buildListingPath } from '@blog/contracts/urls';
-import { lazy, Suspense } from 'react';
 import { Link, useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useDateFormat } from '../../lib/format';
 import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
 import { searchHref } from '../search/searchParams';
+import { carouselPart } from '../pageParts';
 import './post-content.css';
-
-/**
- * Only post pages turn a carousel: its code comes with the first one. The server waits for it
- * (entry-server.tsx), so its HTML always holds the whole carousel; the browser hydrates it
- * once its code has arrived.
- */
-const MediaCarousel = lazy(() => import('./MediaCarousel').then((m) => ({ default: m.MediaCarousel })));
 
 /** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */
 export function PostPage({ post }: { post: PostView | null }) {
@@ -50,6 +43,8 @@ function PostDetail({ post }: { post: PostView }) {
   const formatDate = useDateFormat();
   const { pathname } = useLocation();
   const media = carouselItems(post.media);
+  // The post's loader brought the carousel's code when the post has media.
+  const MediaCarousel = carouselPart.get()?.MediaCarousel;
   const categoryPath = buildListingPath(site, { category: post.category });
   const submenuPath = buildListingPath(site, post);
   const submenuLabel = post.submenu2 && post.submenu2 !== 'General' ? post.submenu2 : post.submenu1;
@@ -92,11 +87,7 @@ function PostDetail({ post }: { post: PostView }) {
           </ul>
         )}
       </header>
-      {media.length > 0 && (
-        <Suspense>
-          <MediaCarousel items={media} title={post.title} />
-        </Suspense>
-      )}
+      {media.length > 0 && MediaCarousel && <MediaCarousel items={media} title={post.title} />}
       {post.contentHtml && (
         // Rendered and sanitised by the server when the post was saved (services/posts/src/content).
         <div className="post-content" dangerouslySetInnerHTML={{ __html: post.contentHtml }} />
