@@ -44,19 +44,34 @@ export function compress(body: string | Buffer, encoding: Encoding): Buffer {
   return encoding === 'br' ? brotliCompressSync(body, BROTLI_DYNAMIC) : gzipSync(body);
 }
 
+/** A generated text kept for many readers (a cached page): compressed once per encoding, when first asked. */
+export class CompressibleText {
+  readonly size: number;
+  private readonly encoded: Partial<Record<Encoding, Buffer>> = {};
+
+  constructor(readonly text: string) {
+    this.size = Buffer.byteLength(text);
+  }
+
+  as(encoding: Encoding): Buffer {
+    return (this.encoded[encoding] ??= compress(this.text, encoding));
+  }
+}
+
 /**
  * Sends a generated text answer (a page, a feed), compressed when the client takes it. Goes
  * through res.send, so Express adds the ETag and answers If-None-Match with 304.
  */
-export function sendText(req: Request, res: Response, body: string, type: string): void {
+export function sendText(req: Request, res: Response, body: string | CompressibleText, type: string): void {
   res.type(type);
-  const encoding = responseEncoding(req, res, Buffer.byteLength(body));
+  const text = typeof body === 'string' ? new CompressibleText(body) : body;
+  const encoding = responseEncoding(req, res, text.size);
   if (!encoding) {
-    res.send(body);
+    res.send(text.text);
     return;
   }
   res.setHeader('Content-Encoding', encoding);
-  res.send(compress(body, encoding));
+  res.send(text.as(encoding));
 }
 
 /** A streamed answer (the sitemap) through a compressor when the client takes one. */

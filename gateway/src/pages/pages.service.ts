@@ -14,6 +14,7 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../common/api-error.js';
+import { CompressibleText } from '../common/compression.js';
 import { PublicCache } from '../common/public-cache.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { PUBLIC_CACHE } from '../tokens.js';
@@ -26,7 +27,14 @@ import { SiteConfigSource } from './site-config.service.js';
 const CLIENT_ONLY_NOSCRIPT =
   '<noscript><p class="loading">Signing in and the dashboard need JavaScript.</p></noscript>';
 
-export type RenderedPage = { status: number; html: string } | { status: 301 | 302; location: string };
+type BuiltPage = { status: number; html: string } | { status: 301 | 302; location: string };
+
+/** A page as served: a kept page is compressed once, not once per reader. */
+export type RenderedPage =
+  { status: number; html: CompressibleText } | { status: 301 | 302; location: string };
+
+const served = (page: BuiltPage): RenderedPage =>
+  'html' in page ? { status: page.status, html: new CompressibleText(page.html) } : page;
 
 /** One request for a page, as the controller read it. */
 export interface PageRequest {
@@ -77,16 +85,16 @@ export class PagesService implements OnModuleInit {
   async render(request: PageRequest): Promise<RenderedPage | null> {
     const shell = this.shell;
     if (!shell) return null;
-    if (request.authorization || request.form) return this.build(shell, request);
+    if (request.authorization || request.form) return served(await this.build(shell, request));
     // Like the public API reads: a hot page costs one render per TTL, not one per reader.
     return this.cache.memo(
       `page ${request.siteUrl}${request.path}${request.search}`,
-      () => this.build(shell, request),
+      async () => served(await this.build(shell, request)),
       (page) => page.status !== 503,
     );
   }
 
-  private async build(shell: AppShell, request: PageRequest): Promise<RenderedPage> {
+  private async build(shell: AppShell, request: PageRequest): Promise<BuiltPage> {
     let site: SiteConfig;
     try {
       site = await this.site.get();
@@ -125,7 +133,7 @@ export class PagesService implements OnModuleInit {
     site: SiteConfig,
     request: PageRequest,
     pageMeta: PageMeta | null,
-  ): Promise<RenderedPage> {
+  ): Promise<BuiltPage> {
     const { path, search, siteUrl } = request;
     const result = await renderPage({
       url: `${siteUrl}${path}${search}`,
@@ -168,7 +176,7 @@ export class PagesService implements OnModuleInit {
     site: SiteConfig,
     { path, siteUrl }: PageRequest,
     route: ReturnType<typeof routePage>,
-  ): Promise<RenderedPage> {
+  ): Promise<BuiltPage> {
     const preloaded: PreloadedData = { rendered: false, loaderData: { root: { site, search: null } } };
     const notFound = { status: 404, html: shell.fill(notFoundMeta(site, siteUrl, path), site, preloaded) };
     if (!route) return notFound;
@@ -191,7 +199,7 @@ export class PagesService implements OnModuleInit {
   }
 
   /** A path under a listing whose URL changed: the same path under the new one (301). */
-  private async movedTo(path: string): Promise<RenderedPage | null> {
+  private async movedTo(path: string): Promise<BuiltPage | null> {
     let redirects: Record<string, string>;
     try {
       redirects = await this.site.redirects();
