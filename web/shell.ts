@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import type { Plugin } from 'vite';
-import type { OutputAsset, OutputBundle } from 'rolldown';
+import type { Plugin, Rolldown } from 'vite';
 
 const BOOT_FILE = new URL('./boot.js', import.meta.url);
 const STYLESHEET = /<link rel="stylesheet"(?: crossorigin)? href="\/(assets\/[^"]+\.css)">/g;
 const ENTRY_SCRIPT = /<script type="module"(?: crossorigin)? src="(\/assets\/[^"]+\.js)"><\/script>/;
 
-function asset(bundle: OutputBundle, fileName: string): OutputAsset {
+function asset(bundle: Rolldown.OutputBundle, fileName: string): Rolldown.OutputAsset {
   const output = bundle[fileName];
   if (output?.type !== 'asset') throw new Error(`${fileName} is not in the build`);
   return output;

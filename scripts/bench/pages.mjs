@@ -1,6 +1,6 @@
 // `npm run bench -- pages`: what a server-rendered page costs (issue 18), with 10,000 seeded
 // posts. Through the gateway's cache: requests/s and the gateway's CPU ms per 1,000 requests
-// for the home page and a post page; with BENCH_BASE=<revision before server rendering> the
+// for the home page and a post page, uncompressed and as a browser asks (brotli); with BENCH_BASE=<revision before server rendering> the
 // same from that revision (its app shell) beside this build, alternating. Uncached: the time of
 // one render of each page (a new query string every request, so the page cache never answers;
 // the API reads it makes may be cached, as in production), p50 and p95. Through nginx: the
@@ -18,6 +18,8 @@ import { percentile, startSeedableStack } from './stack.mjs';
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const RENDERS = 200;
+/** What a browser sends that changes the answer's cost: it takes brotli. */
+const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
 
 async function createPost(baseUrl, token) {
   const form = new FormData();
@@ -115,6 +117,9 @@ export async function benchPages() {
       return {
         home,
         postPage,
+        // As a browser asks for them: compressed.
+        homeBrotli: await loadCost(`${stack.baseUrl}/`, pids, { headers: BROWSER }),
+        postPageBrotli: await loadCost(`${stack.baseUrl}${post.url}`, pids, { headers: BROWSER }),
         // alternating() averages these two keys over the rounds: the two pages together.
         requestsPerSecond: (home.requestsPerSecond + postPage.requestsPerSecond) / 2,
         cpuMsPer1000: (home.cpuMsPer1000 + postPage.cpuMsPer1000) / 2,
