@@ -27,8 +27,8 @@
         return img.decode().catch(function () {});
       }),
     ).then(function () {
-      requestAnimationFrame(function () {
-        requestAnimationFrame(start);
+      window.requestAnimationFrame(function () {
+        window.requestAnimationFrame(start);
       });
     });
   }

@@ -6,6 +6,7 @@ import { ApiError, type ApiClient, type Page } from './api/client';
 import { getPost, getPostBySlug, listPosts, type PostQuery } from './api/posts';
 import { aboutFormsPart, carouselPart } from './features/pageParts';
 import { activeQuery } from './features/search/searchParams';
+import { previewSource } from './lib/format';
 import { carouselItems } from './lib/media';
 import { parsePage } from './lib/pagination';
 import type { SiteStore } from './site/siteStore';
@@ -57,7 +58,9 @@ async function loadList(deps: LoaderDeps, query: PostQuery, request: Request, pa
       { ...query, status: 'published', page, limit: pageSize },
       request.signal,
     );
-    return { posts, failed: false };
+    // Cards show the start of each excerpt: the page's data carries no more of it.
+    const items = posts.items.map((post) => ({ ...post, excerpt: previewSource(post.excerpt) }));
+    return { posts: { ...posts, items }, failed: false };
   } catch (error) {
     if (request.signal.aborted) throw error;
     console.error('Loading posts failed', error);
