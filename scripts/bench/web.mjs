@@ -104,7 +104,17 @@ async function pageWeight(browser, url) {
   };
 }
 
-async function lighthouse(url, preset) {
+/** Lighthouse's figures; a run Lighthouse itself gives up on (NO_NAVSTART, seen now and then) is tried again. */
+async function lighthouse(url, preset, attempts = 3) {
+  try {
+    return await lighthouseOnce(url, preset);
+  } catch (error) {
+    if (attempts <= 1 || !String(error.stderr ?? error.message).includes('run Lighthouse again')) throw error;
+    return lighthouse(url, preset, attempts - 1);
+  }
+}
+
+async function lighthouseOnce(url, preset) {
   const dir = await mkdtemp(join(tmpdir(), 'lh-'));
   const out = join(dir, 'report.json');
   try {
