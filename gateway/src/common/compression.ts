@@ -44,13 +44,16 @@ export function compress(body: string | Buffer, encoding: Encoding): Buffer {
   return encoding === 'br' ? brotliCompressSync(body, BROTLI_DYNAMIC) : gzipSync(body);
 }
 
-/** A generated text kept for many readers (a cached page): compressed once per encoding, when first asked. */
+/**
+ * A generated answer kept for many readers (a cached page or API answer): compressed once per
+ * encoding, when first asked.
+ */
 export class CompressibleText {
   readonly size: number;
   private readonly encoded: Partial<Record<Encoding, Buffer>> = {};
 
-  constructor(readonly text: string) {
-    this.size = Buffer.byteLength(text);
+  constructor(readonly text: string | Buffer) {
+    this.size = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
   }
 
   as(encoding: Encoding): Buffer {

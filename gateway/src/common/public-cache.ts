@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { compress, responseEncoding, type Encoding } from './compression.js';
+import { CompressibleText, responseEncoding } from './compression.js';
 
 interface Entry {
-  body: Buffer;
+  /** Compressed once per encoding, on first demand, for every later reader. */
+  body: CompressibleText;
   etag: string;
   headers: Record<string, string>;
   storedAt: number;
-  /** The body compressed once per encoding, on first demand, for every later reader. */
-  encoded: Partial<Record<Encoding, Buffer>>;
 }
 
 type Waiter = (entry: Entry | null) => void;
@@ -174,7 +173,7 @@ export class PublicCache {
       if (value !== undefined) headers[name] = String(value);
     }
     const etag = `W/"${createHash('sha1').update(buffer).digest('base64url')}"`;
-    return { body: buffer, etag, headers, storedAt: Date.now(), encoded: {} };
+    return { body: new CompressibleText(buffer), etag, headers, storedAt: Date.now() };
   }
 
   private store(key: string, entry: Entry) {
@@ -199,13 +198,13 @@ export class PublicCache {
       return;
     }
     res.status(200).type('application/json');
-    const encoding = responseEncoding(req, res, entry.body.length);
+    const encoding = responseEncoding(req, res, entry.body.size);
     if (!encoding) {
-      res.end(entry.body);
+      res.end(entry.body.text);
       return;
     }
     res.setHeader('Content-Encoding', encoding);
-    res.end((entry.encoded[encoding] ??= compress(entry.body, encoding)));
+    res.end(entry.body.as(encoding));
   }
 }
 
