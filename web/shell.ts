@@ -12,6 +12,22 @@ function asset(bundle: Rolldown.OutputBundle, fileName: string): Rolldown.Output
 }
 
 /**
+ * A reader's first page runs one script: a static import from the entry would be a second
+ * download that only starts once the first has arrived. Rolldown 1.2 splits one out when a
+ * module-level chunking step goes wrong (rolldown#10731: React moved to a chunk of its own when
+ * an on-demand screen imported components/Link); this stops such a build.
+ */
+function assertSingleScript(bundle: Rolldown.OutputBundle, entryFileName: string): void {
+  const entry = bundle[entryFileName];
+  if (entry?.type !== 'chunk') throw new Error(`${entryFileName} is not in the build`);
+  if (entry.imports.length > 0) {
+    throw new Error(
+      `the reader's entry script ${entryFileName} imports ${entry.imports.join(', ')}: one script expected`,
+    );
+  }
+}
+
+/**
  * The built index.html, made for pages the server renders (its gateway fills the shell):
  * - the stylesheet goes inline, so the first paint waits on no second request;
  * - the entry module is started by boot.js once the page has loaded (see there), instead of
@@ -36,6 +52,7 @@ export function readerFirstShell(): Plugin {
         );
         const entry = ENTRY_SCRIPT.exec(html)?.[1];
         if (!boot || !entry) throw new Error('index.html: no entry script, or boot.js was not emitted');
+        assertSingleScript(bundle, entry.slice(1));
         return html
           .replace(STYLESHEET, (_, fileName: string) => {
             const css = String(asset(bundle, fileName).source);

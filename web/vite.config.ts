@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { precompress } from './precompress.ts';
+import { routerTreeShaking } from './routerTreeShaking.ts';
 import { readerFirstShell } from './shell.ts';
 
 /** The gateway serves /api and /uploads; in development it listens on port 3000. */
@@ -20,7 +21,9 @@ const routerBuild = (file: string) =>
 // React, react-router and the contracts go inside it, production builds only, so the app
 // image needs no front-end packages and never runs React's development build.
 export default defineConfig(({ mode, isSsrBuild }) => ({
-  plugins: isSsrBuild ? [react()] : [react(), readerFirstShell(), precompress()],
+  plugins: isSsrBuild
+    ? [routerTreeShaking(), react()]
+    : [routerTreeShaking(), react(), readerFirstShell(), precompress()],
   define: isSsrBuild ? { 'process.env.NODE_ENV': JSON.stringify('production') } : {},
   ssr: { noExternal: true, target: 'node' },
   resolve: {

@@ -2,7 +2,8 @@ import { buildListingPath } from '@blog/contracts/urls';
 import type { SiteConfig } from '@blog/contracts/site';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { flushSync } from 'react-dom';
-import { NavLink, useLocation, useNavigate } from 'react-router-dom';
+import { useLocation, useNavigate } from 'react-router-dom';
+import { NavLink } from './Link';
 import { useSession } from '../session/SessionContext';
 import { useSite } from '../site/SiteContext';
 

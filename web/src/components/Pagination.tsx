@@ -1,5 +1,6 @@
 import type { MouseEvent } from 'react';
-import { Link, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
+import { Link } from './Link';
 import { pageCount, pageLinks } from '../lib/pagination';
 
 interface PaginationProps {

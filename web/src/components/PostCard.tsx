@@ -1,5 +1,5 @@
 import type { PostView } from '@blog/contracts/posts';
-import { Link } from 'react-router-dom';
+import { Link } from './Link';
 import { preview, useDateFormat } from '../lib/format';
 import { CardMedia } from './CardMedia';
 

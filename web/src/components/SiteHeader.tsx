@@ -1,4 +1,4 @@
-import { Link } from 'react-router-dom';
+import { Link } from './Link';
 import { SearchBox } from '../features/search/SearchBox';
 import { useSite } from '../site/SiteContext';
 

@@ -1,5 +1,6 @@
 import { isAdmin } from '@blog/contracts';
-import { Link, useNavigate } from 'react-router-dom';
+import { useNavigate } from 'react-router-dom';
+import { Link } from './Link';
 import { useSession } from '../session/SessionContext';
 
 /** Greeting, sign-in or sign-out, and the Admin Dashboard link for admins (SPEC.md §2 Top bar). */

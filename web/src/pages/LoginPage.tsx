@@ -1,11 +1,12 @@
 import { ErrorText, describeValidationError, isAdmin, loginSchema } from '@blog/contracts';
 import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router-dom';
+import { useNavigate } from 'react-router-dom';
 import { useApi } from '../api/ApiContext';
 import { login, needsTwoFactor } from '../api/auth';
 import { errorMessage } from '../api/client';
 import { useSession } from '../session/SessionContext';
 import { CredentialsFields } from '../components/CredentialsFields';
+import { SignInLink } from './SignInLink';
 
 /** Sign-in screen (SPEC.md §2): after success admins go to /admin, everyone else to /. */
 export function LoginPage() {
@@ -107,7 +108,7 @@ export function LoginPage() {
         </button>
       </form>
       <p className="form-aside">
-        No account yet? <Link to="/register">Create one</Link>
+        No account yet? <SignInLink to="/register">Create one</SignInLink>
       </p>
     </section>
   );

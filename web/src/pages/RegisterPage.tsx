@@ -1,10 +1,10 @@
 import { ErrorText, describeValidationError, registerSchema } from '@blog/contracts';
 import { useState, type FormEvent } from 'react';
-import { Link } from 'react-router-dom';
 import { useApi } from '../api/ApiContext';
 import { register } from '../api/auth';
 import { errorMessage } from '../api/client';
 import { CredentialsFields } from '../components/CredentialsFields';
+import { SignInLink } from './SignInLink';
 import { useSite } from '../site/SiteContext';
 
 /** Registration form; the same rules as the server come from @blog/contracts. */
@@ -45,7 +45,7 @@ export function RegisterPage() {
           {ErrorText.registrationClosed}. The owner of this blog is not taking new accounts.
         </p>
         <p>
-          Already have one? <Link to="/login">Sign in</Link>
+          Already have one? <SignInLink to="/login">Sign in</SignInLink>
         </p>
       </section>
     );
@@ -59,7 +59,7 @@ export function RegisterPage() {
           {done}
         </p>
         <p>
-          <Link to="/login">Sign in</Link>
+          <SignInLink to="/login">Sign in</SignInLink>
         </p>
       </section>
     );
@@ -86,7 +86,7 @@ export function RegisterPage() {
         </button>
       </form>
       <p className="form-aside">
-        Already have an account? <Link to="/login">Sign in</Link>
+        Already have an account? <SignInLink to="/login">Sign in</SignInLink>
       </p>
     </section>
   );

@@ -1,6 +1,6 @@
 import type { SiteCategory, SiteConfig, SiteEntry, SiteSubcategory } from '@blog/contracts/site';
 import { buildListingPath } from '@blog/contracts/urls';
-import { Link } from 'react-router-dom';
+import { Link } from '../../components/Link';
 import { PostList } from '../../components/PostList';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { CATEGORY_PAGE_SIZE, type ListData } from '../../loaders';

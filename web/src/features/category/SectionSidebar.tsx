@@ -1,7 +1,8 @@
 import type { SiteCategory, SiteConfig, SiteEntry, SiteSubcategory } from '@blog/contracts/site';
 import { buildListingPath } from '@blog/contracts/urls';
 import { useEffect, useState } from 'react';
-import { NavLink, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
+import { NavLink } from '../../components/Link';
 
 interface SectionSidebarProps {
   site: SiteConfig;

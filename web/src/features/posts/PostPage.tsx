@@ -1,6 +1,7 @@
 import type { PostView } from '@blog/contracts/posts';
 import { buildListingPath } from '@blog/contracts/urls';
-import { Link, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
+import { Link } from '../../components/Link';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useDateFormat } from '../../lib/format';
 import { carouselItems } from '../../lib/media';

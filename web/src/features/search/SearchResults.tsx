@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
-import { Link, useLocation } from 'react-router-dom';
+import { useLocation } from 'react-router-dom';
+import { Link } from '../../components/Link';
 import { PostList } from '../../components/PostList';
 import { SEARCH_PAGE_SIZE, type ListData } from '../../loaders';
 import { useSite } from '../../site/SiteContext';

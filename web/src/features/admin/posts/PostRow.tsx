@@ -1,4 +1,4 @@
-import { Link } from 'react-router-dom';
+import { Link } from '../../../components/Link';
 import { ADMIN_PREVIEW_LENGTH, ADMIN_ROW_THUMBNAILS } from '@blog/contracts/admin';
 import { byOrder } from '@blog/contracts/media';
 import type { PostView } from '@blog/contracts/posts';

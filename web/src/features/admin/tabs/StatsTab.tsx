@@ -1,6 +1,7 @@
 import type { StatsReport } from '@blog/contracts/stats';
 import { useEffect, useState } from 'react';
-import { Link, useSearchParams } from 'react-router-dom';
+import { useSearchParams } from 'react-router-dom';
+import { Link } from '../../../components/Link';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 
