@@ -1,9 +1,12 @@
 import { Controller, Get, Inject, NotFoundException, Post, Req, Res } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
 import { sendText } from '../common/compression.js';
 import { siteUrl } from '../common/site-url.js';
 import { API_PATHS } from '../common/web-app.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
+import { apiBaseOf } from './api-base.js';
 import { PagesService, type PageRequest, type RenderedPage } from './pages.service.js';
 
 const queryOf = (url: string) => {
@@ -14,24 +17,15 @@ const queryOf = (url: string) => {
 /** A form posted without JavaScript: small, URL-encoded. */
 const parseForm = express.urlencoded({ extended: false, limit: '64kb', parameterLimit: 20 });
 
-/**
- * Where the renderer's loaders reach this gateway's API: loopback when it listens on every
- * address (a pod's own IP may be behind a network policy), else the address the request came in on.
- */
-function ownAddress(req: Request, host: string): string {
-  const port = req.socket.localPort;
-  if (host === '0.0.0.0' || host === '::') return `http://127.0.0.1:${port}`;
-  const raw = req.socket.localAddress ?? host;
-  const address = raw.startsWith('::ffff:') ? raw.slice('::ffff:'.length) : raw;
-  return `http://${address.includes(':') ? `[${address}]` : address}:${port}`;
-}
-
 /** Every GET that no API route or file answered: a page of the site (registered last). */
 @Controller()
 export class PagesController {
+  private apiBase: string | undefined;
+
   constructor(
     private readonly pages: PagesService,
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly adapterHost: HttpAdapterHost,
   ) {}
 
   @Get('{*path}')
@@ -64,10 +58,20 @@ export class PagesController {
       path: req.path,
       search: queryOf(req.originalUrl),
       siteUrl: siteUrl(this.config, req),
-      apiBase: ownAddress(req, this.config.HOST),
+      apiBase: this.ownApiBase(),
       clientIp: req.ip ?? '',
       authorization: req.headers.authorization,
     };
+  }
+
+  /**
+   * Read once from the listening server, never from a request's socket: a reader who hung up
+   * has no local address left, and the page rendered for them may be the one every reader
+   * waiting on the same page gets (a broken API address made it a 503 for all of them).
+   */
+  private ownApiBase(): string {
+    this.apiBase ??= apiBaseOf((this.adapterHost.httpAdapter.getHttpServer() as Server).address());
+    return this.apiBase;
   }
 
   private send(req: Request, res: Response, page: RenderedPage | null): void {
