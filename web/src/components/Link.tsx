@@ -13,12 +13,11 @@ import { isActivePath } from '../lib/activePath';
 export interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> {
   /** An absolute path, with its query if any. */
   to: string;
-  replace?: boolean;
 }
 
-export function Link({ to, replace, onClick, target, ...anchor }: LinkProps) {
+export function Link({ to, onClick, target, ...anchor }: LinkProps) {
   const href = useHref(to);
-  const follow = useLinkClickHandler<HTMLAnchorElement>(to, { replace, target });
+  const follow = useLinkClickHandler<HTMLAnchorElement>(to, { target });
   const click = (event: MouseEvent<HTMLAnchorElement>) => {
     onClick?.(event);
     if (!event.defaultPrevented) follow(event);

@@ -57,8 +57,11 @@ export function useDateFormat(): (kind: DateFormat, value: string) => string {
 /** Cards preview the first 200 characters of a post (SPEC.md §9). */
 export const PREVIEW_LENGTH = 200;
 
+/** The text with each run of white space as one space, none at its ends. */
+const collapseSpace = (content: string) => content.replace(/\s+/g, ' ').trim();
+
 export function preview(content: string, length = PREVIEW_LENGTH): string {
-  const text = content.replace(/\s+/g, ' ').trim();
+  const text = collapseSpace(content);
   return text.length > length ? `${text.slice(0, length).trimEnd()}...` : text;
 }
 
@@ -69,8 +72,5 @@ export function preview(content: string, length = PREVIEW_LENGTH): string {
  * cut, the other survives preview's trim of a trailing space.
  */
 export function previewSource(content: string, length = PREVIEW_LENGTH): string {
-  return content
-    .replace(/\s+/g, ' ')
-    .trim()
-    .slice(0, length + 2);
+  return collapseSpace(content).slice(0, length + 2);
 }
