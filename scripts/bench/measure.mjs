@@ -10,7 +10,7 @@ import { ROOT } from './stack.mjs';
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const CLOCK_TICKS = 100; // USER_HZ on Linux
+export const CLOCK_TICKS = 100; // USER_HZ on Linux
 
 /** A worktree of `rev`, installed and built once (kept in the temp folder for later runs). */
 export function baseCheckout(rev) {

@@ -3,7 +3,8 @@
 // for the home page and a post page, uncompressed and as a browser asks (brotli); with BENCH_BASE=<revision before server rendering> the
 // same from that revision (its app shell) beside this build, alternating. Uncached: the time of
 // one render of each page (a new query string every request, so the page cache never answers;
-// the API reads it makes may be cached, as in production), p50 and p95. Through nginx: the
+// the API reads it makes may be cached, as in production), p50 and p95, and the CPU ms per
+// render of the gateway and the posts service, on each build one after the other. Through nginx: the
 // production stack's microcache beside the same nginx serving the same bytes as a static file.
 import autocannon from 'autocannon';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -12,7 +13,16 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startProdStack } from '../prod-stack.mjs';
 import { seedPosts } from '../seed.mjs';
-import { alternating, benchTargets, loadCost, SECONDS, stackPids, signInToken } from './measure.mjs';
+import {
+  alternating,
+  benchTargets,
+  CLOCK_TICKS,
+  cpuTicks,
+  loadCost,
+  SECONDS,
+  stackPids,
+  signInToken,
+} from './measure.mjs';
 import { percentile, startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
@@ -48,11 +58,21 @@ async function startPagesStack(target) {
   await seed(stack.databaseUrl, POSTS);
   const post = await createPost(stack.baseUrl, await signInToken(stack.baseUrl, ADMIN));
   const children = await stackPids(stack);
-  return { stack, post, pids: { gateway: children.gateway } };
+  return {
+    stack,
+    post,
+    pids: { gateway: children.gateway },
+    renderPids: { gateway: children.gateway, posts: children.posts },
+  };
 }
 
-/** Milliseconds of `count` requests one after another, each with a query string of its own. */
-async function renderTimes(url, count) {
+/**
+ * Milliseconds of `count` requests one after another, each with a query string of its own, and
+ * the CPU ms per render of the gateway and the posts service (from /proc).
+ */
+async function renderTimes(url, count, pids) {
+  const names = Object.keys(pids);
+  const before = await Promise.all(names.map((name) => cpuTicks(pids[name])));
   const times = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
@@ -61,9 +81,13 @@ async function renderTimes(url, count) {
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     times.push(performance.now() - started);
   }
+  const after = await Promise.all(names.map((name) => cpuTicks(pids[name])));
   times.sort((a, b) => a - b);
   const ms = (v) => Math.round(v * 100) / 100;
-  return { p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)) };
+  const cpuMsPerRender = Object.fromEntries(
+    names.map((name, i) => [name, ms(((after[i] - before[i]) * (1000 / CLOCK_TICKS)) / count)]),
+  );
+  return { p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)), cpuMsPerRender };
 }
 
 function cannon(url) {
@@ -125,19 +149,26 @@ export async function benchPages() {
         cpuMsPer1000: (home.cpuMsPer1000 + postPage.cpuMsPer1000) / 2,
       };
     });
-    const mine = running.get('this build');
-    const uncached = {
-      home: await renderTimes(`${mine.stack.baseUrl}/`, RENDERS),
-      postPage: await renderTimes(`${mine.stack.baseUrl}${mine.post.url}`, RENDERS),
-      garage: await renderTimes(`${mine.stack.baseUrl}/garage`, RENDERS),
-    };
+    // Each page on every build one right after the other. The base may be the app shell, which
+    // renders nothing: its figures then show what a render adds.
+    const uncached = Object.fromEntries(targets.map((t) => [t.name, {}]));
+    for (const [page, path] of [
+      ['home', () => '/'],
+      ['postPage', (post) => post.url],
+      ['garage', () => '/garage'],
+    ]) {
+      for (const target of targets) {
+        const { stack, post, renderPids } = running.get(target.name);
+        uncached[target.name][page] = await renderTimes(`${stack.baseUrl}${path(post)}`, RENDERS, renderPids);
+      }
+    }
     for (const { stack } of running.values()) await stack.stop();
     running.clear();
     return {
       posts: POSTS,
       seconds: SECONDS,
       throughGatewayCache: cached,
-      uncachedRender: uncached,
+      uncachedRender: targets.length === 1 ? uncached['this build'] : uncached,
       nginx: await throughNginx(),
     };
   } finally {
