@@ -19,3 +19,4 @@ export * from './preloaded.js';
 export * from './import.js';
 export * from './blog-archive.js';
 export * from './stats.js';
+export * from './regexp.js';

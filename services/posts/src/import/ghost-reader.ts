@@ -1,3 +1,4 @@
+import { escapeRegExp } from '@blog/contracts';
 import type { Readable } from 'node:stream';
 import { jsonAt } from './json-stream.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
@@ -15,7 +16,7 @@ export interface GhostIndex {
 
 /** The elements of one array of a Ghost export (data.posts, data.tags, …; with or without the `db` wrapper of versions 4 to 6). */
 const ghostArray = (stream: Readable, name: string, seen?: { found: boolean }) =>
-  jsonAt<Row>(stream, new RegExp(`^(db\\.0\\.)?data\\.${name}$`), { seen });
+  jsonAt<Row>(stream, new RegExp(`^(db\\.0\\.)?data\\.${escapeRegExp(name)}$`), { seen });
 
 /** First passes: the tags, their links and the posts' meta (small), and how many posts there are. */
 export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIndex> {

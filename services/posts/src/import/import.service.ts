@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
+  escapeRegExp,
   findSiteNode,
   IMPORT_MAX_ERRORS,
   importOptionsSchema,
@@ -352,7 +353,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
 
   /** The uploaded banner's files, back where the settings point (`site/<key>` in the archive). */
   private async restoreBanner(archive: StoredArchive): Promise<void> {
-    const banner = new RegExp(`^site/(${BANNER_FOLDER}[0-9a-f-]{36}/[A-Za-z0-9._-]{1,100})$`);
+    const banner = new RegExp(`^site/(${escapeRegExp(BANNER_FOLDER)}[0-9a-f-]{36}/[A-Za-z0-9._-]{1,100})$`);
     for (const name of archive.names()) {
       const key = banner.exec(name)?.[1];
       if (!key || (await this.storage.stat(key))) continue;
@@ -574,7 +575,10 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       if (outcome.status === 'rejected') {
         report.media.failed++;
         this.error(report, post.title, `${media.identity}: ${(outcome.reason as Error).message}`);
-        content = content.replace(new RegExp(`!\\[[^\\]]*\\]\\(media:${media.ref}\\)`, 'g'), '');
+        content = content.replace(
+          new RegExp(`!\\[[^\\]]*\\]\\(media:${escapeRegExp(media.ref)}\\)`, 'g'),
+          '',
+        );
         return;
       }
       const { known, file } = outcome.value as { known?: MediaItem; file?: UploadedFile };

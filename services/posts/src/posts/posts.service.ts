@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
+  escapeRegExp,
   findCategory,
   findEntry,
   findSubcategory,
@@ -321,7 +322,7 @@ export class PostsService {
       `SELECT slug FROM posts.posts WHERE slug LIKE $1 || '%'`,
       [base],
     );
-    const numbered = new RegExp(`^${base}(-\\d+)?$`);
+    const numbered = new RegExp(`^${escapeRegExp(base)}(-\\d+)?$`);
     const taken = new Set(rows.map((r) => r.slug).filter((slug) => numbered.test(slug)));
     if (!taken.has(base) && !this.settings.reservedSegments().has(base)) return base;
     for (let n = 2; ; n++) {
