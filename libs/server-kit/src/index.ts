@@ -11,3 +11,5 @@ export * from './storage/index.js';
 export * from './jobs/index.js';
 export * from './transport.js';
 export * from './operator-database.js';
+export * from './ffmpeg.js';
+export * from './rate-window.js';
