@@ -7,6 +7,8 @@ import {
   UPLOADS_PREFIX,
   MAIL_PAGE_MAX,
   Patterns,
+  type ArchiveBlog,
+  type ArchiveNote,
   type ArchivePost,
   type ExportBatch,
   type MailListResult,
@@ -20,7 +22,7 @@ import { stringify } from 'yaml';
 import { ZipFile } from 'yazl';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { STORAGE } from '../tokens.js';
-import { withoutLocation } from './strip-location.js';
+import { LocationStripper, type Stripped } from './strip-location.js';
 
 const BATCH = 200;
 
@@ -70,6 +72,7 @@ export class ExportService {
   constructor(
     private readonly services: ServiceClients,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
+    private readonly stripper: LocationStripper,
   ) {}
 
   /** The zip as a stream; `signal` (the client gone) stops the walk. */
@@ -85,61 +88,75 @@ export class ExportService {
   }
 
   private async fill(zip: ZipFile, signal: AbortSignal): Promise<void> {
-    // At most two pages of posts wait in the zip's queue: the walk goes on once the zip has
-    // reached the last file of the page before.
-    let previous: Promise<void> = Promise.resolve();
+    const leftOut: ArchiveNote[] = [];
+    // One file is cleaned ahead of the one the zip is writing: the walk waits for the zip to
+    // reach each file before it prepares the next, so memory holds at most two originals.
+    let reached: Promise<void> = Promise.resolve();
+    let prepared: Readable | null = null;
+    signal.addEventListener('abort', () => prepared?.destroy(), { once: true });
+    const addFile = async (name: string, open: () => Promise<Stripped>) => {
+      await reached;
+      if (signal.aborted) throw new Error('export cancelled');
+      const stripped = await open();
+      if ('leftOut' in stripped) {
+        leftOut.push({ file: name, note: `left out: ${stripped.leftOut}` });
+        return;
+      }
+      prepared = stripped.stream;
+      let start!: () => void;
+      reached = new Promise<void>((resolve) => (start = resolve));
+      // Stored, not deflated: pictures and videos are compressed already.
+      zip.addReadStreamLazy(name, { compress: false }, (done) => {
+        start();
+        prepared = null;
+        done(null, stripped.stream);
+      });
+    };
+    const original = async (key: string, mimeType: string | null): Promise<Stripped> => {
+      const object = await this.storage.get(key);
+      return object ? this.stripper.strip(object.body, mimeType) : { stream: emptyStream() };
+    };
+
     for await (const page of this.pages(signal)) {
-      let reached!: () => void;
-      const thisPage = new Promise<void>((resolve) => (reached = resolve));
-      page.forEach((post, i) => {
+      for (const [i, post] of page.entries()) {
         for (const item of post.media) {
           if (!item.file || !item.originalKey) continue;
-          const key = item.originalKey;
-          // Stored, not deflated: pictures and videos are compressed already.
-          zip.addReadStreamLazy(item.file, { compress: false }, (done) => {
-            this.storage
-              .get(key)
-              .then((object) =>
-                object ? withoutLocation(object.body, item.mimeType ?? null) : emptyStream(),
-              )
-              .then(
-                (stream) => done(null, stream),
-                (error: Error) => done(error, emptyStream()),
-              );
-          });
+          await addFile(item.file, () => original(item.originalKey!, item.mimeType ?? null));
         }
         const markdown = Buffer.from(markdownFile(toArchivePost(post)));
         const name = `posts/${post.createdAt.slice(0, 10)}-${post.slug}.md`;
         if (i < page.length - 1) zip.addBuffer(markdown, name);
-        else
+        else {
+          // At most two pages of posts wait in the zip's queue: the next page is read once
+          // the zip has reached the last file of the page before.
+          await reached;
+          let start!: () => void;
+          reached = new Promise<void>((resolve) => (start = resolve));
           zip.addReadStreamLazy(name, (done) => {
-            reached();
+            start();
             done(null, Readable.from([markdown]));
           });
-      });
-      await previous;
-      previous = thisPage;
+        }
+      }
     }
-    await this.addBanner(zip);
+    await this.addBanner(addFile, original);
     // blog.json last, from a second walk: the one document that lists everything is streamed
     // too, never held whole.
-    zip.addReadStream(Readable.from(this.blogJson(signal)), 'blog.json');
+    zip.addReadStream(Readable.from(this.blogJson(signal, leftOut)), 'blog.json');
     zip.end();
   }
 
   /** The site's own banner, when one was uploaded: its folder of variants under site/, as stored. */
-  private async addBanner(zip: ZipFile): Promise<void> {
+  private async addBanner(
+    addFile: (name: string, open: () => Promise<Stripped>) => Promise<void>,
+    original: (key: string, mimeType: string | null) => Promise<Stripped>,
+  ): Promise<void> {
     const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
     if (!site.bannerImage.startsWith(`${UPLOADS_PREFIX}${BANNER_FOLDER}`)) return;
     const key = keyFromUploadsPath(site.bannerImage);
     const folder = key.slice(0, key.lastIndexOf('/') + 1);
     for (const file of await this.storage.list(folder))
-      zip.addReadStreamLazy(`site/${file}`, { compress: false }, (done) => {
-        this.storage.get(file).then(
-          (object) => done(null, object ? object.body : emptyStream()),
-          (error: Error) => done(error, emptyStream()),
-        );
-      });
+      await addFile(`site/${file}`, () => original(file, null));
   }
 
   /** The posts a page at a time, each with its media's archive paths. */
@@ -156,9 +173,10 @@ export class ExportService {
     }
   }
 
-  private async *blogJson(signal: AbortSignal): AsyncGenerator<string> {
+  private async *blogJson(signal: AbortSignal, notes: ArchiveNote[]): AsyncGenerator<string> {
     const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
-    yield `{"format":${JSON.stringify(BLOG_ARCHIVE_FORMAT)},"version":${BLOG_ARCHIVE_VERSION},"exportedAt":${JSON.stringify(new Date().toISOString())},"site":${JSON.stringify(site)},"posts":[`;
+    const blog = await this.services.read<ArchiveBlog>('posts', Patterns.posts.blogIdentity, {});
+    yield `{"format":${JSON.stringify(BLOG_ARCHIVE_FORMAT)},"version":${BLOG_ARCHIVE_VERSION},"exportedAt":${JSON.stringify(new Date().toISOString())},"blog":${JSON.stringify(blog)},"site":${JSON.stringify(site)},"posts":[`;
     let first = true;
     for await (const page of this.pages(signal)) {
       yield page
@@ -187,7 +205,7 @@ export class ExportService {
       if (result.items.length) first = false;
       if (page * MAIL_PAGE_MAX >= result.total || result.items.length === 0) break;
     }
-    yield ']}';
+    yield `],"notes":${JSON.stringify(notes)}}`;
   }
 }
 

@@ -1,7 +1,244 @@
-import { Readable } from 'node:stream';
+import { run } from '@blog/server-kit';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, open, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 
-/** A JPEG's EXIF (APP1) segment lies in its first 64 KB after a few other segments. */
-const JPEG_HEAD_BYTES = 256 * 1024;
+/**
+ * Location data out of every picture and video that goes into an export: the one module that
+ * knows the formats, behind `LocationStripper.strip`, so it can move with the archive's writer.
+ * Pictures lose their metadata chunks and keep every pixel byte (no re-encoding); videos are
+ * re-muxed by ffmpeg without metadata. A file that cannot be cleaned is not exported: the caller
+ * lists it with the reason instead.
+ */
+export type Stripped = { stream: Readable } | { leftOut: string };
+
+/** Everything before a JPEG's image data (its metadata segments) lies in this many bytes. */
+const JPEG_HEAD_MAX = 4 * 1024 * 1024;
+/** PNG, WebP and GIF files are cleaned whole in memory; uploads are at most 100 MB. */
+const IMAGE_BYTES_MAX = 256 * 1024 * 1024;
+/** A video is copied to a temporary file for ffmpeg; imports may bring large ones. */
+const VIDEO_BYTES_MAX = 4 * 1024 * 1024 * 1024;
+const REMUX_TIMEOUT_MS = 10 * 60 * 1000;
+
+const VIDEO_FORMATS: Record<string, string> = {
+  'video/mp4': 'mp4',
+  'video/x-m4v': 'mp4',
+  'video/quicktime': 'mov',
+  'video/3gpp': '3gp',
+  'video/webm': 'webm',
+  'video/x-matroska': 'matroska',
+  'video/x-msvideo': 'avi',
+  'video/ogg': 'ogg',
+  'video/mpeg': 'mpeg',
+  'video/mp2t': 'mpegts',
+};
+
+export const LeftOutReason = {
+  unreadablePicture: 'a picture whose metadata could not be read, so its location could not be removed',
+  unknownPicture: 'a picture format whose location data the export cannot remove',
+  unreadableVideo: 'a video ffmpeg could not read, so its location could not be removed',
+  tooLarge: 'too large to remove its location data',
+} as const;
+
+class TooLarge extends Error {}
+
+export class LocationStripper {
+  constructor(
+    private readonly ffmpeg: string,
+    private readonly tempRoot = tmpdir(),
+  ) {}
+
+  /** The file without location data, or why it is left out. Reads `body` to its end or destroys it. */
+  async strip(body: Readable, mimeType: string | null): Promise<Stripped> {
+    const source = new Bytes(body);
+    try {
+      const head = await source.peek(16);
+      const kind = sniff(head);
+      if (kind === 'jpeg') return await this.jpeg(source);
+      if (kind === 'png' || kind === 'webp' || kind === 'gif') {
+        const whole = await source.readAll(IMAGE_BYTES_MAX);
+        const clean = kind === 'png' ? cleanPng(whole) : kind === 'webp' ? cleanWebp(whole) : cleanGif(whole);
+        return clean ? { stream: Readable.from([clean]) } : { leftOut: LeftOutReason.unreadablePicture };
+      }
+      if (kind === 'bmp') return { stream: source.rest() }; // no metadata container
+      if (kind === 'video' || mimeType?.startsWith('video/')) return await this.video(source, head, mimeType);
+      if (mimeType?.startsWith('image/')) {
+        source.destroy();
+        return { leftOut: LeftOutReason.unknownPicture };
+      }
+      return { stream: source.rest() };
+    } catch (error) {
+      source.destroy();
+      if (error instanceof TooLarge) return { leftOut: LeftOutReason.tooLarge };
+      throw error;
+    }
+  }
+
+  /** The metadata segments in front of the image data cleaned; the image data streamed as stored. */
+  private async jpeg(source: Bytes): Promise<Stripped> {
+    const head = await source.peekUntil((bytes) => jpegMetadataEnd(bytes) !== null, JPEG_HEAD_MAX);
+    const end = jpegMetadataEnd(head);
+    if (end === null || end < 0) {
+      source.destroy();
+      return { leftOut: LeftOutReason.unreadablePicture };
+    }
+    source.skip(end);
+    const cleaned = cleanJpegHead(head.subarray(0, end));
+    async function* all() {
+      yield cleaned;
+      yield* source.remaining();
+    }
+    return { stream: Readable.from(all(), { objectMode: false }) };
+  }
+
+  /**
+   * Re-muxed by ffmpeg into the same container: every audio, video and subtitle stream copied
+   * as it is; global, stream and chapter metadata, data tracks (timed metadata such as a
+   * phone's location track) and attachments left behind.
+   */
+  private async video(source: Bytes, head: Buffer, mimeType: string | null): Promise<Stripped> {
+    const format = videoFormat(head, mimeType);
+    if (!format) {
+      source.destroy();
+      return { leftOut: LeftOutReason.unreadableVideo };
+    }
+    const dir = await mkdtemp(join(this.tempRoot, 'export-video-'));
+    try {
+      const input = join(dir, 'in');
+      const output = join(dir, 'out');
+      await pipeline(source.rest(), limit(VIDEO_BYTES_MAX), createWriteStream(input));
+      try {
+        await run(
+          this.ffmpeg,
+          [
+            ...['-v', 'error', '-nostdin', '-y', '-i', input],
+            ...['-map', '0', '-map', '-0:d?', '-map', '-0:t?'],
+            ...['-map_metadata', '-1', '-map_metadata:s', '-1', '-map_chapters', '-1'],
+            ...['-c', 'copy', '-fflags', '+bitexact', '-f', format, output],
+          ],
+          REMUX_TIMEOUT_MS,
+        );
+      } catch {
+        return { leftOut: LeftOutReason.unreadableVideo };
+      }
+      // Open, then delete the folder: the open file stays readable and nothing is left behind.
+      const file = await open(output);
+      return { stream: file.createReadStream() };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+function sniff(head: Buffer): 'jpeg' | 'png' | 'webp' | 'gif' | 'bmp' | 'video' | null {
+  if (head.length < 12) return null;
+  if (head[0] === 0xff && head[1] === 0xd8) return 'jpeg';
+  if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return 'png';
+  const riff = head.toString('latin1', 0, 4) === 'RIFF';
+  if (riff && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
+  if (head.toString('latin1', 0, 4) === 'GIF8') return 'gif';
+  if (head.toString('latin1', 0, 2) === 'BM') return 'bmp';
+  if (head.toString('latin1', 4, 8) === 'ftyp') return 'video';
+  if (head.readUInt32BE(0) === 0x1a45dfa3) return 'video'; // Matroska, WebM
+  if (riff && head.toString('latin1', 8, 11) === 'AVI') return 'video';
+  return null;
+}
+
+function videoFormat(head: Buffer, mimeType: string | null): string | null {
+  // A QuickTime file is written back as QuickTime whatever it was called (mp4 refuses some of its codecs).
+  if (head.toString('latin1', 4, 8) === 'ftyp' && head.toString('latin1', 8, 12) === 'qt  ') return 'mov';
+  if (mimeType && VIDEO_FORMATS[mimeType]) return VIDEO_FORMATS[mimeType];
+  if (head.toString('latin1', 4, 8) === 'ftyp') return 'mp4';
+  if (head.length >= 4 && head.readUInt32BE(0) === 0x1a45dfa3) return 'matroska';
+  return null;
+}
+
+function limit(max: number): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      done(seen > max ? new TooLarge() : null, chunk);
+    },
+  });
+}
+
+/** A byte stream read ahead as far as a format needs, then handed on with what was read. */
+class Bytes {
+  private readonly iterator: AsyncIterator<Buffer | Uint8Array>;
+  private chunks: Buffer[] = [];
+  private size = 0;
+  private ended = false;
+
+  constructor(private readonly body: Readable) {
+    this.iterator = body[Symbol.asyncIterator]() as AsyncIterator<Buffer | Uint8Array>;
+  }
+
+  async peek(bytes: number): Promise<Buffer> {
+    return this.peekUntil((head) => head.length >= bytes, bytes);
+  }
+
+  /** Reads until `enough` says so, the stream ends or `max` bytes are held. */
+  async peekUntil(enough: (head: Buffer) => boolean, max: number): Promise<Buffer> {
+    while (!this.ended && this.size < max && !enough(this.held())) await this.pull();
+    return this.held();
+  }
+
+  /** The whole stream, or TooLarge past `max` bytes. */
+  async readAll(max: number): Promise<Buffer> {
+    while (!this.ended && this.size <= max) await this.pull();
+    if (this.size > max) throw new TooLarge();
+    return this.held();
+  }
+
+  skip(bytes: number): void {
+    const rest = this.held().subarray(bytes);
+    this.chunks = [rest];
+    this.size = rest.length;
+  }
+
+  async *remaining(): AsyncGenerator<Buffer> {
+    const held = this.held();
+    this.chunks = [];
+    this.size = 0;
+    if (held.length) yield held;
+    for (let next = await this.iterator.next(); !next.done; next = await this.iterator.next())
+      yield asBuffer(next.value);
+  }
+
+  rest(): Readable {
+    return Readable.from(this.remaining(), { objectMode: false });
+  }
+
+  destroy(): void {
+    this.body.destroy();
+  }
+
+  private async pull(): Promise<void> {
+    const next = await this.iterator.next();
+    if (next.done) this.ended = true;
+    else {
+      const chunk = asBuffer(next.value);
+      this.chunks.push(chunk);
+      this.size += chunk.length;
+    }
+  }
+
+  private held(): Buffer {
+    if (this.chunks.length !== 1) this.chunks = [Buffer.concat(this.chunks)];
+    return this.chunks[0]!;
+  }
+}
+
+function asBuffer(chunk: Buffer | Uint8Array): Buffer {
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+// ---- JPEG: APP1 EXIF keeps its other tags with its GPS directory emptied; XMP and IPTC go.
+
 const TYPE_SIZES: Record<number, number> = {
   1: 1,
   2: 1,
@@ -17,37 +254,57 @@ const TYPE_SIZES: Record<number, number> = {
   12: 8,
 };
 const GPS_IFD_TAG = 0x8825;
+const APP1 = 0xe1;
+const APP13 = 0xed; // Photoshop IPTC: city, sub-location, country
 
-/**
- * The GPS directory of a JPEG's EXIF emptied in place: its entries and the values they point
- * at are zeroed and its count set to 0, so the file keeps every byte's position, its other
- * metadata (orientation, camera) and its image data, and tells no place. A JPEG whose EXIF
- * cannot be read loses its whole EXIF segment instead. Answers whether anything changed.
- */
-export function emptyJpegGps(jpeg: Buffer): { data: Buffer; changed: boolean } {
-  if (jpeg.length < 4 || jpeg[0] !== 0xff || jpeg[1] !== 0xd8) return { data: jpeg, changed: false };
+/** Where a JPEG's metadata segments end (its first SOS marker); null until read that far, -1 when unreadable. */
+function jpegMetadataEnd(jpeg: Buffer): number | null {
   let at = 2;
-  while (at + 4 <= jpeg.length && jpeg[at] === 0xff) {
+  while (at + 4 <= jpeg.length) {
+    if (jpeg[at] !== 0xff) return -1;
     const marker = jpeg[at + 1]!;
-    if (marker === 0xda || marker === 0xd9) break; // image data: no metadata after this
-    const length = jpeg.readUInt16BE(at + 2);
-    const end = at + 2 + length;
-    if (end > jpeg.length) break;
-    if (marker === 0xe1 && jpeg.toString('latin1', at + 4, at + 10) === 'Exif\0\0') {
-      const data = Buffer.from(jpeg);
+    if (marker === 0xff) {
+      at += 1; // fill byte
+      continue;
+    }
+    if (marker === 0xda) return at;
+    if (marker === 0xd9 || marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) return -1;
+    at += 2 + jpeg.readUInt16BE(at + 2);
+  }
+  return null;
+}
+
+/** The segments before the image data, without XMP and IPTC, EXIF without its GPS directory. */
+export function cleanJpegHead(head: Buffer): Buffer {
+  const kept: Buffer[] = [head.subarray(0, 2)];
+  let at = 2;
+  while (at + 4 <= head.length) {
+    const marker = head[at + 1]!;
+    if (marker === 0xff) {
+      at += 1;
+      continue;
+    }
+    const end = at + 2 + head.readUInt16BE(at + 2);
+    const segment = head.subarray(at, Math.min(end, head.length));
+    const app1 = marker === APP1 ? head.toString('latin1', at + 4, at + 10) : '';
+    if (app1 === 'Exif\0\0') {
+      const data = Buffer.from(segment);
       try {
-        return { data, changed: emptyGpsIfd(data, at + 10, end) };
+        emptyGpsIfd(data, 10, data.length);
+        kept.push(data);
       } catch {
         // Unreadable EXIF: the whole segment goes.
-        return { data: Buffer.concat([jpeg.subarray(0, at), jpeg.subarray(end)]), changed: true };
       }
+    } else if (marker !== APP13 && !(marker === APP1 && app1 !== '')) {
+      kept.push(segment);
     }
     at = end;
   }
-  return { data: jpeg, changed: false };
+  return Buffer.concat(kept);
 }
 
-function emptyGpsIfd(data: Buffer, tiff: number, end: number): boolean {
+/** The GPS directory emptied in place (entries and the values they point at zeroed, count 0): every other byte keeps its position. */
+function emptyGpsIfd(data: Buffer, tiff: number, end: number): void {
   const little = data.toString('latin1', tiff, tiff + 2) === 'II';
   const u16 = (offset: number) => (little ? data.readUInt16LE(offset) : data.readUInt16BE(offset));
   const u32 = (offset: number) => (little ? data.readUInt32LE(offset) : data.readUInt32BE(offset));
@@ -76,28 +333,103 @@ function emptyGpsIfd(data: Buffer, tiff: number, end: number): boolean {
       data.fill(0, field, field + 12);
     }
     data.fill(0, gps, gps + 2);
-    return gpsCount > 0;
   }
-  return false;
 }
 
-/** The original as it goes into the export: a JPEG without its GPS directory, anything else as stored. */
-export async function withoutLocation(body: Readable, mimeType: string | null): Promise<Readable> {
-  if (mimeType !== 'image/jpeg') return body;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const iterator = body[Symbol.asyncIterator]();
-  while (size < JPEG_HEAD_BYTES) {
-    const next = await iterator.next();
-    if (next.done) break;
-    chunks.push(next.value as Buffer);
-    size += (next.value as Buffer).length;
+// ---- PNG: the eXIf chunk and every text chunk (XMP travels in iTXt, raw EXIF profiles in tEXt/zTXt) go.
+
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+const PNG_DROPPED = new Set(['eXIf', 'tEXt', 'zTXt', 'iTXt']);
+
+/** The PNG without its metadata chunks, or null when its chunks do not add up. */
+export function cleanPng(png: Buffer): Buffer | null {
+  const kept: Buffer[] = [PNG_SIGNATURE];
+  let at = 8;
+  while (at < png.length) {
+    if (at + 12 > png.length) return null;
+    const end = at + 12 + png.readUInt32BE(at);
+    if (end > png.length) return null;
+    const type = png.toString('latin1', at + 4, at + 8);
+    if (!PNG_DROPPED.has(type)) kept.push(png.subarray(at, end));
+    at = end;
+    if (type === 'IEND') break;
   }
-  const head = emptyJpegGps(Buffer.concat(chunks)).data;
-  async function* all() {
-    yield head;
-    for (let next = await iterator.next(); !next.done; next = await iterator.next())
-      yield next.value as Buffer;
+  return Buffer.concat(kept);
+}
+
+// ---- WebP: the EXIF and XMP chunks go, and the VP8X header stops announcing them.
+
+const VP8X_EXIF = 0x08;
+const VP8X_XMP = 0x04;
+
+export function cleanWebp(webp: Buffer): Buffer | null {
+  const kept: Buffer[] = [];
+  let at = 12;
+  while (at < webp.length) {
+    if (at + 8 > webp.length) return null;
+    const size = webp.readUInt32LE(at + 4);
+    const end = at + 8 + size + (size % 2);
+    if (end > webp.length) return null;
+    const type = webp.toString('latin1', at, at + 4);
+    if (type === 'VP8X') {
+      const chunk = Buffer.from(webp.subarray(at, end));
+      chunk[8] = chunk[8]! & ~(VP8X_EXIF | VP8X_XMP);
+      kept.push(chunk);
+    } else if (type !== 'EXIF' && type !== 'XMP ') kept.push(webp.subarray(at, end));
+    at = end;
   }
-  return Readable.from(all(), { objectMode: false });
+  const header = Buffer.from(webp.subarray(0, 12));
+  const body = Buffer.concat(kept);
+  header.writeUInt32LE(4 + body.length, 4);
+  return Buffer.concat([header, body]);
+}
+
+// ---- GIF: comments and the XMP application extension go; frames and the loop count stay.
+
+export function cleanGif(gif: Buffer): Buffer | null {
+  try {
+    const kept: Buffer[] = [];
+    const packed = gif[10]!;
+    let at = 13 + (packed & 0x80 ? 3 * 2 ** ((packed & 7) + 1) : 0);
+    kept.push(gif.subarray(0, at));
+    const subBlocks = (from: number) => {
+      let i = from;
+      for (let size = gif[i]; size !== 0; size = gif[i]) {
+        if (size === undefined) throw new RangeError('GIF block past the end');
+        i += size + 1;
+      }
+      return i + 1;
+    };
+    for (;;) {
+      const introducer = gif[at];
+      if (introducer === undefined) return null;
+      if (introducer === 0x3b) {
+        kept.push(gif.subarray(at, at + 1));
+        break;
+      }
+      let end: number;
+      let keep = true;
+      if (introducer === 0x21) {
+        const label = gif[at + 1];
+        if (label === 0xff) {
+          const blockSize = gif[at + 2]!;
+          keep = gif.toString('latin1', at + 3, at + 11) !== 'XMP Data';
+          end = subBlocks(at + 3 + blockSize);
+        } else {
+          keep = label !== 0xfe;
+          end = subBlocks(at + 2);
+        }
+      } else if (introducer === 0x2c) {
+        const local = gif[at + 9]!;
+        const table = local & 0x80 ? 3 * 2 ** ((local & 7) + 1) : 0;
+        end = subBlocks(at + 10 + table + 1);
+      } else return null;
+      if (end > gif.length) return null;
+      if (keep) kept.push(gif.subarray(at, end));
+      at = end;
+    }
+    return Buffer.concat(kept);
+  } catch {
+    return null;
+  }
 }

@@ -6,7 +6,8 @@ import type { SiteConfig } from './site.js';
  * back. The archive holds:
  * - `blog.json`: this document;
  * - `media/<post id>/<position>-<file name>`: each file item's original as uploaded (GPS and
- *   other location data removed), named by `ArchiveMedia.file`;
+ *   other location data removed), named by `ArchiveMedia.file`; a file whose location data
+ *   could not be removed is left out and listed in `notes`;
  * - `posts/<date>-<slug>.md`: each post as Markdown with YAML front matter (title, date,
  *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor;
  * - `site/<storage key>`: the uploaded banner's files (under BANNER_FOLDER), when there is one.
@@ -56,10 +57,26 @@ const postSchema = z.object({
 });
 export type ArchivePost = z.infer<typeof postSchema>;
 
+/**
+ * The blog that made the archive: its stable id (made once per database) and its public
+ * address (SITE_URL, null when unset). An import keeps the subscribers' confirmations only
+ * for an archive made by the same blog (same id, or moved to a new server at the same address).
+ */
+export const archiveBlogSchema = z.object({
+  id: z.string().max(100),
+  url: z.string().max(500).nullable(),
+});
+export type ArchiveBlog = z.infer<typeof archiveBlogSchema>;
+
+const archiveNoteSchema = z.object({ file: z.string(), note: z.string() });
+export type ArchiveNote = z.infer<typeof archiveNoteSchema>;
+
 export const blogArchiveSchema = z.object({
   format: z.literal(BLOG_ARCHIVE_FORMAT),
   version: z.literal(BLOG_ARCHIVE_VERSION),
   exportedAt: z.string(),
+  /** Absent in archives made before it was added: those count as another blog's. */
+  blog: archiveBlogSchema.optional(),
   site: z.record(z.string(), z.unknown()),
   posts: z.array(postSchema),
   /** Without password hashes or two-factor secrets. */
@@ -73,6 +90,8 @@ export const blogArchiveSchema = z.object({
       unsubscribedAt: z.string().nullable(),
     }),
   ),
+  /** Files named in `posts` that are not in the archive, each with the reason (e.g. a video whose location could not be removed). */
+  notes: z.array(archiveNoteSchema).optional(),
 });
 export type BlogArchive = Omit<z.infer<typeof blogArchiveSchema>, 'site'> & { site: SiteConfig };
 

@@ -19,7 +19,10 @@ function onPath(name: string, env: NodeJS.ProcessEnv): string | null {
   return null;
 }
 
-/** FFMPEG_PATH / FFPROBE_PATH, else the system's binary on PATH, else the npm-shipped one. */
+/**
+ * FFMPEG_PATH / FFPROBE_PATH, else the system's binary on PATH, else the npm-shipped one (the
+ * media service's video work and the export's removal of location data from videos).
+ */
 export function resolveBinaries(env: NodeJS.ProcessEnv = process.env): { ffmpeg: string; ffprobe: string } {
   return {
     ffmpeg:

@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import type { PendingMediaItem } from '@blog/contracts';
-import { createJobQueue, createStorage, startService } from '@blog/server-kit';
+import { createJobQueue, createStorage, startService, resolveBinaries } from '@blog/server-kit';
 import { MediaModule } from './app.module.js';
 import type { MediaConfig } from './config.js';
-import { resolveBinaries } from './processing/ffmpeg.js';
 
 export { loadMediaConfig, type MediaConfig } from './config.js';
 

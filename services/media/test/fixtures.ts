@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync, crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { resolveBinaries } from '../src/processing/ffmpeg.js';
+import { resolveBinaries } from '@blog/server-kit';
 
 /** A JPEG stored sideways (EXIF orientation 6: shown rotated 90° clockwise) with a GPS position. */
 export async function makeRotatedJpegWithGps(width = 60, height = 40): Promise<Buffer> {

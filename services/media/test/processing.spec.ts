@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { resolveBinaries } from '../src/processing/ffmpeg.js';
+import { resolveBinaries } from '@blog/server-kit';
 import { cropWindow, renderImage, UnprocessableMediaError } from '../src/processing/image-processor.js';
 import { renderVideo } from '../src/processing/video-processor.js';
 import {

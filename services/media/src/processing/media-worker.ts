@@ -9,7 +9,7 @@ import {
   type PendingMediaQuery,
   type RpcEnvelope,
 } from '@blog/contracts';
-import { JsonLogger, type Job, type JobQueue, type ObjectStorage } from '@blog/server-kit';
+import { JsonLogger, type Job, type JobQueue, type ObjectStorage, run } from '@blog/server-kit';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,7 +20,6 @@ import { firstValueFrom, timeout } from 'rxjs';
 import { MEDIA_CONFIG, type MediaConfig } from '../config.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from '../tokens.js';
-import { run } from './ffmpeg.js';
 import { renderImage, UnprocessableMediaError, type RenderedFile } from './image-processor.js';
 import { renderVideo } from './video-processor.js';
 

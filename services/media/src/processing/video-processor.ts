@@ -1,6 +1,6 @@
 import type { ImageSettings } from '@blog/contracts';
 import sharp from 'sharp';
-import { run } from './ffmpeg.js';
+import { run } from '@blog/server-kit';
 import { fitWithin, MAX_INPUT_PIXELS, UnprocessableMediaError } from './image-processor.js';
 
 export interface VideoRendering {
