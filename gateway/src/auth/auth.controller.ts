@@ -6,7 +6,7 @@ import {
   Patterns,
   registerSchema,
   roleChangeSchema,
-  twoFactorCodeRequestSchema,
+  twoFactorConfirmSchema,
   type AccountView,
   type LoginRequest,
   type LoginResponse,
@@ -15,7 +15,8 @@ import {
   type RegisterRequest,
   type RegisterResponse,
   type RoleChange,
-  type TwoFactorCodeRequest,
+  type TwoFactorConfirm,
+  type TwoFactorDisabled,
   type TwoFactorEnabled,
   type TwoFactorSetup,
 } from '@blog/contracts';
@@ -127,24 +128,43 @@ export class AuthController {
     return this.services.call('auth', Patterns.auth.twoFactorSetup, { actorId: request.user!.sub });
   }
 
+  /** `{ password, code }`: the current password beside the first code from the app; answers the recovery codes. */
   @Post('2fa/enable')
   @HttpCode(200)
   @UseGuards(AuthGuard)
   twoFactorEnable(
-    @Body(new ZodPipe(twoFactorCodeRequestSchema)) body: TwoFactorCodeRequest,
+    @Body(new ZodPipe(twoFactorConfirmSchema)) body: TwoFactorConfirm,
     @Req() request: AuthenticatedRequest,
   ): Promise<TwoFactorEnabled> {
     return this.services.call('auth', Patterns.auth.twoFactorEnable, { ...body, actorId: request.user!.sub });
   }
 
+  /** `{ password, code }`: turns it off and signs out every other session; the answer carries this one's new token. */
   @Post('2fa/disable')
   @HttpCode(200)
   @UseGuards(AuthGuard)
-  twoFactorDisable(
-    @Body(new ZodPipe(twoFactorCodeRequestSchema)) body: TwoFactorCodeRequest,
+  async twoFactorDisable(
+    @Body(new ZodPipe(twoFactorConfirmSchema)) body: TwoFactorConfirm,
     @Req() request: AuthenticatedRequest,
-  ): Promise<AccountView> {
-    return this.services.call('auth', Patterns.auth.twoFactorDisable, {
+  ): Promise<TwoFactorDisabled> {
+    const actorId = request.user!.sub;
+    const answer = await this.services.call<TwoFactorDisabled>('auth', Patterns.auth.twoFactorDisable, {
+      ...body,
+      actorId,
+    });
+    this.sessions.forget(actorId);
+    return answer;
+  }
+
+  /** `{ password, code }`: ten new recovery codes, shown once; the old ones stop working. */
+  @Post('2fa/recovery-codes')
+  @HttpCode(200)
+  @UseGuards(AuthGuard)
+  twoFactorRecoveryCodes(
+    @Body(new ZodPipe(twoFactorConfirmSchema)) body: TwoFactorConfirm,
+    @Req() request: AuthenticatedRequest,
+  ): Promise<TwoFactorEnabled> {
+    return this.services.call('auth', Patterns.auth.twoFactorRecoveryCodes, {
       ...body,
       actorId: request.user!.sub,
     });

@@ -17,12 +17,30 @@ const requiredString = (field: string) =>
       message: `${field} is required`,
     });
 
-/** A TOTP code (6 digits) or a recovery code (xxxxx-xxxxx); spaces are ignored. */
+/** Recovery codes: 16 base32 characters (80 bits), shown as four groups of four. */
+export const RECOVERY_CODE_LENGTH = 16;
+
+/**
+ * A TOTP code (6 digits) or a recovery code: 16 base32 characters (xxxx-xxxx-xxxx-xxxx), or
+ * the 10-character form issued before them (xxxxx-xxxxx, accepted until used). Spaces, dashes
+ * and case are ignored; the value comes out in its canonical form (recovery codes with dashes).
+ */
 export const twoFactorCodeSchema = requiredString('code').pipe(
   z
     .string()
-    .transform((v) => v.replace(/\s+/g, '').toLowerCase())
-    .pipe(z.string().regex(/^(\d{6}|[a-z0-9]{5}-[a-z0-9]{5})$/, 'code must be 6 digits or a recovery code')),
+    .transform((v) => v.replace(/[\s-]+/g, '').toLowerCase())
+    .pipe(
+      z
+        .string()
+        .regex(/^(\d{6}|[a-z2-7]{16}|[a-z0-9]{10})$/, 'code must be 6 digits or a recovery code')
+        .transform((v) =>
+          v.length === 16
+            ? v.match(/.{4}/g)!.join('-')
+            : v.length === 10
+              ? `${v.slice(0, 5)}-${v.slice(5)}`
+              : v,
+        ),
+    ),
 );
 
 /**
@@ -68,8 +86,15 @@ export const passwordChangeSchema = z.object({
 });
 export type PasswordChange = z.infer<typeof passwordChangeSchema>;
 
-export const twoFactorCodeRequestSchema = z.object({ code: twoFactorCodeSchema });
-export type TwoFactorCodeRequest = z.infer<typeof twoFactorCodeRequestSchema>;
+/**
+ * Turning two-factor sign-in on or off and getting new recovery codes: the account's current
+ * password beside a code, so a session alone (a borrowed browser, a stolen token) cannot.
+ */
+export const twoFactorConfirmSchema = z.object({
+  password: requiredString('password').pipe(z.string().max(1024, 'password is too long')),
+  code: twoFactorCodeSchema,
+});
+export type TwoFactorConfirm = z.infer<typeof twoFactorConfirmSchema>;
 
 /** 401 body of a sign-in that needs its second step. */
 export interface TwoFactorRequired {
@@ -88,12 +113,22 @@ export interface TwoFactorEnabled {
   recoveryCodes: string[];
 }
 
+/** Two-factor sign-in turned off: every other session is signed out, `token` is this one's new session. */
+export interface TwoFactorDisabled extends AccountView {
+  token: string;
+}
+
 /** The signed-in person's own account, for the Account tab. */
 export interface AccountView {
   id: string;
   username: string;
   role: string;
   twoFactorEnabled: boolean;
+  /**
+   * While too many wrong two-factor codes lock the account's code checks (sign-in, turning
+   * two-factor on or off, new recovery codes): when the lock ends (ISO 8601); else null.
+   */
+  codeLockedUntil: string | null;
 }
 
 /** What the gateway checks a token against: the account's current role and session version. */

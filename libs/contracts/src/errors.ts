@@ -21,6 +21,7 @@ export const ErrorText = {
   twoFactorAlreadyOn: 'Two-factor sign-in is already on',
   twoFactorOff: 'Two-factor sign-in is not on',
   wrongCurrentPassword: 'Current password is wrong',
+  twoFactorLocked: 'Too many wrong two-factor codes. Please try again later.',
   userNotFound: 'User not found',
   lastAdmin: 'The last admin cannot be removed or demoted',
   deleteSelf: 'You cannot delete your own account',

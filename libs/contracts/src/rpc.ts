@@ -14,6 +14,7 @@ export const Patterns = {
     twoFactorSetup: 'auth.2fa.setup',
     twoFactorEnable: 'auth.2fa.enable',
     twoFactorDisable: 'auth.2fa.disable',
+    twoFactorRecoveryCodes: 'auth.2fa.recoveryCodes',
   },
   posts: {
     list: 'posts.list',

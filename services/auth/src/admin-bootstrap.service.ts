@@ -3,13 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
+import { CodeLock } from './auth/code-lock.service.js';
 import { LoginThrottle } from './auth/login-throttle.service.js';
+import { SecretBox } from './auth/secret-box.js';
 import { UsersService } from './users/users.service.js';
 
 export const CREDENTIALS_FILE = 'admin-credentials.txt';
 
 /**
- * Makes sure the owner can sign in: ADMIN_USERNAME/ADMIN_PASSWORD when set, otherwise
+ * At start: seals two-factor secrets still stored in the clear, drops ended limit windows, and
+ * makes sure the owner can sign in: ADMIN_USERNAME/ADMIN_PASSWORD when set, otherwise
  * on the first run an `admin` with a random password, printed once and kept (0600) in DATA_DIR.
  */
 @Injectable()
@@ -19,11 +22,18 @@ export class AdminBootstrap implements OnApplicationBootstrap {
   constructor(
     private readonly users: UsersService,
     private readonly throttle: LoginThrottle,
+    private readonly codeLock: CodeLock,
+    private readonly box: SecretBox,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.throttle.purgeExpired();
+    await this.codeLock.purgeExpired();
+    // TOTP secrets stored before they were encrypted are sealed here rather than in a
+    // migration: a migration does not see the key (TOTP_ENCRYPTION_KEY or JWT_SECRET).
+    const sealed = await this.users.sealClearSecrets((secret, id) => this.box.seal(secret, id));
+    if (sealed > 0) this.logger.log(`Encrypted ${sealed} two-factor secret(s) stored in the clear`);
     const { ADMIN_USERNAME, ADMIN_PASSWORD } = this.config;
     if (ADMIN_USERNAME && ADMIN_PASSWORD) {
       await this.users.ensureAdmin(ADMIN_USERNAME, ADMIN_PASSWORD);

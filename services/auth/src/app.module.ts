@@ -1,10 +1,12 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { JwtModule } from '@nestjs/jwt';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ServiceCoreModule } from '@blog/server-kit';
+import { RateWindows1764800000000, ServiceCoreModule } from '@blog/server-kit';
 import { AdminBootstrap } from './admin-bootstrap.service.js';
 import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
+import { CodeLock } from './auth/code-lock.service.js';
+import { SecretBox } from './auth/secret-box.js';
 import { LoginAttempt } from './auth/login-attempt.entity.js';
 import { LoginThrottle } from './auth/login-throttle.service.js';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
@@ -26,7 +28,7 @@ export class AuthModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [User, LoginAttempt],
-          migrations: [CreateUsers1763800000000, AccountSecurity1764400000000],
+          migrations: [CreateUsers1763800000000, AccountSecurity1764400000000, RateWindows1764800000000],
         }),
         TypeOrmModule.forFeature([User, LoginAttempt]),
         JwtModule.register({
@@ -42,6 +44,8 @@ export class AuthModule {
         PasswordHasher,
         LoginThrottle,
         TwoFactor,
+        SecretBox,
+        CodeLock,
         AdminBootstrap,
       ],
     };

@@ -6,7 +6,7 @@ import {
   Patterns,
   registerSchema,
   roleChangeSchema,
-  twoFactorCodeRequestSchema,
+  twoFactorConfirmSchema,
   type RpcEnvelope,
 } from '@blog/contracts';
 import { parseOrThrow } from '@blog/server-kit';
@@ -81,13 +81,19 @@ export class AuthController {
 
   @MessagePattern(Patterns.auth.twoFactorEnable)
   twoFactorEnable(@Payload() message: RpcEnvelope<unknown>) {
-    const { actorId, code } = parseOrThrow(twoFactorCodeRequestSchema.extend(actor.shape), message.data);
-    return this.auth.enableTwoFactor(actorId, code);
+    const { actorId, ...confirm } = parseOrThrow(twoFactorConfirmSchema.extend(actor.shape), message.data);
+    return this.auth.enableTwoFactor(actorId, confirm);
   }
 
   @MessagePattern(Patterns.auth.twoFactorDisable)
   twoFactorDisable(@Payload() message: RpcEnvelope<unknown>) {
-    const { actorId, code } = parseOrThrow(twoFactorCodeRequestSchema.extend(actor.shape), message.data);
-    return this.auth.disableTwoFactor(actorId, code);
+    const { actorId, ...confirm } = parseOrThrow(twoFactorConfirmSchema.extend(actor.shape), message.data);
+    return this.auth.disableTwoFactor(actorId, confirm);
+  }
+
+  @MessagePattern(Patterns.auth.twoFactorRecoveryCodes)
+  twoFactorRecoveryCodes(@Payload() message: RpcEnvelope<unknown>) {
+    const { actorId, ...confirm } = parseOrThrow(twoFactorConfirmSchema.extend(actor.shape), message.data);
+    return this.auth.newRecoveryCodes(actorId, confirm);
   }
 }

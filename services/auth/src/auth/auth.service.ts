@@ -10,6 +10,8 @@ import {
   type RegisterCommand,
   type RegisterResponse,
   type TokenClaims,
+  type TwoFactorConfirm,
+  type TwoFactorDisabled,
   type TwoFactorEnabled,
   type TwoFactorSetup,
 } from '@blog/contracts';
@@ -17,8 +19,9 @@ import { RpcError } from '@blog/server-kit';
 import { PasswordHasher } from '../users/password-hasher.js';
 import type { User } from '../users/user.entity.js';
 import { UsersService, toPublicUser } from '../users/users.service.js';
+import { CodeLock } from './code-lock.service.js';
 import { LoginThrottle } from './login-throttle.service.js';
-import { TwoFactor } from './two-factor.service.js';
+import { TwoFactor, type TwoFactorUse } from './two-factor.service.js';
 
 @Injectable()
 export class AuthService {
@@ -27,13 +30,15 @@ export class AuthService {
     private readonly hasher: PasswordHasher,
     private readonly throttle: LoginThrottle,
     private readonly twoFactor: TwoFactor,
+    private readonly codeLock: CodeLock,
     private readonly jwt: JwtService,
   ) {}
 
   /**
    * One answer for an unknown user and a wrong password, in the same time. With two-factor
    * sign-in on, a right password without a right code is refused too, and every such try
-   * counts towards the same limit as a wrong password (the count is cleared only on success).
+   * counts towards the same limit as a wrong password (the count is cleared only on success),
+   * and towards the account's own limit on codes (CodeLock), whatever the address.
    */
   async login({ username, password, code, ip }: LoginCommand): Promise<LoginResponse> {
     const key = LoginThrottle.key(ip, username);
@@ -45,9 +50,11 @@ export class AuthService {
     if (!user || !valid) throw RpcError.unauthorized(ErrorText.invalidCredentials);
     if (user.totpEnabled) {
       if (!code) throw RpcError.twoFactorRequired();
-      const use = this.twoFactor.verify(user, code);
+      await this.codeLock.admit(user.id);
+      const use = await this.twoFactor.verify(user, code);
       if (!(await this.users.spendTwoFactor(user, use)))
         throw RpcError.unauthorized(ErrorText.invalidTwoFactorCode);
+      await this.codeLock.clear(user.id);
     }
     await this.throttle.reset(key);
     return this.session(user);
@@ -64,7 +71,7 @@ export class AuthService {
   }
 
   async account(actorId: string): Promise<AccountView> {
-    return this.users.toAccount(await this.users.get(actorId));
+    return this.view(await this.users.get(actorId));
   }
 
   /** A new password; every token issued before stops working. Answers a new session. */
@@ -83,19 +90,19 @@ export class AuthService {
   async setupTwoFactor(actorId: string): Promise<TwoFactorSetup> {
     const user = await this.users.get(actorId);
     if (user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorAlreadyOn);
-    const setup = this.twoFactor.newSecret(user.username);
-    await this.users.saveTwoFactor(user, { totpSecret: setup.secret, totpLastStep: null });
+    const { setup, stored } = this.twoFactor.newSecret(user);
+    await this.users.saveTwoFactor(user, { totpSecret: stored, totpLastStep: null });
     return setup;
   }
 
   /** Turns it on once the app shows a right code; answers the recovery codes, once. */
-  async enableTwoFactor(actorId: string, code: string): Promise<TwoFactorEnabled> {
+  async enableTwoFactor(actorId: string, confirm: TwoFactorConfirm): Promise<TwoFactorEnabled> {
     const user = await this.users.get(actorId);
     if (user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorAlreadyOn);
-    if (code.includes('-')) throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
-    // A wrong code here is a 400: a 401 would sign the person out of the page they are on.
-    const use = this.twoFactor.verify(user, code, 'badRequest');
-    const { recoveryCodes, hashes } = this.twoFactor.newRecoveryCodes();
+    if (!user.totpSecret) throw RpcError.badRequest(ErrorText.twoFactorNotSetUp);
+    if (confirm.code.includes('-')) throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
+    const use = await this.confirm(user, confirm);
+    const { recoveryCodes, hashes } = await this.twoFactor.newRecoveryCodes();
     await this.users.saveTwoFactor(user, {
       totpEnabled: true,
       totpLastStep: 'step' in use ? use.step : null,
@@ -104,19 +111,55 @@ export class AuthService {
     return { recoveryCodes };
   }
 
-  async disableTwoFactor(actorId: string, code: string): Promise<AccountView> {
+  /** Turns it off and signs out every other session; answers a new session for the one asking. */
+  async disableTwoFactor(actorId: string, confirm: TwoFactorConfirm): Promise<TwoFactorDisabled> {
     const user = await this.users.get(actorId);
     if (!user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorOff);
-    const use = this.twoFactor.verify(user, code, 'badRequest');
-    if (!(await this.users.spendTwoFactor(user, use)))
-      throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
+    await this.spend(user, await this.confirm(user, confirm));
     const saved = await this.users.saveTwoFactor(user, {
       totpEnabled: false,
       totpSecret: null,
       totpLastStep: null,
       recoveryCodes: [],
+      sessionVersion: user.sessionVersion + 1,
     });
-    return this.users.toAccount(saved);
+    return { ...(await this.view(saved)), token: (await this.session(saved)).token };
+  }
+
+  /** Ten new recovery codes in place of the old ones (all of which stop working); shown once. */
+  async newRecoveryCodes(actorId: string, confirm: TwoFactorConfirm): Promise<TwoFactorEnabled> {
+    const user = await this.users.get(actorId);
+    if (!user.totpEnabled) throw RpcError.conflict(ErrorText.twoFactorOff);
+    await this.spend(user, await this.confirm(user, confirm));
+    const { recoveryCodes, hashes } = await this.twoFactor.newRecoveryCodes();
+    await this.users.saveTwoFactor(user, { recoveryCodes: hashes });
+    return { recoveryCodes };
+  }
+
+  /**
+   * The account's own two-factor changes: counted by the code limit first (a wrong password
+   * counts too), then the current password, then the code. Wrong ones are 400: a 401 would
+   * sign the person out of the page they are on.
+   */
+  private async confirm(user: User, { password, code }: TwoFactorConfirm): Promise<TwoFactorUse> {
+    await this.codeLock.admit(user.id);
+    if (!(await this.hasher.verify(user.passwordHash, password)))
+      throw RpcError.badRequest(ErrorText.wrongCurrentPassword, 'password');
+    const use = await this.twoFactor.verify(user, code, 'badRequest');
+    await this.codeLock.clear(user.id);
+    return use;
+  }
+
+  private async spend(user: User, use: TwoFactorUse): Promise<void> {
+    if (!(await this.users.spendTwoFactor(user, use)))
+      throw RpcError.badRequest(ErrorText.invalidTwoFactorCode, 'code');
+    // The stored row moved on (step or codes); keep the entity in step before saving it.
+    if ('step' in use) user.totpLastStep = use.step;
+    else user.recoveryCodes = user.recoveryCodes.filter((kept) => kept !== use.recoveryHash);
+  }
+
+  private async view(user: User): Promise<AccountView> {
+    return { ...this.users.toAccount(user), codeLockedUntil: await this.codeLock.lockedUntil(user.id) };
   }
 
   setRole(id: string, role: string): Promise<PublicUser> {

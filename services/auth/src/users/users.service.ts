@@ -61,7 +61,7 @@ export class UsersService {
     return user;
   }
 
-  toAccount(user: User): AccountView {
+  toAccount(user: User): Omit<AccountView, 'codeLockedUntil'> {
     return { id: user.id, username: user.username, role: user.role, twoFactorEnabled: user.totpEnabled };
   }
 
@@ -125,7 +125,9 @@ export class UsersService {
 
   async saveTwoFactor(
     user: User,
-    change: Partial<Pick<User, 'totpSecret' | 'totpEnabled' | 'totpLastStep' | 'recoveryCodes'>>,
+    change: Partial<
+      Pick<User, 'totpSecret' | 'totpEnabled' | 'totpLastStep' | 'recoveryCodes' | 'sessionVersion'>
+    >,
   ): Promise<User> {
     Object.assign(user, change);
     return this.users.save(user);
@@ -150,6 +152,26 @@ export class UsersService {
             .setParameter('hash', use.recoveryHash)
             .execute();
     return result.affected === 1;
+  }
+
+  /**
+   * Seals TOTP secrets still stored in the clear (written before they were encrypted). Each
+   * row is updated only if it still holds the clear value, so replicas starting together, or a
+   * second start, change nothing more. Answers how many were sealed.
+   */
+  async sealClearSecrets(seal: (secret: string, accountId: string) => string): Promise<number> {
+    const rows: { id: string; totp_secret: string }[] = await this.users.query(
+      `SELECT id, totp_secret FROM users WHERE totp_secret IS NOT NULL AND totp_secret NOT LIKE 'totp1.%'`,
+    );
+    let sealed = 0;
+    for (const row of rows) {
+      const [, affected] = await this.users.query(
+        `UPDATE users SET totp_secret = $3 WHERE id = $1 AND totp_secret = $2`,
+        [row.id, row.totp_secret, seal(row.totp_secret, row.id)],
+      );
+      sealed += Number(affected ?? 0);
+    }
+    return sealed;
   }
 
   hasAdmin(): Promise<boolean> {
