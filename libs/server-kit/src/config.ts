@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { OutboundAllowList } from './outbound/address-policy.js';
 import { transportEnv } from './transport.js';
 
 /**
@@ -43,6 +44,18 @@ export const envSchemas = {
     .string({ error: 'JWT_SECRET is required (at least 32 characters)' })
     .min(32, 'must be at least 32 characters'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** OUTBOUND_ALLOW: host names, IPs and CIDR ranges the outbound fetcher may reach though private (default none). */
+  outboundAllow: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      try {
+        return OutboundAllowList.parse(value);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 };
 
 /** Parses durations such as "7d", "12h", "30m", "45s" or a number of seconds. */

@@ -13,3 +13,4 @@ export * from './transport.js';
 export * from './operator-database.js';
 export * from './ffmpeg.js';
 export * from './rate-window.js';
+export * from './outbound/index.js';

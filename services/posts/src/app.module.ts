@@ -17,7 +17,7 @@ import { ContentService } from './content/content.service.js';
 import { MediaItemsService } from './media-items/media-items.service.js';
 import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
-import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE } from './tokens.js';
+import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE, VISITOR_STORE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
 import { ImportController } from './import/import.controller.js';
 import { StatsController } from './stats/stats.controller.js';
@@ -28,6 +28,8 @@ import { MailClient, MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
 import { PageViews1764700000000 } from './migrations/1764700000000-PageViews.js';
+import { StatsAggregatesOnly1764830000000 } from './migrations/1764830000000-StatsAggregatesOnly.js';
+import { MemoryVisitorStore, RedisVisitorStore } from './stats/visitor-store.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -42,6 +44,7 @@ export const POSTS_MIGRATIONS = [
   SiteSettings1764400000000,
   ImportSources1764600000000,
   PageViews1764700000000,
+  StatsAggregatesOnly1764830000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -74,6 +77,12 @@ export class PostsModule {
         ImportService,
         ExportBatchService,
         StatsService,
+        {
+          provide: VISITOR_STORE,
+          // Shared by the replicas through Redis; one process keeps them in memory.
+          useFactory: () =>
+            config.REDIS_URL ? new RedisVisitorStore(config.REDIS_URL) : new MemoryVisitorStore(),
+        },
       ],
     };
   }
