@@ -2,13 +2,24 @@
  * Visit statistics through the real gateway and services: one visitor per address and
  * browser per day (a hash with the day's salt), two views counted as two; DNT, Sec-GPC, bots,
  * the admin and paths that are no page count nothing; no address or browser string is found
- * in any table or in the logs; the salt changes at midnight (clock injected) and the old one
- * is gone; folding raw views into daily totals keeps the totals; views sent while the posts
- * service is down are counted once it is back.
+ * in any table or in the logs; a new day counts the same reader as a new visitor (clock
+ * injected); a flood from one address (3,000 beacons, each its own browser) is answered 204
+ * and counts at most the per-address limits; a dump of the whole database after the day has
+ * turned holds no visitor key and no salt; views sent while the posts service is down are
+ * counted once it is back.
  */
-import type { PostView, StatsReport } from '@blog/contracts';
+import {
+  VIEWS_PER_ADDRESS_PER_MINUTE,
+  VISITORS_PER_ADDRESS_PER_DAY,
+  type PostView,
+  type StatsReport,
+} from '@blog/contracts';
 import { freePort } from '@blog/server-kit/testing';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { promisify } from 'node:util';
 import pg from 'pg';
+import { ViewCounter } from '../src/stats/view-counter.js';
 import { createGateway, loadGatewayConfig } from '../src/index.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
@@ -182,72 +193,130 @@ describe('visit statistics', () => {
       expect([secret, printed.includes(secret)]).toEqual([secret, false]);
   });
 
-  it('changes the salt at midnight and deletes the old one (the clock injected)', async () => {
-    let now = new Date('2030-03-04T23:59:58.000Z');
+  /** A second gateway on the same services whose clock the test sets. */
+  async function clockedGateway(start: Date) {
+    const clock = { now: start };
     const port = await freePort();
-    const other = await createGateway(
+    const app = await createGateway(
       loadGatewayConfig({ ...stack.env, PORT: String(port), VIEW_FLUSH_MS: '50' }),
       stack.env,
-      { clock: () => now },
+      { clock: () => clock.now },
     );
+    return { app, clock, base: `http://127.0.0.1:${port}` };
+  }
+  const forgetDays = (from: string) =>
+    Promise.all([
+      db.query(`DELETE FROM posts.view_days WHERE day >= $1`, [from]),
+      db.query(`DELETE FROM posts.view_day_facets WHERE day >= $1`, [from]),
+    ]);
+
+  it('counts the same reader as a new visitor on a new day (the clock injected)', async () => {
+    const other = await clockedGateway(new Date('2030-03-04T23:59:58.000Z'));
     try {
-      const base = `http://127.0.0.1:${port}`;
-      await beacon(post.url!, {}, base);
+      await beacon(post.url!, {}, other.base);
       const first = await settled((s) => s.days[0]!.views === 1, '2030-03-04', '2030-03-04');
       expect(first.days).toEqual([{ date: '2030-03-04', views: 1, visitors: 1 }]);
-      const saltsBefore = (await db.query(`SELECT day::text FROM posts.view_salts ORDER BY day`)).rows;
-      expect(saltsBefore.map((r) => r.day)).toContain('2030-03-04');
-      now = new Date('2030-03-05T00:00:01.000Z');
-      await beacon(post.url!, {}, base);
-      await settled((s) => s.days[1]!.views === 1, '2030-03-04', '2030-03-05');
-      // The same address and browser: a new key on the new day, which cannot be linked to the old one.
-      const keys = (
-        await db.query(
-          `SELECT day::text, visitor FROM posts.page_views WHERE day IN ('2030-03-04', '2030-03-05') ORDER BY day`,
-        )
-      ).rows as { day: string; visitor: string }[];
-      expect(keys).toHaveLength(2);
-      expect(keys[0]!.visitor).not.toBe(keys[1]!.visitor);
-      expect((await db.query(`SELECT day::text FROM posts.view_salts`)).rows.map((r) => r.day)).toEqual([
-        '2030-03-05',
+      await beacon(post.url!, {}, other.base);
+      await settled((s) => s.days[0]!.views === 2, '2030-03-04', '2030-03-04');
+      other.clock.now = new Date('2030-03-05T00:00:01.000Z');
+      await beacon(post.url!, {}, other.base);
+      const both = await settled((s) => s.days[1]!.views === 1, '2030-03-04', '2030-03-05');
+      expect(both.days).toEqual([
+        { date: '2030-03-04', views: 2, visitors: 1 },
+        { date: '2030-03-05', views: 1, visitors: 1 },
       ]);
     } finally {
-      await other.close();
-      await db.query(`DELETE FROM posts.page_views WHERE day >= '2030-01-01'`);
+      await other.app.close();
+      await forgetDays('2030-01-01');
     }
   });
 
-  it('folds views older than 30 days into daily totals without changing the totals', async () => {
-    // Forty days ago: 5 views by 3 visitors of the post and 2 of /about, from two devices and a referrer.
-    const old = new Date(Date.now() - 40 * 86_400_000);
-    const day = old.toISOString().slice(0, 10);
-    const rows: [string, number | null, string, string | null, string, string | null][] = [
-      [post.url!, post.id, 'a'.repeat(64), 'search.example', 'desktop', 'FR'],
-      [post.url!, post.id, 'a'.repeat(64), 'search.example', 'desktop', 'FR'],
-      [post.url!, post.id, 'b'.repeat(64), null, 'phone', null],
-      [post.url!, post.id, 'c'.repeat(64), 'search.example', 'phone', 'FR'],
-      [post.url!, post.id, 'c'.repeat(64), null, 'phone', null],
-      ['/about', null, 'a'.repeat(64), null, 'desktop', 'FR'],
-      ['/about', null, 'd'.repeat(64), 'other.example', 'tablet', null],
-    ];
-    for (const [path, postId, visitor, referrer, device, country] of rows)
-      await db.query(
-        `INSERT INTO posts.page_views (at, day, path, post_id, visitor, referrer_host, device, country)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [old, day, path, postId, visitor, referrer, device, country],
+  it('answers a flood from one address with 204 and counts at most its limits', async () => {
+    // A clock stopped in one minute, so the per-minute limit is exact.
+    const other = await clockedGateway(new Date('2031-05-06T12:00:10.000Z'));
+    const counter = other.app.get(ViewCounter);
+    const flood = (address: string, browser: (i: number) => string, n: number) =>
+      Promise.all(
+        Array.from({ length: n }, async (_, i) => {
+          const response = await beacon(
+            post.url!,
+            { 'x-forwarded-for': address, 'user-agent': browser(i) },
+            other.base,
+          );
+          return response.status;
+        }),
       );
-    const before = await stats(day, day);
-    expect(before.days).toEqual([{ date: day, views: 7, visitors: 4 }]);
+    try {
+      // The finding: 3,000 beacons from one address, each with its own browser string.
+      const statuses: number[] = [];
+      for (let i = 0; i < 3000; i += 250)
+        statuses.push(...(await flood('198.51.100.9', (j) => `${BROWSER} flood/${i + j}`, 250)));
+      expect(statuses.filter((s) => s !== 204)).toEqual([]);
+      const day = '2031-05-06';
+      await settled((s) => s.days[0]!.views >= VISITORS_PER_ADDRESS_PER_DAY, day, day);
+      await new Promise((r) => setTimeout(r, 300)); // a few more flushes: nothing else comes
+      const report = await stats(day, day);
+      expect(report.days[0]!.views).toBeLessThanOrEqual(VIEWS_PER_ADDRESS_PER_MINUTE);
+      expect(report.days[0]!.visitors).toBeLessThanOrEqual(VISITORS_PER_ADDRESS_PER_DAY);
+      // Each beacon a new browser: the first 50 count, then none (the visitor cap comes first).
+      expect(report.days[0]).toEqual({
+        date: day,
+        views: VISITORS_PER_ADDRESS_PER_DAY,
+        visitors: VISITORS_PER_ADDRESS_PER_DAY,
+      });
+      expect(counter.dropped()).toEqual({
+        rate: 0,
+        visitors: 3000 - VISITORS_PER_ADDRESS_PER_DAY,
+        queueFull: 0,
+      });
+      // One browser from another address, 100 times in the minute: the first 60 count.
+      expect(new Set(await flood('198.51.100.10', () => BROWSER, 100))).toEqual(new Set([204]));
+      const after = await settled(
+        (s) => s.days[0]!.views === VISITORS_PER_ADDRESS_PER_DAY + VIEWS_PER_ADDRESS_PER_MINUTE,
+        day,
+        day,
+      );
+      expect(after.days[0]!.visitors).toBe(VISITORS_PER_ADDRESS_PER_DAY + 1);
+      expect(counter.dropped().rate).toBe(100 - VIEWS_PER_ADDRESS_PER_MINUTE);
+      // The next minute, that address counts again.
+      other.clock.now = new Date('2031-05-06T12:01:00.000Z');
+      expect((await beacon(post.url!, { 'x-forwarded-for': '198.51.100.10' }, other.base)).status).toBe(204);
+      await settled(
+        (s) => s.days[0]!.views === VISITORS_PER_ADDRESS_PER_DAY + VIEWS_PER_ADDRESS_PER_MINUTE + 1,
+        day,
+        day,
+      );
+      expect(logs.join('')).toMatch(/views not counted: \d+ over the per-address rate/);
+    } finally {
+      await other.app.close();
+      await forgetDays('2031-01-01');
+    }
+  }, 60_000);
+
+  it('leaves no visitor key and no salt in a dump of the whole database once the day has turned', async () => {
+    const other = await clockedGateway(new Date('2032-07-08T23:59:50.000Z'));
     const { StatsService } = await import('../../services/posts/src/stats/stats.service.js');
-    await stack.services.posts.get(StatsService).fold();
-    expect(
-      (await db.query(`SELECT count(*)::int AS n FROM posts.page_views WHERE day = $1`, [day])).rows[0].n,
-    ).toBe(0);
-    const after = await stats(day, day);
-    expect({ ...after, live: 0 }).toEqual({ ...before, live: 0 });
-    // Folding again changes nothing.
-    await stack.services.posts.get(StatsService).fold();
-    expect(await stats(day, day)).toEqual(after);
+    const service = stack.services.posts.get(StatsService);
+    try {
+      for (const browser of [BROWSER, OTHER_BROWSER])
+        await beacon(post.url!, { 'user-agent': browser }, other.base);
+      await settled((s) => s.days[0]!.visitors === 2, '2032-07-08', '2032-07-08');
+      const salt = await service.salt('2032-07-08');
+      other.clock.now = new Date('2032-07-09T00:00:05.000Z');
+      await beacon(post.url!, {}, other.base);
+      await settled((s) => s.days[1]!.views === 1, '2032-07-08', '2032-07-09');
+      const dump = await dumpDatabase(stack.env.DATABASE_URL!);
+      expect(dump.length).toBeGreaterThan(10_000);
+      // The totals are there...
+      expect(dump).toMatch(/2032-07-08[^\n]*\t2\t2\n/);
+      // ...but no 64-hex visitor key, no salt (hex, or as bytea), and no table that held them.
+      expect(dump.match(/(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])/g)).toBeNull();
+      expect(dump.includes(salt)).toBe(false);
+      expect(dump).not.toMatch(/view_salts|page_views/);
+    } finally {
+      await other.app.close();
+      await forgetDays('2032-01-01');
+    }
   });
 
   it('loses nothing when the posts service is down: the batch goes again once it is back', async () => {
@@ -266,3 +335,44 @@ describe('visit statistics', () => {
     expect((await stats()).days[0]!.views).toBe(before + 5);
   });
 });
+
+const run = promisify(execFile);
+
+/**
+ * The whole database as a backup holds it: `pg_dump` when one as new as the server is here
+ * (PG_DUMP, or Debian's /usr/lib/postgresql/<major>/bin). pg_dump refuses a newer server, and
+ * the embedded PostgreSQL 18 of the tests ships none, so otherwise every table's rows as
+ * pg_dump writes them (COPY ... TO STDOUT, text format), schema by schema.
+ */
+async function dumpDatabase(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const major = Number((await client.query(`SHOW server_version_num`)).rows[0].server_version_num) / 10000;
+    const candidates = [process.env.PG_DUMP, `/usr/lib/postgresql/${Math.floor(major)}/bin/pg_dump`];
+    const pgDump = candidates.find((file) => file && existsSync(file));
+    if (pgDump) return (await run(pgDump, ['-d', url], { maxBuffer: 512 * 1024 * 1024 })).stdout;
+    const tables = (
+      await client.query(
+        `SELECT table_schema, table_name FROM information_schema.tables
+         WHERE table_schema NOT IN ('pg_catalog', 'information_schema') AND table_type = 'BASE TABLE'
+         ORDER BY 1, 2`,
+      )
+    ).rows as { table_schema: string; table_name: string }[];
+    let dump = '';
+    for (const { table_schema, table_name } of tables) {
+      dump += `COPY "${table_schema}"."${table_name}" FROM stdin;\n`;
+      // COPY's text format, row by row: tab-separated columns, \N for null.
+      const { rows } = await client.query({
+        text: `SELECT * FROM "${table_schema}"."${table_name}"`,
+        rowMode: 'array',
+      });
+      for (const row of rows as unknown[][])
+        dump += `${row.map((v) => (v === null ? '\\N' : v instanceof Date ? v.toISOString() : Buffer.isBuffer(v) ? `\\\\x${v.toString('hex')}` : typeof v === 'object' ? JSON.stringify(v) : String(v))).join('\t')}\n`;
+      dump += '\\.\n\n';
+    }
+    return dump;
+  } finally {
+    await client.end();
+  }
+}

@@ -8,6 +8,8 @@ import {
   type ViewBatch,
   type ViewBeacon,
   viewBeaconSchema,
+  VIEWS_PER_ADDRESS_PER_MINUTE,
+  VISITORS_PER_ADDRESS_PER_DAY,
 } from '@blog/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { isbot } from 'isbot';
@@ -17,19 +19,38 @@ import { siteUrl } from '../common/site-url.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { SiteConfigSource } from '../pages/site-config.service.js';
 import { ServiceClients } from '../rpc/service-clients.js';
+import { AddressLimits } from './address-limits.js';
 
 /** The app's own screens are not pages a reader reads. */
 const PRIVATE_PATHS = /^\/(admin|login|register|account)(\/|$)/;
-/** Views waiting in memory at most; past this the oldest are dropped (and said so in the log). */
-const MAX_WAITING = 200_000;
-/** One hand-over carries at most this many views (the rest go on the next tick). */
-const BATCH_MAX = 20_000;
+/** Views waiting in memory at most (a few hundred bytes each); past this a new view is dropped and counted as such. */
+export const MAX_WAITING = 100_000;
+/** Visitor keys are made for at most this many views per hand-over... */
+const BATCH_MAX = 5_000;
+/**
+ * ...and one hand-over carries no more than this, serialized: well below NATS's 1 MB payload
+ * limit (a bigger message is refused, so it would be retried forever), whatever the paths.
+ */
+export const BATCH_MAX_BYTES = 256 * 1024;
+/** Addresses the flood limits track at once (about 100 bytes each). */
+const MAX_ADDRESSES = 200_000;
 
 /** A view before its visitor key is made: held in memory only, never written or logged. */
 interface PendingView extends Omit<RecordedView, 'visitor'> {
   day: string;
   address: string;
+  /** A digest of the browser string, made on arrival: a header of any length costs 32 bytes here. */
   browser: string;
+}
+
+/** Beacons that passed the other checks but were not counted, by reason, since the start. */
+export interface DroppedViews {
+  /** Over VIEWS_PER_ADDRESS_PER_MINUTE from one address. */
+  rate: number;
+  /** A new browser from an address that already had VISITORS_PER_ADDRESS_PER_DAY today. */
+  visitors: number;
+  /** The waiting queue was full (the posts service away for long). */
+  queueFull: number;
 }
 
 /** The clock, replaceable in tests (the day's salt changes at midnight UTC). */
@@ -39,10 +60,13 @@ export type Clock = () => Date;
 /**
  * Counts page views without cookies or personal data. A beacon is dropped for a known bot
  * (isbot), for DNT: 1 or Sec-GPC: 1, for a signed-in admin and for a path that is neither a
- * page nor a post. A counted view keeps its path, the referrer's host, a device class, the
- * proxy's country header and a visitor key: sha256 of the day's salt (from the posts service,
- * deleted after its day), the site, the address and the browser. Views are handed to the
- * posts service in batches at most once per VIEW_FLUSH_MS; a batch it cannot take stays
+ * page nor a post; and, against flooding, past VIEWS_PER_ADDRESS_PER_MINUTE beacons or
+ * VISITORS_PER_ADDRESS_PER_DAY browsers from one address, or when the waiting queue is full
+ * (each counted in dropped() and logged once a minute). A counted view keeps its path, the
+ * referrer's host, a device class, the proxy's country header and a visitor key: sha256 of the
+ * day's salt (from the posts service, which keeps it in memory or Redis until the day is over),
+ * the site, the address and a digest of the browser. Views are handed to the posts service at
+ * most once per VIEW_FLUSH_MS, in batches below BATCH_MAX_BYTES; a batch it cannot take stays
  * (same id, so it is never counted twice) and goes again on the next tick.
  */
 @Injectable()
@@ -53,6 +77,14 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   private salt: { day: string; value: string } | null = null;
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
+  private readonly limits = new AddressLimits({
+    perMinute: VIEWS_PER_ADDRESS_PER_MINUTE,
+    visitorsPerDay: VISITORS_PER_ADDRESS_PER_DAY,
+    maxAddresses: MAX_ADDRESSES,
+  });
+  private readonly droppedViews: DroppedViews = { rate: 0, visitors: 0, queueFull: 0 };
+  private lastReported: DroppedViews = { rate: 0, visitors: 0, queueFull: 0 };
+  private lastReportAt = 0;
 
   constructor(
     private readonly services: ServiceClients,
@@ -70,13 +102,24 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.flush();
+    this.reportDropped(true);
+  }
+
+  /** Beacons not counted for flooding or a full queue, since the start. */
+  dropped(): DroppedViews {
+    return { ...this.droppedViews };
+  }
+
+  /** How many views wait to be handed over (the retried batch included). */
+  waitingCount(): number {
+    return this.waiting.length + (this.retry?.views.length ?? 0);
   }
 
   /** Whether the beacon was counted (the answer is 204 either way). */
   async count(req: Request, beacon: ViewBeacon): Promise<boolean> {
     if (req.header('dnt') === '1' || req.header('sec-gpc') === '1') return false;
-    const browser = req.header('user-agent') ?? '';
-    if (!browser || isbot(browser)) return false;
+    const userAgent = req.header('user-agent') ?? '';
+    if (!userAgent || isbot(userAgent)) return false;
     if (await this.auth.isAdmin(req)) return false;
     const path = beacon.path.split(/[?#]/)[0]!;
     if (PRIVATE_PATHS.test(path)) return false;
@@ -85,10 +128,11 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     const route = routePage(site, base, path);
     if (!route || (route.kind !== 'page' && route.kind !== 'post')) return false;
     const now = this.clock();
-    if (this.waiting.length >= MAX_WAITING) {
-      this.waiting.shift();
-      this.logger.warn('views waiting for the posts service: the oldest was dropped');
-    }
+    const address = req.ip ?? '';
+    const browser = createHash('sha256').update(userAgent).digest('hex').slice(0, 32);
+    const verdict = this.limits.admit(address, browser, now);
+    if (verdict !== 'counted') return this.drop(verdict);
+    if (this.waiting.length >= MAX_WAITING) return this.drop('queueFull');
     this.waiting.push({
       at: now.toISOString(),
       day: now.toISOString().slice(0, 10),
@@ -96,9 +140,9 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
       kind: route.kind,
       ...(route.kind === 'post' ? { slug: route.slug } : {}),
       referrerHost: referrerHost(beacon.referrer, base),
-      device: deviceClassOf(browser),
+      device: deviceClassOf(userAgent),
       country: countryOf(req.header('cf-ipcountry')),
-      address: req.ip ?? '',
+      address,
       browser,
     });
     return true;
@@ -108,6 +152,30 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   flush(): Promise<void> {
     this.flushing ??= this.send().finally(() => (this.flushing = null));
     return this.flushing;
+  }
+
+  private drop(reason: keyof DroppedViews): false {
+    this.droppedViews[reason]++;
+    this.reportDropped(false);
+    return false;
+  }
+
+  /** One log line a minute at most while beacons are being dropped (never an address). */
+  private reportDropped(now: boolean): void {
+    const at = Date.now();
+    if (!now && at - this.lastReportAt < 60_000) return;
+    const since = {
+      rate: this.droppedViews.rate - this.lastReported.rate,
+      visitors: this.droppedViews.visitors - this.lastReported.visitors,
+      queueFull: this.droppedViews.queueFull - this.lastReported.queueFull,
+    };
+    if (!since.rate && !since.visitors && !since.queueFull) return;
+    this.lastReportAt = at;
+    this.lastReported = this.dropped();
+    this.logger.warn(
+      `views not counted: ${since.rate} over the per-address rate, ${since.visitors} past the per-address visitors, ` +
+        `${since.queueFull} with the waiting queue full (since the start: ${JSON.stringify(this.droppedViews)})`,
+    );
   }
 
   private async send(): Promise<void> {
@@ -132,9 +200,10 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
       const { day, address, browser, ...rest } = view;
       views.push({ ...rest, visitor: await this.visitorKey(day, address, browser) });
     }
+    const batch = { id: randomUUID(), views: views.slice(0, viewsThatFit(views, BATCH_MAX_BYTES)) };
     // Only once every key is made: a failure above leaves the views waiting.
-    this.waiting = this.waiting.slice(taken.length);
-    return { id: randomUUID(), views };
+    this.waiting = this.waiting.slice(batch.views.length);
+    return batch;
   }
 
   private async visitorKey(day: string, address: string, browser: string): Promise<string> {
@@ -144,6 +213,22 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
       .update(`${this.salt.value}\n${this.config.SITE_URL ?? ''}\n${address}\n${browser}`)
       .digest('hex');
   }
+}
+
+/** Room for the batch's id and the transport's envelope around its views. */
+const ENVELOPE_BYTES = 1024;
+
+/**
+ * How many of `views`, from the first, fit in one batch of at most `maxBytes` serialized (at
+ * least one: a single view is far smaller than any limit, its fields being bounded).
+ */
+export function viewsThatFit(views: readonly RecordedView[], maxBytes: number): number {
+  let bytes = ENVELOPE_BYTES;
+  for (let i = 0; i < views.length; i++) {
+    bytes += Buffer.byteLength(JSON.stringify(views[i])) + 1;
+    if (bytes > maxBytes) return Math.max(1, i);
+  }
+  return views.length;
 }
 
 /** The referrer's host, unless it is this site itself or not a web address. */
@@ -168,7 +253,7 @@ function countryOf(header: string | undefined): string | null {
 /**
  * POST /api/views, answered before Nest's routing (a beacon comes with every page view and
  * must cost less than a cached read): 400 for a malformed body, else 204 whether counted or
- * not, so a reader learns nothing from it.
+ * not (over a flood limit too), so a reader or a script learns nothing from it.
  */
 export function viewBeaconMiddleware(counter: ViewCounter) {
   return (req: Request, res: Response, next: NextFunction) => {

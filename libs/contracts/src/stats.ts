@@ -3,9 +3,10 @@ import { z } from 'zod';
 /**
  * Visit statistics without cookies or personal data: a page view is its path, the day, a
  * visitor key (a hash of the day's random salt, the site, the address and the browser — the
- * salt is deleted after its day, so keys of different days cannot be linked), the referrer's
- * host, a device class and, when a proxy says it, the country. No address, browser string or
- * full referrer is ever stored.
+ * salt is forgotten after its day, so keys of different days cannot be linked), the referrer's
+ * host, a device class and, when a proxy says it, the country. The salt and the keys live in
+ * memory or Redis only, until their day is over; the database keeps daily totals. No address,
+ * browser string or full referrer is ever stored.
  */
 
 /** POST /api/views, sent with navigator.sendBeacon on each page view. */
@@ -26,7 +27,7 @@ export interface RecordedView {
   /** "post" views count for their post (by its slug). */
   kind: 'page' | 'post';
   slug?: string;
-  /** sha256 of (day's salt, site, address, browser), hex. */
+  /** sha256 of (day's salt, site, address, browser), hex; never stored, only checked against the day's set. */
   visitor: string;
   referrerHost: string | null;
   device: DeviceClass;
@@ -42,7 +43,16 @@ export interface ViewBatch {
 /** Stats cover at most this many days at once. */
 export const STATS_MAX_DAYS = 366;
 export const STATS_LIVE_MINUTES = 5;
-export const RAW_VIEW_DAYS = 30;
+/** The admin's post list shows each post's views over this many days. */
+export const RECENT_VIEW_DAYS = 30;
+
+/**
+ * Flooding limits of POST /api/views, per client address: beacons past these are answered 204
+ * like any other and count nothing. A minute's beacons (nginx enforces the same rate), and the
+ * distinct browsers (visitors) counted from one address in a UTC day.
+ */
+export const VIEWS_PER_ADDRESS_PER_MINUTE = 60;
+export const VISITORS_PER_ADDRESS_PER_DAY = 50;
 
 const day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date (YYYY-MM-DD)');
 

@@ -1,69 +1,72 @@
-import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
   DEVICE_CLASSES,
-  RAW_VIEW_DAYS,
+  RECENT_VIEW_DAYS,
   STATS_LIVE_MINUTES,
   type StatsQuery,
   type StatsReport,
   type ViewBatch,
 } from '@blog/contracts';
-import { randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.service.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
-
-const TOP = 10;
-/** How often raw views older than RAW_VIEW_DAYS are folded into daily totals. */
-const FOLD_EVERY_MS = 60 * 60 * 1000;
+import { VISITOR_STORE } from '../tokens.js';
+import type { VisitorStore } from './visitor-store.js';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
+const TOP = 10;
+
+/** One row of posts.view_days or posts.view_day_facets being added to. */
+interface DayRow {
+  day: string;
+  path: string;
+  postId: number | null;
+  views: number;
+  visitors: number;
+}
+interface FacetRow {
+  day: string;
+  path: string;
+  postId: number | null;
+  kind: 'referrer' | 'device' | 'country';
+  value: string;
+  views: number;
+}
+
 /**
- * Stores counted views and answers the Stats tab. Raw rows stay RAW_VIEW_DAYS days, then
- * fold() sums them into daily totals (per path, the site's path '', and per referrer host,
- * device and country) in one transaction and deletes them; a range mixes both.
+ * Stores counted views as daily totals and answers the Stats tab. PostgreSQL holds aggregates
+ * only: views and visitors per day and path (path '' is the whole site), and views per day by
+ * referrer host, device and country (for the site, and per post path). Whether a view's
+ * visitor is new that day is asked of the VisitorStore (memory or Redis, expiring), which also
+ * holds the day's salt and the last minutes' visitors; no visitor key or salt is ever written
+ * here, so no backup holds one.
  */
 @Injectable()
-export class StatsService implements OnModuleInit, OnApplicationShutdown {
-  private readonly logger = new Logger(StatsService.name);
-  private timer?: NodeJS.Timeout;
-
+export class StatsService implements OnApplicationShutdown {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly settings: SiteSettings,
+    @Inject(VISITOR_STORE) private readonly visitors: VisitorStore,
   ) {}
 
-  onModuleInit(): void {
-    this.timer = setInterval(
-      () => void this.fold().catch((error: Error) => this.logger.warn(`views not folded: ${error.message}`)),
-      FOLD_EVERY_MS,
-    );
-    this.timer.unref();
+  async onApplicationShutdown(): Promise<void> {
+    await this.visitors.close();
   }
 
-  onApplicationShutdown(): void {
-    clearInterval(this.timer);
+  /** The salt of `day`, shared by every replica, forgotten shortly after the day is over. */
+  salt(day: string): Promise<string> {
+    return this.visitors.salt(day);
   }
 
   /**
-   * The salt of `day` (made on first use, the same for every replica); salts of earlier days
-   * are deleted, so yesterday's visitor keys can no longer be linked to anyone.
+   * A batch once: its id is kept (a day) so a retry after a lost answer counts nothing twice.
+   * The visitor store is asked inside the transaction; should the commit then fail, the retry
+   * counts the views again but not their visitors (a day's visitors may come out a little low,
+   * never high).
    */
-  async salt(day: string): Promise<string> {
-    await this.db.query(
-      `INSERT INTO posts.view_salts (day, salt) VALUES ($1, $2) ON CONFLICT (day) DO NOTHING`,
-      [day, randomBytes(32)],
-    );
-    await this.db.query(`DELETE FROM posts.view_salts WHERE day < $1`, [day]);
-    const [row] = (await this.db.query(`SELECT salt FROM posts.view_salts WHERE day = $1`, [day])) as {
-      salt: Buffer;
-    }[];
-    return row!.salt.toString('hex');
-  }
-
-  /** A batch once: its id is kept (a day) so a retry after a lost answer counts nothing twice. */
   async record(batch: ViewBatch): Promise<{ recorded: number }> {
     return this.db.transaction(async (manager) => {
       const claimed = (await manager.query(
@@ -81,68 +84,96 @@ export class StatsService implements OnModuleInit, OnApplicationShutdown {
       const ids = new Map(posts.map((p) => [p.slug, p.id]));
       // A post path whose post a visitor cannot see counts nothing.
       const views = batch.views.filter((v) => v.kind !== 'post' || ids.has(v.slug ?? ''));
-      if (views.length)
-        await manager.query(
-          `INSERT INTO posts.page_views (at, day, path, post_id, visitor, referrer_host, device, country)
-           SELECT at, at::date, path, post_id, visitor, referrer_host, device, country
-           FROM unnest($1::timestamptz[], $2::text[], $3::int[], $4::text[], $5::text[], $6::text[], $7::text[])
-             AS v(at, path, post_id, visitor, referrer_host, device, country)`,
-          [
-            views.map((v) => v.at),
-            views.map((v) => v.path),
-            views.map((v) => (v.kind === 'post' ? ids.get(v.slug!)! : null)),
-            views.map((v) => v.visitor),
-            views.map((v) => v.referrerHost),
-            views.map((v) => v.device),
-            views.map((v) => v.country),
-          ],
-        );
+      if (!views.length) return { recorded: 0 };
+      const first = await this.visitors.firstSeen(
+        views.flatMap((v) => [
+          { day: v.at.slice(0, 10), scope: '', visitor: v.visitor },
+          { day: v.at.slice(0, 10), scope: v.path, visitor: v.visitor },
+        ]),
+      );
+      const days = new Map<string, DayRow>();
+      const facets = new Map<string, FacetRow>();
+      const addDay = (day: string, path: string, postId: number | null, isNew: boolean) => {
+        const key = `${day}\n${path}`;
+        const row = days.get(key) ?? days.set(key, { day, path, postId, views: 0, visitors: 0 }).get(key)!;
+        row.views++;
+        if (isNew) row.visitors++;
+      };
+      const addFacet = (
+        day: string,
+        path: string,
+        postId: number | null,
+        kind: FacetRow['kind'],
+        value: string | null,
+      ) => {
+        if (value === null) return;
+        const key = `${day}\n${path}\n${kind}\n${value}`;
+        const row =
+          facets.get(key) ?? facets.set(key, { day, path, postId, kind, value, views: 0 }).get(key)!;
+        row.views++;
+      };
+      views.forEach((v, i) => {
+        const day = v.at.slice(0, 10);
+        const postId = v.kind === 'post' ? ids.get(v.slug!)! : null;
+        addDay(day, '', null, first[2 * i]!);
+        addDay(day, v.path, postId, first[2 * i + 1]!);
+        // The site's facets, and a post's own (its statistics page shows them).
+        for (const path of postId === null ? [''] : ['', v.path]) {
+          const owner = path ? postId : null;
+          addFacet(day, path, owner, 'referrer', v.referrerHost);
+          addFacet(day, path, owner, 'device', v.device);
+          addFacet(day, path, owner, 'country', v.country);
+        }
+      });
+      // Rows in one order on every replica: two batches adding to the same rows wait, never deadlock.
+      const dayRows = [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+      const facetRows = [...facets.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
+      await manager.query(
+        `INSERT INTO posts.view_days (day, path, post_id, views, visitors)
+         SELECT * FROM unnest($1::date[], $2::text[], $3::int[], $4::int[], $5::int[])
+         ON CONFLICT (day, path) DO UPDATE SET views = posts.view_days.views + EXCLUDED.views,
+           visitors = posts.view_days.visitors + EXCLUDED.visitors,
+           post_id = coalesce(EXCLUDED.post_id, posts.view_days.post_id)`,
+        [
+          dayRows.map((r) => r.day),
+          dayRows.map((r) => r.path),
+          dayRows.map((r) => r.postId),
+          dayRows.map((r) => r.views),
+          dayRows.map((r) => r.visitors),
+        ],
+      );
+      await manager.query(
+        `INSERT INTO posts.view_day_facets (day, path, post_id, kind, value, views)
+         SELECT * FROM unnest($1::date[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[])
+         ON CONFLICT (day, path, kind, value) DO UPDATE SET views = posts.view_day_facets.views + EXCLUDED.views`,
+        [
+          facetRows.map((r) => r.day),
+          facetRows.map((r) => r.path),
+          facetRows.map((r) => r.postId),
+          facetRows.map((r) => r.kind),
+          facetRows.map((r) => r.value),
+          facetRows.map((r) => r.views),
+        ],
+      );
+      await this.visitors.touch(
+        views.map((v) => ({
+          visitor: v.visitor,
+          postId: v.kind === 'post' ? ids.get(v.slug!)! : null,
+          at: Date.parse(v.at),
+        })),
+      );
       await manager.query(`DELETE FROM posts.view_batches WHERE at < now() - interval '1 day'`);
       return { recorded: views.length };
     });
   }
 
-  /** Raw views of days before (today - RAW_VIEW_DAYS) become daily totals; the totals stay the same. */
-  async fold(today: Date = new Date()): Promise<{ days: number }> {
-    const before = new Date(today.getTime() - RAW_VIEW_DAYS * 86_400_000);
-    return this.db.transaction(async (manager) => {
-      const cutoff = isoDay(before);
-      await manager.query(
-        `INSERT INTO posts.view_days (day, path, post_id, views, visitors)
-         SELECT day, path, max(post_id), count(*), count(DISTINCT visitor) FROM posts.page_views WHERE day < $1 GROUP BY day, path
-         UNION ALL
-         SELECT day, '', NULL, count(*), count(DISTINCT visitor) FROM posts.page_views WHERE day < $1 GROUP BY day
-         ON CONFLICT (day, path) DO UPDATE SET views = posts.view_days.views + EXCLUDED.views,
-           visitors = posts.view_days.visitors + EXCLUDED.visitors`,
-        [cutoff],
-      );
-      await manager.query(
-        `INSERT INTO posts.view_day_facets (day, kind, value, views)
-         SELECT day, 'referrer', referrer_host, count(*) FROM posts.page_views WHERE day < $1 AND referrer_host IS NOT NULL GROUP BY day, referrer_host
-         UNION ALL SELECT day, 'device', device, count(*) FROM posts.page_views WHERE day < $1 GROUP BY day, device
-         UNION ALL SELECT day, 'country', country, count(*) FROM posts.page_views WHERE day < $1 AND country IS NOT NULL GROUP BY day, country
-         ON CONFLICT (day, kind, value) DO UPDATE SET views = posts.view_day_facets.views + EXCLUDED.views`,
-        [cutoff],
-      );
-      const [, deleted] = (await manager.query(`DELETE FROM posts.page_views WHERE day < $1`, [cutoff])) as [
-        unknown,
-        number,
-      ];
-      return { days: deleted };
-    });
-  }
-
   async stats(query: StatsQuery, now: Date = new Date()): Promise<StatsReport> {
     const { from, to, postId } = query;
-    const post = postId ? `AND post_id = ${Number(postId)}` : '';
+    // One post's rows (any path it had), or the whole site's ('').
+    const scope = postId ? `post_id = ${Number(postId)}` : `path = ''`;
     const dayRows = (await this.db.query(
-      `SELECT day::text AS date, sum(views)::int AS views, sum(visitors)::int AS visitors FROM (
-         SELECT day, count(*) AS views, count(DISTINCT visitor) AS visitors FROM posts.page_views
-           WHERE day BETWEEN $1 AND $2 ${post} GROUP BY day
-         UNION ALL
-         SELECT day, views, visitors FROM posts.view_days
-           WHERE day BETWEEN $1 AND $2 ${postId ? post : "AND path = ''"}
-       ) d GROUP BY day`,
+      `SELECT day::text AS date, sum(views)::int AS views, sum(visitors)::int AS visitors
+       FROM posts.view_days WHERE day BETWEEN $1 AND $2 AND ${scope} GROUP BY day`,
       [from, to],
     )) as { date: string; views: number; visitors: number }[];
     const byDay = new Map(dayRows.map((r) => [r.date, r]));
@@ -151,15 +182,12 @@ export class StatsService implements OnModuleInit, OnApplicationShutdown {
       const date = isoDay(new Date(at));
       days.push({ date, views: byDay.get(date)?.views ?? 0, visitors: byDay.get(date)?.visitors ?? 0 });
     }
+    const post = postId ? `AND post_id = ${Number(postId)}` : '';
     const top = (await this.db.query(
       `SELECT t.post_id AS "postId", p.title, p.slug, p.category, p.submenu1, p.submenu2,
-              sum(t.views)::int AS views, sum(t.visitors)::int AS visitors FROM (
-         SELECT post_id, day, count(*) AS views, count(DISTINCT visitor) AS visitors FROM posts.page_views
-           WHERE day BETWEEN $1 AND $2 AND post_id IS NOT NULL ${post} GROUP BY post_id, day
-         UNION ALL
-         SELECT post_id, day, views, visitors FROM posts.view_days
-           WHERE day BETWEEN $1 AND $2 AND post_id IS NOT NULL ${post}
-       ) t JOIN posts.posts p ON p.id = t.post_id
+              sum(t.views)::int AS views, sum(t.visitors)::int AS visitors
+       FROM posts.view_days t JOIN posts.posts p ON p.id = t.post_id
+       WHERE t.day BETWEEN $1 AND $2 AND t.post_id IS NOT NULL ${post}
        GROUP BY t.post_id, p.title, p.slug, p.category, p.submenu1, p.submenu2
        ORDER BY views DESC, t.post_id LIMIT ${TOP}`,
       [from, to],
@@ -174,24 +202,15 @@ export class StatsService implements OnModuleInit, OnApplicationShutdown {
       visitors: number;
     }[];
     const site = this.settings.current();
-    const facet = async (kind: 'referrer' | 'device' | 'country', column: string) =>
+    const facet = async (kind: 'referrer' | 'device' | 'country') =>
       (await this.db.query(
-        `SELECT value, sum(views)::int AS views FROM (
-           SELECT ${column} AS value, count(*) AS views FROM posts.page_views
-             WHERE day BETWEEN $1 AND $2 AND ${column} IS NOT NULL ${post} GROUP BY ${column}
-           ${
-             postId
-               ? ''
-               : `UNION ALL SELECT value, views FROM posts.view_day_facets WHERE day BETWEEN $1 AND $2 AND kind = '${kind}'`
-           }
-         ) f GROUP BY value ORDER BY views DESC, value LIMIT ${TOP}`,
-        [from, to],
+        `SELECT value, sum(views)::int AS views FROM posts.view_day_facets
+         WHERE day BETWEEN $1 AND $2 AND kind = $3 AND ${scope}
+         GROUP BY value ORDER BY views DESC, value LIMIT ${TOP}`,
+        [from, to, kind],
       )) as { value: string; views: number }[];
-    const [live] = (await this.db.query(
-      `SELECT count(DISTINCT visitor)::int AS n FROM posts.page_views WHERE at > $1 ${post}`,
-      [new Date(now.getTime() - STATS_LIVE_MINUTES * 60_000)],
-    )) as { n: number }[];
-    const devices = new Map((await facet('device', 'device')).map((d) => [d.value, d.views]));
+    const live = await this.visitors.live(now.getTime() - STATS_LIVE_MINUTES * 60_000, postId);
+    const devices = new Map((await facet('device')).map((d) => [d.value, d.views]));
     return {
       days,
       topPosts: top.map((t) => ({
@@ -201,23 +220,20 @@ export class StatsService implements OnModuleInit, OnApplicationShutdown {
         views: t.views,
         visitors: t.visitors,
       })),
-      referrers: (await facet('referrer', 'referrer_host')).map((r) => ({ host: r.value, views: r.views })),
+      referrers: (await facet('referrer')).map((r) => ({ host: r.value, views: r.views })),
       devices: DEVICE_CLASSES.map((device) => ({ device, views: devices.get(device) ?? 0 })),
-      countries: (await facet('country', 'country')).map((c) => ({
-        country: c.value.trim(),
-        views: c.views,
-      })),
-      live: live!.n,
+      countries: (await facet('country')).map((c) => ({ country: c.value.trim(), views: c.views })),
+      live,
     };
   }
 
-  /** Views of each post in the last 30 days (the admin's post list). */
+  /** Views of each post in the last RECENT_VIEW_DAYS days (the admin's post list). */
   async recentViews(ids: number[]): Promise<Record<number, number>> {
     if (!ids.length) return {};
     const rows = (await this.db.query(
-      `SELECT post_id, count(*)::int AS views FROM posts.page_views
+      `SELECT post_id, sum(views)::int AS views FROM posts.view_days
        WHERE post_id = ANY($1) AND day > current_date - $2::int GROUP BY post_id`,
-      [ids, RAW_VIEW_DAYS],
+      [ids, RECENT_VIEW_DAYS],
     )) as { post_id: number; views: number }[];
     return Object.fromEntries(rows.map((r) => [r.post_id, r.views]));
   }

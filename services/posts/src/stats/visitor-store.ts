@@ -1,0 +1,180 @@
+import { STATS_LIVE_MINUTES } from '@blog/contracts';
+import { Logger } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * Where the day's salt and the day's visitor keys live: never in PostgreSQL (so never in a
+ * backup), only here, and only until shortly after their day (UTC) is over. In memory for one
+ * posts process (`npm start`: a restart forgets the day's visitors, who are then counted once
+ * more); in Redis, shared by every replica, when REDIS_URL is set.
+ */
+export interface VisitorStore {
+  /** The salt of `day` (the same for every replica); a day already over gets a one-off salt no one keeps. */
+  salt(day: string): Promise<string>;
+  /** Records each (day, scope, visitor); true where it is the first time that day. */
+  firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]>;
+  /** The visitors seen at `at`, for the site and their post ("visitors right now"). */
+  touch(entries: readonly LiveEntry[]): Promise<void>;
+  /** Distinct visitors seen since `since` (ms), of the site or of one post. */
+  live(since: number, postId?: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `scope` is '' for the whole site, else a path: a visitor is counted once per day in each. */
+export interface VisitorEntry {
+  day: string;
+  scope: string;
+  visitor: string;
+}
+export interface LiveEntry {
+  visitor: string;
+  postId: number | null;
+  at: number;
+}
+
+/** A late batch (sent just after midnight) still finds its day's salt and keys for this long. */
+export const DAY_GRACE_MS = 2 * 60_000;
+const LIVE_MS = STATS_LIVE_MINUTES * 60_000;
+
+/** When a day's salt and keys are forgotten: the end of that UTC day plus the grace. */
+export const forgetAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400_000 + DAY_GRACE_MS;
+/** 128 bits of the key are plenty to tell a day's visitors apart, and halve what is held. */
+const short = (visitor: string) => visitor.slice(0, 32);
+const newSalt = () => randomBytes(32).toString('hex');
+
+export class MemoryVisitorStore implements VisitorStore {
+  private readonly salts = new Map<string, string>();
+  private readonly seen = new Map<string, Set<string>>();
+  private readonly recent = new Map<string, Map<string, number>>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  async salt(day: string): Promise<string> {
+    this.forgetPastDays();
+    if (forgetAt(day) <= this.now()) return newSalt();
+    let salt = this.salts.get(day);
+    if (!salt) this.salts.set(day, (salt = newSalt()));
+    return salt;
+  }
+
+  async firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]> {
+    this.forgetPastDays();
+    return entries.map(({ day, scope, visitor }) => {
+      if (forgetAt(day) <= this.now()) return true;
+      const key = `${day}\n${scope}`;
+      let set = this.seen.get(key);
+      if (!set) this.seen.set(key, (set = new Set()));
+      const before = set.size;
+      set.add(short(visitor));
+      return set.size > before;
+    });
+  }
+
+  async touch(entries: readonly LiveEntry[]): Promise<void> {
+    for (const { visitor, postId, at } of entries)
+      for (const scope of postId === null ? [''] : ['', String(postId)]) {
+        let map = this.recent.get(scope);
+        if (!map) this.recent.set(scope, (map = new Map()));
+        map.set(short(visitor), Math.max(at, map.get(short(visitor)) ?? 0));
+      }
+    const old = this.now() - LIVE_MS;
+    for (const [scope, map] of this.recent) {
+      for (const [visitor, at] of map) if (at <= old) map.delete(visitor);
+      if (!map.size) this.recent.delete(scope);
+    }
+  }
+
+  async live(since: number, postId?: number): Promise<number> {
+    let n = 0;
+    for (const at of this.recent.get(postId === undefined ? '' : String(postId))?.values() ?? [])
+      if (at > since) n++;
+    return n;
+  }
+
+  async close(): Promise<void> {}
+
+  private forgetPastDays(): void {
+    const now = this.now();
+    for (const day of this.salts.keys()) if (forgetAt(day) <= now) this.salts.delete(day);
+    for (const key of this.seen.keys()) if (forgetAt(key.slice(0, 10)) <= now) this.seen.delete(key);
+  }
+}
+
+/**
+ * The same in Redis: `stats:salt:<day>` (SET NX), one SET of keys per day and scope, both
+ * expiring at forgetAt(day); a sorted set per scope of the last minutes' visitors.
+ */
+export class RedisVisitorStore implements VisitorStore {
+  private readonly logger = new Logger(RedisVisitorStore.name);
+  private readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly prefix = 'stats:',
+    private readonly now: () => number = Date.now,
+  ) {
+    this.redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    let lastLogged = 0;
+    this.redis.on('error', (error: Error) => {
+      if (Date.now() - lastLogged < 60_000) return;
+      lastLogged = Date.now();
+      this.logger.warn(`redis: ${error.message} (views wait in the gateway until it is back)`);
+    });
+  }
+
+  async salt(day: string): Promise<string> {
+    const until = forgetAt(day);
+    if (until <= this.now()) return newSalt();
+    const key = `${this.prefix}salt:${day}`;
+    await this.redis.set(key, newSalt(), 'PXAT', until, 'NX');
+    const salt = await this.redis.get(key);
+    return salt ?? newSalt();
+  }
+
+  async firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]> {
+    if (!entries.length) return [];
+    const pipeline = this.redis.pipeline();
+    const expiring = new Map<string, number>();
+    for (const { day, scope, visitor } of entries) {
+      const key = `${this.prefix}visitors:${day}:${scope}`;
+      pipeline.sadd(key, short(visitor));
+      expiring.set(key, forgetAt(day));
+    }
+    for (const [key, until] of expiring) pipeline.pexpireat(key, until);
+    const results = (await pipeline.exec()) ?? [];
+    return entries.map((_, i) => {
+      const [error, added] = results[i]!;
+      if (error) throw error;
+      return added === 1;
+    });
+  }
+
+  async touch(entries: readonly LiveEntry[]): Promise<void> {
+    if (!entries.length) return;
+    const pipeline = this.redis.pipeline();
+    const scopes = new Set<string>();
+    for (const { visitor, postId, at } of entries)
+      for (const scope of postId === null ? ['site'] : ['site', `post:${postId}`]) {
+        pipeline.zadd(`${this.prefix}live:${scope}`, 'GT', at, short(visitor));
+        scopes.add(scope);
+      }
+    for (const scope of scopes) {
+      pipeline.zremrangebyscore(`${this.prefix}live:${scope}`, '-inf', this.now() - LIVE_MS);
+      pipeline.pexpire(`${this.prefix}live:${scope}`, 2 * LIVE_MS);
+    }
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  }
+
+  async live(since: number, postId?: number): Promise<number> {
+    return this.redis.zcount(
+      `${this.prefix}live:${postId === undefined ? 'site' : `post:${postId}`}`,
+      `(${since}`,
+      '+inf',
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
