@@ -218,7 +218,10 @@ describe('accounts through the gateway', () => {
   it('two-factor sign-in: set up, enable with a code, sign in in two steps; codes and recovery codes work once', async () => {
     await register('careful', 'careful-password-1');
     const token = await loginAs(stack, 'careful', 'careful-password-1');
-    const early = await api(stack, '/api/auth/2fa/enable', { body: { code: '123456' }, token });
+    const early = await api(stack, '/api/auth/2fa/enable', {
+      body: { password: 'careful-password-1', code: '123456' },
+      token,
+    });
     expect(early.status).toBe(400);
     expect(early.json.error).toBe(ErrorText.twoFactorNotSetUp);
 
@@ -227,11 +230,21 @@ describe('accounts through the gateway', () => {
     expect(setup.json.secret).toMatch(/^[A-Z2-7]{32}$/);
     expect(setup.json.otpauthUrl).toMatch(/^otpauth:\/\/totp\/.*careful\?.*secret=/);
     const secret = setup.json.secret as string;
-    expect((await api(stack, '/api/auth/2fa/enable', { body: { code: 'abc' }, token })).status).toBe(400);
+    const confirm = (code: string, password = 'careful-password-1') => ({ password, code });
+    expect((await api(stack, '/api/auth/2fa/enable', { body: confirm('abc'), token })).status).toBe(400);
+    // The current password is asked beside the code: missing or wrong, nothing changes.
+    const noPassword = await api(stack, '/api/auth/2fa/enable', { body: { code: codeAt(secret) }, token });
+    expect([noPassword.status, noPassword.json.error]).toEqual([400, 'password is required']);
+    const wrongPassword = await api(stack, '/api/auth/2fa/enable', {
+      body: confirm(codeAt(secret), 'not-the-password'),
+      token,
+    });
+    expect([wrongPassword.status, wrongPassword.json.error]).toEqual([400, ErrorText.wrongCurrentPassword]);
+    expect((await api(stack, '/api/auth/account', { token })).json.twoFactorEnabled).toBe(false);
     const wrongCode = codeAt(secret, 10);
     // Wrong codes on the account's own calls are 400 (a 401 would sign the page out).
-    expect((await api(stack, '/api/auth/2fa/enable', { body: { code: wrongCode }, token })).status).toBe(400);
-    const enabled = await api(stack, '/api/auth/2fa/enable', { body: { code: codeAt(secret) }, token });
+    expect((await api(stack, '/api/auth/2fa/enable', { body: confirm(wrongCode), token })).status).toBe(400);
+    const enabled = await api(stack, '/api/auth/2fa/enable', { body: confirm(codeAt(secret)), token });
     expect(enabled.status).toBe(200);
     const recovery = enabled.json.recoveryCodes as string[];
     expect(recovery).toHaveLength(10);
@@ -284,17 +297,46 @@ describe('accounts through the gateway', () => {
       ).json.error,
     ).toBe(ErrorText.invalidCredentials);
 
-    // Turning it off needs a right code.
+    // New recovery codes need the password and a code; the old ones stop working.
+    const renewed = await api(stack, '/api/auth/2fa/recovery-codes', {
+      body: confirm(recovery[2]!),
+      token: signedIn.json.token,
+    });
+    expect(renewed.status).toBe(200);
+    expect(renewed.json.recoveryCodes).toHaveLength(10);
+    const fresh = renewed.json.recoveryCodes as string[];
     expect(
-      (await api(stack, '/api/auth/2fa/disable', { body: { code: wrongCode }, token: signedIn.json.token }))
+      (
+        await api(stack, '/api/auth/login', {
+          body: { ...password, code: recovery[3] },
+          headers: { 'x-forwarded-for': '10.2.0.2' },
+        })
+      ).status,
+    ).toBe(401);
+
+    // Turning it off needs the password and a right code, and signs every other session out.
+    expect(
+      (await api(stack, '/api/auth/2fa/disable', { body: confirm(wrongCode), token: signedIn.json.token }))
         .status,
     ).toBe(400);
+    expect(
+      (
+        await api(stack, '/api/auth/2fa/disable', {
+          body: confirm(fresh[0]!, 'not-the-password'),
+          token: signedIn.json.token,
+        })
+      ).status,
+    ).toBe(400);
+    expect(await status(token)).toBe(200);
     const off = await api(stack, '/api/auth/2fa/disable', {
-      body: { code: recovery[2] },
+      body: confirm(fresh[0]!),
       token: signedIn.json.token,
     });
     expect(off.status).toBe(200);
-    expect(off.json.twoFactorEnabled).toBe(false);
+    expect(off.json).toMatchObject({ twoFactorEnabled: false, codeLockedUntil: null });
+    expect(await status(token)).toBe(401);
+    expect(await status(signedIn.json.token)).toBe(401);
+    expect(await status(off.json.token)).toBe(200);
     expect(
       (await api(stack, '/api/auth/login', { body: password, headers: { 'x-forwarded-for': '10.2.0.1' } }))
         .status,
@@ -307,7 +349,10 @@ describe('accounts through the gateway', () => {
     const { secret } = (await api(stack, '/api/auth/2fa/setup', { method: 'POST', token })).json as {
       secret: string;
     };
-    await api(stack, '/api/auth/2fa/enable', { body: { code: codeAt(secret) }, token });
+    await api(stack, '/api/auth/2fa/enable', {
+      body: { password: 'guarded-password-1', code: codeAt(secret) },
+      token,
+    });
     const attempt = (code?: string) =>
       api(stack, '/api/auth/login', {
         body: { username: 'guarded', password: 'guarded-password-1', ...(code ? { code } : {}) },
@@ -318,12 +363,46 @@ describe('accounts through the gateway', () => {
     expect(blocked.status).toBe(429);
   });
 
+  it('locks the account’s code checks after five wrong codes from as many addresses: 429 with Retry-After, shown on the account', async () => {
+    await register('spread', 'spread-password-1');
+    const token = await loginAs(stack, 'spread', 'spread-password-1');
+    const { secret } = (await api(stack, '/api/auth/2fa/setup', { method: 'POST', token })).json as {
+      secret: string;
+    };
+    const confirm = (code: string) => ({ password: 'spread-password-1', code });
+    expect((await api(stack, '/api/auth/2fa/enable', { body: confirm(codeAt(secret)), token })).status).toBe(
+      200,
+    );
+    const attempt = (code: string, ip: string) =>
+      api(stack, '/api/auth/login', {
+        body: { username: 'spread', password: 'spread-password-1', code },
+        headers: { 'x-forwarded-for': ip },
+      });
+    for (let i = 0; i < 5; i++) expect((await attempt(String(300000 + i), `10.4.${i}.1`)).status).toBe(401);
+    const blocked = await attempt(codeAt(secret, 1), '10.4.9.1');
+    expect(blocked.status).toBe(429);
+    expect(blocked.json.error).toBe(ErrorText.twoFactorLocked);
+    const retryAfter = Number(blocked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(880);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    // The session holder is locked too, and sees until when.
+    const off = await api(stack, '/api/auth/2fa/disable', { body: confirm(codeAt(secret, 1)), token });
+    expect(off.status).toBe(429);
+    expect(Number(off.headers.get('retry-after'))).toBeGreaterThan(880);
+    const account = (await api(stack, '/api/auth/account', { token })).json;
+    expect(account.twoFactorEnabled).toBe(true);
+    expect(Date.parse(account.codeLockedUntil) - Date.now()).toBeGreaterThan(880_000);
+  });
+
   it('the operator resets a locked-out admin: a printed password, sessions signed out, two-factor off', async () => {
     const before = await loginAs(stack, ADMIN.username, ADMIN.password);
     const { secret } = (await api(stack, '/api/auth/2fa/setup', { method: 'POST', token: before })).json as {
       secret: string;
     };
-    await api(stack, '/api/auth/2fa/enable', { body: { code: codeAt(secret) }, token: before });
+    await api(stack, '/api/auth/2fa/enable', {
+      body: { password: ADMIN.password, code: codeAt(secret) },
+      token: before,
+    });
     const reset = await runAdminCommand(stack, ['reset-password', ADMIN.username.toUpperCase()]);
     expect(reset.code).toBe(0);
     const password = /^New password for \S+: (\S+)$/m.exec(reset.stdout)![1]!;
@@ -354,6 +433,7 @@ describe('accounts through the gateway', () => {
       ['POST', '/api/auth/2fa/setup'],
       ['POST', '/api/auth/2fa/enable'],
       ['POST', '/api/auth/2fa/disable'],
+      ['POST', '/api/auth/2fa/recovery-codes'],
     ])
       expect([
         path,
