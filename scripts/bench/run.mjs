@@ -13,6 +13,7 @@ import { benchExport } from './export.mjs';
 import { benchImport } from './import.mjs';
 import { benchViews } from './views.mjs';
 import { benchPages } from './pages.mjs';
+import { benchMemory } from './memory.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -29,12 +30,13 @@ const benches = {
   export: benchExport,
   views: benchViews,
   pages: benchPages,
+  memory: benchMemory,
 };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {
-  // posts-search is part of posts, so it runs only when named.
-  if (only.length ? !only.includes(name) : name === 'posts-search') continue;
+  // posts-search is part of posts and memory takes its own quarter hour, so they run only when named.
+  if (only.length ? !only.includes(name) : name === 'posts-search' || name === 'memory') continue;
   process.stderr.write(`[bench] ${name}...\n`);
   results[name] = await run();
   process.stdout.write(`${name}: ${JSON.stringify(results[name], null, 2)}\n`);
