@@ -1,8 +1,9 @@
 /**
  * The owner runs the site from the dashboard (issue 16), in Chromium against the built stack:
  * the Site tab's texts reach the home page, closing registration shows on the register page,
- * roles change in the Users tab, and two-factor sign-in is set up from a QR code and then
- * asked for in the sign-in's second step. axe checks the Site tab, the Account tab and that step.
+ * roles change in the Users tab, and two-factor sign-in is set up from a QR code (with the
+ * password) and then asked for in the sign-in's second step; five wrong codes lock the checks.
+ * axe checks the Site tab, the Account tab and that step.
  */
 import { Secret, TOTP } from 'otpauth';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -176,6 +177,10 @@ test('two-factor sign-in: set up from the QR code, then the sign-in asks for a c
   expect(await axeProblems(page)).toEqual([]);
   const secret = (await page.locator('.two-factor-secret').textContent())!.trim();
   await page.getByLabel('Code from your authenticator app').fill(codeAt(secret));
+  // Turning it on asks for the password beside the code.
+  await page.getByRole('button', { name: 'Turn on' }).click();
+  await page.getByRole('alert').filter({ hasText: 'password is required' }).waitFor();
+  await page.getByLabel('Your password').fill(rig!.stack.admin.password);
   await page.getByRole('button', { name: 'Turn on' }).click();
   const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
   await codes.first().waitFor();
@@ -200,4 +205,25 @@ test('two-factor sign-in: set up from the QR code, then the sign-in asks for a c
   } finally {
     await fresh.close();
   }
+
+  // Five wrong codes lock the account's code checks; the sixth try says until when, and so does the page.
+  await page.getByRole('button', { name: 'I have saved them' }).click();
+  await page.getByLabel('Your password').fill(rig!.stack.admin.password);
+  const turnOff = async (code: string) => {
+    await page.getByLabel(/^Code from your authenticator app/).fill(code);
+    const answer = page.waitForResponse((r) => r.url().endsWith('/api/auth/2fa/disable'));
+    await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).click();
+    return (await answer).status();
+  };
+  for (let i = 0; i < 5; i++) expect(await turnOff(String(300000 + i))).toBe(400);
+  expect(await turnOff(codeAt(secret, 1))).toBe(429);
+  await page
+    .getByRole('alert')
+    .filter({ hasText: /Too many wrong two-factor codes\..*Codes are accepted again at \d/ })
+    .waitFor();
+  await page
+    .getByTestId('two-factor-lock')
+    .filter({ hasText: /refused until \d/ })
+    .waitFor();
+  expect(await axeProblems(page)).toEqual([]);
 });

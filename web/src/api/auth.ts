@@ -6,6 +6,8 @@ import type {
   PublicUser,
   RegisterRequest,
   RegisterResponse,
+  TwoFactorConfirm,
+  TwoFactorDisabled,
   TwoFactorEnabled,
   TwoFactorSetup,
 } from '@blog/contracts';
@@ -56,8 +58,14 @@ export const signOutEverywhere = (api: ApiClient) =>
 export const setUpTwoFactor = (api: ApiClient) =>
   api.request<TwoFactorSetup>('/api/auth/2fa/setup', { method: 'POST' });
 
-export const enableTwoFactor = (api: ApiClient, code: string) =>
-  api.request<TwoFactorEnabled>('/api/auth/2fa/enable', { method: 'POST', body: { code } });
+/** The current password beside the first code from the app; answers the recovery codes, once. */
+export const enableTwoFactor = (api: ApiClient, confirm: TwoFactorConfirm) =>
+  api.request<TwoFactorEnabled>('/api/auth/2fa/enable', { method: 'POST', body: confirm });
 
-export const disableTwoFactor = (api: ApiClient, code: string) =>
-  api.request<AccountView>('/api/auth/2fa/disable', { method: 'POST', body: { code } });
+/** Answers the account and a new session: every other device is signed out. */
+export const disableTwoFactor = (api: ApiClient, confirm: TwoFactorConfirm) =>
+  api.request<TwoFactorDisabled>('/api/auth/2fa/disable', { method: 'POST', body: confirm });
+
+/** Ten new recovery codes, shown once; the old ones stop working. */
+export const renewRecoveryCodes = (api: ApiClient, confirm: TwoFactorConfirm) =>
+  api.request<TwoFactorEnabled>('/api/auth/2fa/recovery-codes', { method: 'POST', body: confirm });

@@ -1,6 +1,8 @@
 import {
   passwordChangeSchema,
   describeValidationError,
+  ErrorText,
+  twoFactorConfirmSchema,
   type AccountView,
   type TwoFactorSetup,
 } from '@blog/contracts';
@@ -11,10 +13,11 @@ import {
   disableTwoFactor,
   enableTwoFactor,
   getAccount,
+  renewRecoveryCodes,
   setUpTwoFactor,
   signOutEverywhere,
 } from '../../api/auth';
-import { errorMessage } from '../../api/client';
+import { ApiError, errorMessage } from '../../api/client';
 import { useSession } from '../../session/SessionContext';
 import { QrCode } from './QrCode';
 import './account.css';
@@ -152,6 +155,10 @@ function SessionsCard() {
   );
 }
 
+/** The time of day a lock ends, in the reader's own clock (the account page is not server-rendered). */
+const timeOfDay = (iso: string) =>
+  new Date(iso).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+
 function TwoFactorPanel({
   account,
   onChange,
@@ -160,8 +167,10 @@ function TwoFactorPanel({
   onChange(account: AccountView): void;
 }) {
   const api = useApi();
+  const { login } = useSession();
   const [setup, setSetup] = useState<TwoFactorSetup | null>(null);
-  const [recoveryCodes, setRecoveryCodes] = useState<string[] | null>(null);
+  const [recoveryCodes, setRecoveryCodes] = useState<{ codes: string[]; renewed: boolean } | null>(null);
+  const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
   const [message, setMessage] = useState<Message>(null);
   const [pending, setPending] = useState(false);
@@ -172,24 +181,47 @@ function TwoFactorPanel({
     try {
       await work();
     } catch (error) {
-      setMessage({ kind: 'error', text: errorMessage(error, failure) });
+      if (error instanceof ApiError && error.status === 429) {
+        // Too many wrong codes: the account says until when (the server's clock decides).
+        const locked = await getAccount(api).catch(() => null);
+        if (locked) onChange(locked);
+        const until = locked?.codeLockedUntil;
+        setMessage({
+          kind: 'error',
+          text: until
+            ? `${ErrorText.twoFactorLocked} Codes are accepted again at ${timeOfDay(until)}.`
+            : errorMessage(error, failure),
+        });
+      } else setMessage({ kind: 'error', text: errorMessage(error, failure) });
     } finally {
       setPending(false);
     }
+  };
+  /** The password and code as the server reads them; a 400 naming the field otherwise. */
+  const confirmation = () => {
+    const parsed = twoFactorConfirmSchema.safeParse({ password, code });
+    if (parsed.success) return parsed.data;
+    throw new ApiError(400, describeValidationError(parsed.error).message);
+  };
+  const clearFields = () => {
+    setPassword('');
+    setCode('');
   };
 
   if (recoveryCodes)
     return (
       <div>
         <p role="status" className="form-success">
-          Two-factor sign-in is on.
+          {recoveryCodes.renewed
+            ? 'New recovery codes: the old ones no longer work.'
+            : 'Two-factor sign-in is on.'}
         </p>
         <p>
           Keep these recovery codes somewhere safe. Each signs you in once if you lose your phone; they are
           not shown again.
         </p>
         <ul className="recovery-codes" aria-label="Recovery codes">
-          {recoveryCodes.map((c) => (
+          {recoveryCodes.codes.map((c) => (
             <li key={c}>
               <code>{c}</code>
             </li>
@@ -201,17 +233,34 @@ function TwoFactorPanel({
       </div>
     );
 
-  const codeField = (
-    <div className="field">
-      <label htmlFor="two-factor-code">Code from your authenticator app</label>
-      <input
-        id="two-factor-code"
-        autoComplete="one-time-code"
-        inputMode="numeric"
-        value={code}
-        onChange={(e) => setCode(e.target.value)}
-      />
-    </div>
+  const lockLine = account.codeLockedUntil && (
+    <p className="form-error" data-testid="two-factor-lock">
+      Too many wrong codes: two-factor codes for this account are refused until{' '}
+      {timeOfDay(account.codeLockedUntil)}.
+    </p>
+  );
+  const confirmFields = (codeLabel: string) => (
+    <>
+      <div className="field">
+        <label htmlFor="two-factor-password">Your password</label>
+        <input
+          id="two-factor-password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+        />
+      </div>
+      <div className="field">
+        <label htmlFor="two-factor-code">{codeLabel}</label>
+        <input
+          id="two-factor-code"
+          autoComplete="one-time-code"
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+        />
+      </div>
+    </>
   );
 
   if (account.twoFactorEnabled)
@@ -220,18 +269,42 @@ function TwoFactorPanel({
         className="form"
         onSubmit={(event) => {
           event.preventDefault();
-          void run(async () => {
-            onChange(await disableTwoFactor(api, code));
-            setCode('');
-            setMessage({ kind: 'success', text: 'Two-factor sign-in is off.' });
-          }, 'Could not turn two-factor sign-in off');
+          // Enter asks for new recovery codes (the first button); turning off takes its own button.
+          const turnOff = (event.nativeEvent as SubmitEvent).submitter?.getAttribute('value') === 'off';
+          if (turnOff)
+            void run(async () => {
+              // This browser keeps its session with the new token; older ones stop working.
+              const { token, ...view } = await disableTwoFactor(api, confirmation());
+              login({ token, username: view.username, role: view.role });
+              onChange(view);
+              clearFields();
+              setMessage({
+                kind: 'success',
+                text: 'Two-factor sign-in is off. Every other device is signed out.',
+              });
+            }, 'Could not turn two-factor sign-in off');
+          else
+            void run(async () => {
+              const renewed = await renewRecoveryCodes(api, confirmation());
+              clearFields();
+              setRecoveryCodes({ codes: renewed.recoveryCodes, renewed: true });
+            }, 'Could not make new recovery codes');
         }}
       >
-        <p>Two-factor sign-in is on: signing in asks for a code from your authenticator app.</p>
-        {codeField}
-        <button type="submit" className="button" disabled={pending}>
-          Turn off two-factor sign-in
-        </button>
+        <p>
+          Two-factor sign-in is on: signing in asks for a code from your authenticator app. Changing it asks
+          for your password and a code (or a recovery code).
+        </p>
+        {lockLine}
+        {confirmFields('Code from your authenticator app or a recovery code')}
+        <div className="form-actions">
+          <button type="submit" className="button" value="renew" disabled={pending}>
+            Get new recovery codes
+          </button>
+          <button type="submit" className="button" value="off" disabled={pending}>
+            Turn off two-factor sign-in
+          </button>
+        </div>
         <Feedback message={message} />
       </form>
     );
@@ -240,6 +313,7 @@ function TwoFactorPanel({
     return (
       <div>
         <p>Protect your account with a code from an authenticator app as well as your password.</p>
+        {lockLine}
         <button
           type="button"
           className="button"
@@ -260,20 +334,21 @@ function TwoFactorPanel({
       onSubmit={(event) => {
         event.preventDefault();
         void run(async () => {
-          const enabled = await enableTwoFactor(api, code);
-          setRecoveryCodes(enabled.recoveryCodes);
+          const enabled = await enableTwoFactor(api, confirmation());
+          setRecoveryCodes({ codes: enabled.recoveryCodes, renewed: false });
           setSetup(null);
-          setCode('');
-          onChange({ ...account, twoFactorEnabled: true });
+          clearFields();
+          onChange({ ...account, twoFactorEnabled: true, codeLockedUntil: null });
         }, 'Could not turn two-factor sign-in on');
       }}
     >
-      <p>Scan this code with your authenticator app, then enter the six digits it shows.</p>
+      <p>Scan this code with your authenticator app, then enter the six digits it shows and your password.</p>
       <QrCode text={setup.otpauthUrl} label="QR code for your authenticator app" />
       <p>
         Or enter this key by hand: <code className="two-factor-secret">{setup.secret}</code>
       </p>
-      {codeField}
+      {lockLine}
+      {confirmFields('Code from your authenticator app')}
       <button type="submit" className="button" disabled={pending}>
         Turn on
       </button>
