@@ -14,6 +14,9 @@ import { dirname, join } from 'node:path';
 import sharp from 'sharp';
 import { parse } from 'yaml';
 import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
+import type { INestApplication } from '@nestjs/common';
+import { freePort } from '@blog/server-kit/testing';
+import { createGateway, loadGatewayConfig } from '../src/index.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 import { unzip } from './support/zip.js';
 
@@ -324,19 +327,111 @@ describe('export everything', () => {
     120_000,
   );
 
-  it('downloads through a one-time link the dashboard asks for', async () => {
-    const link = await api(stack, '/api/admin/export/link', { method: 'POST', token: admin });
-    expect(link.status).toBe(200);
-    const url = (link.json as unknown as { url: string }).url;
-    expect(url).toMatch(/^\/api\/admin\/export\/download\?t=/);
-    const first = await fetch(`${stack.baseUrl}${url}`);
-    expect(first.status).toBe(200);
-    expect((await unzip(Buffer.from(await first.arrayBuffer()))).has('blog.json')).toBe(true);
-    // Once only, and never as a session.
-    expect((await fetch(`${stack.baseUrl}${url}`)).status).toBe(401);
-    const token = new URL(url, stack.baseUrl).searchParams.get('t')!;
-    expect((await api(stack, '/api/auth/account', { token })).status).toBe(401);
-    expect((await fetch(`${stack.baseUrl}/api/admin/export/download?t=forged`)).status).toBe(401);
+  describe("the dashboard's one-time download", () => {
+    /** A second gateway replica over the same services: what one replica used, the other refuses. */
+    let replica: INestApplication;
+    let replicaUrl: string;
+
+    beforeAll(async () => {
+      const port = await freePort();
+      replica = await createGateway(loadGatewayConfig({ ...stack.env, PORT: String(port) }), stack.env);
+      replicaUrl = `http://127.0.0.1:${port}`;
+    });
+    afterAll(() => replica?.close());
+
+    const askLink = async (session: string) => {
+      const answer = await api(stack, '/api/admin/export/link', { method: 'POST', token: session });
+      expect(answer.status).toBe(200);
+      return answer.json as unknown as { action: string; token: string; expiresInSeconds: number };
+    };
+    /** What the dashboard's form posts: the link's token and the session, in the body. */
+    const post = (base: string, action: string, fields: Record<string, string>) =>
+      fetch(`${base}${action}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields).toString(),
+      });
+
+    it('answers the zip once, on whichever replica, with no token in any URL', async () => {
+      const link = await askLink(admin);
+      expect(link.action).toBe('/api/admin/export/download');
+      expect(link.expiresInSeconds).toBe(60);
+      const first = await post(stack.baseUrl, link.action, { token: link.token, session: admin });
+      expect(first.status).toBe(200);
+      expect(first.headers.get('content-disposition')).toMatch(/^attachment; filename="blog-export-/);
+      expect((await unzip(Buffer.from(await first.arrayBuffer()))).has('blog.json')).toBe(true);
+      // Used: refused on this replica and on the other one.
+      const again = await post(replicaUrl, link.action, { token: link.token, session: admin });
+      expect(again.status).toBe(401);
+      expect((await post(stack.baseUrl, link.action, { token: link.token, session: admin })).status).toBe(
+        401,
+      );
+
+      // A fresh link used on the other replica first: refused here.
+      const other = await askLink(admin);
+      expect((await post(replicaUrl, other.action, { token: other.token, session: admin })).status).toBe(200);
+      expect((await post(stack.baseUrl, other.action, { token: other.token, session: admin })).status).toBe(
+        401,
+      );
+
+      // The token is never a session, and the old query-string download is gone.
+      expect((await api(stack, '/api/auth/account', { token: link.token })).status).toBe(401);
+      expect((await fetch(`${stack.baseUrl}/api/admin/export/download?t=${link.token}`)).status).toBe(404);
+    });
+
+    it("needs the session that asked, still valid and still an admin's, checked at download", async () => {
+      const link = await askLink(admin);
+      expect((await post(stack.baseUrl, link.action, { token: link.token })).status).toBe(401);
+      expect((await post(stack.baseUrl, link.action, { token: 'forged', session: admin })).status).toBe(401);
+      expect((await post(stack.baseUrl, link.action, { session: admin })).status).toBe(401);
+      // Another account's valid session does not carry this link.
+      await api(stack, '/api/auth/register', {
+        body: { username: 'second-admin', password: 'second-password-1' },
+      });
+      const id = (
+        (await api(stack, '/api/auth/users', { token: admin })).json as { id: string; username: string }[]
+      ).find((u) => u.username === 'second-admin')!.id;
+      expect(
+        (await api(stack, `/api/auth/users/${id}`, { method: 'PUT', body: { role: 'admin' }, token: admin }))
+          .status,
+      ).toBe(200);
+      const second = await loginAs(stack, 'second-admin', 'second-password-1');
+      expect((await post(stack.baseUrl, link.action, { token: link.token, session: second })).status).toBe(
+        401,
+      );
+
+      // Signed out everywhere on one replica; the other had just checked the session (cached).
+      const mine = await loginAs(stack, 'second-admin', 'second-password-1');
+      const unused = await askLink(mine);
+      expect(
+        (await fetch(`${replicaUrl}/api/auth/users`, { headers: { authorization: `Bearer ${mine}` } }))
+          .status,
+      ).toBe(200);
+      expect((await api(stack, '/api/auth/sessions/revoke', { method: 'POST', token: mine })).status).toBe(
+        200,
+      );
+      expect((await post(replicaUrl, unused.action, { token: unused.token, session: mine })).status).toBe(
+        401,
+      );
+
+      // Demoted on one replica while the link was out: refused on the other.
+      const current = await loginAs(stack, 'second-admin', 'second-password-1');
+      const pending = await askLink(current);
+      expect(
+        (await fetch(`${replicaUrl}/api/auth/users`, { headers: { authorization: `Bearer ${current}` } }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await api(stack, `/api/auth/users/${id}`, { method: 'PUT', body: { role: 'user' }, token: admin }))
+          .status,
+      ).toBe(200);
+      expect(
+        (await post(replicaUrl, pending.action, { token: pending.token, session: current })).status,
+      ).toBe(401);
+
+      // None of the refusals used the admin's link up.
+      expect((await post(replicaUrl, link.action, { token: link.token, session: admin })).status).toBe(200);
+    });
   });
 
   it('is for admins only', async () => {

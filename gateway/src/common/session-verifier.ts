@@ -37,6 +37,16 @@ export class SessionVerifier {
     return { ...claims, role: state.role };
   }
 
+  /**
+   * `verify` with the account's state asked of the auth service now, never from the cache: for
+   * a request that must see a sign-out or role change made a moment ago on any replica.
+   */
+  async verifyNow(token: string): Promise<TokenClaims> {
+    const claims = await verifyToken(this.jwt, token);
+    this.states.delete(claims.sub);
+    return this.verify(token);
+  }
+
   /** Drops what this replica knows of an account after it forwarded a change to it. */
   forget(userId: string): void {
     this.states.delete(userId);

@@ -39,6 +39,8 @@ export const Patterns = {
     oldPath: 'posts.oldPath',
     /** The export's walk: the next posts after an id, with their source, media and old paths. */
     exportBatch: 'posts.exportBatch',
+    /** Uses up an export download link's id ({ id, expiresAt } → true the first time only, whichever gateway asks). */
+    claimExportLink: 'posts.export.claimLink',
     /** A batch of counted page views (ViewBatch), stored once per batch id. */
     recordViews: 'posts.views.record',
     /** The day's random salt for visitor keys (made on first use, deleted after its day). */

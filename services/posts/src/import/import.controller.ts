@@ -11,6 +11,7 @@ import { ExportBatchService } from './export-batch.service.js';
 import { ImportService } from './import.service.js';
 
 const oldPathSchema = z.object({ path: z.string().max(1000) });
+const linkClaimSchema = z.object({ id: z.uuid(), expiresAt: z.coerce.date() });
 const batchSchema = z.object({
   afterId: z.number().int().min(0).default(0),
   limit: z.number().int().min(1).max(500).default(200),
@@ -41,6 +42,12 @@ export class ImportController {
   exportBatch(@Payload() message: RpcEnvelope<unknown>) {
     const { afterId, limit } = parseOrThrow(batchSchema, message.data ?? {});
     return this.exports.batch(afterId, limit);
+  }
+
+  @MessagePattern(Patterns.posts.claimExportLink)
+  claimExportLink(@Payload() message: RpcEnvelope<unknown>): Promise<boolean> {
+    const { id, expiresAt } = parseOrThrow(linkClaimSchema, message.data);
+    return this.exports.claimLink(id, expiresAt);
   }
 
   @MessagePattern(Patterns.posts.oldPath)

@@ -1,22 +1,48 @@
 import { useState } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
+import { useSession } from '../../../session/SessionContext';
 
 type State = { kind: 'idle' } | { kind: 'starting' } | { kind: 'started' } | { kind: 'error'; text: string };
 
 /**
+ * Posts a form the browser answers with a download (the server sends it as an attachment, so
+ * the page stays): the tokens travel in the body, never in a URL, history or access log.
+ */
+function postDownload(action: string, fields: Record<string, string>): void {
+  const form = document.createElement('form');
+  form.method = 'POST';
+  form.action = action;
+  form.hidden = true;
+  for (const [name, value] of Object.entries(fields)) {
+    const input = document.createElement('input');
+    input.type = 'hidden';
+    input.name = name;
+    input.value = value;
+    form.append(input);
+  }
+  document.body.append(form);
+  form.submit();
+  form.remove();
+}
+
+/**
  * "Export everything": the dashboard asks for a one-time link and the browser downloads the
- * .zip from it itself, saving it straight to disk with its own progress, however large.
+ * .zip with it itself (a form post with the link and the session, checked again by the
+ * server), saving it straight to disk with its own progress, however large.
  */
 export function ExportPanel() {
   const api = useApi();
+  const { session } = useSession();
   const [state, setState] = useState<State>({ kind: 'idle' });
 
   const start = async () => {
     setState({ kind: 'starting' });
     try {
-      const { url } = await api.request<{ url: string }>('/api/admin/export/link', { method: 'POST' });
-      window.location.assign(url);
+      const link = await api.request<{ action: string; token: string }>('/api/admin/export/link', {
+        method: 'POST',
+      });
+      postDownload(link.action, { token: link.token, session: session?.token ?? '' });
       setState({ kind: 'started' });
     } catch (error) {
       setState({ kind: 'error', text: `Error: ${errorMessage(error, 'Could not start the export')}` });
