@@ -63,7 +63,10 @@ describe('export, then import into an empty blog', () => {
   };
 
   beforeAll(async () => {
-    [source, target] = await Promise.all([startTestStack(), startTestStack()]);
+    // One blog moved to a new server: a new database, the same public address (so its
+    // subscribers keep their confirmations; import.fidelity covers another blog's archive).
+    const address = { SITE_URL: 'http://blog.test' };
+    [source, target] = await Promise.all([startTestStack(address), startTestStack(address)]);
     for (const stack of [source, target])
       tokens.set(stack, await loginAs(stack, ADMIN.username, ADMIN.password));
   }, 120_000);
@@ -182,6 +185,8 @@ describe('export, then import into an empty blog', () => {
       },
     ]);
     const after = await exportOf(target);
+    expect(after.archive.blog).toEqual({ id: expect.any(String), url: 'http://blog.test' });
+    expect(after.archive.blog!.id).not.toBe(before.archive.blog!.id);
 
     // Every setting, the tree's ids included, and the banner's file.
     expect(after.archive.site).toEqual(before.archive.site);

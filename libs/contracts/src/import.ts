@@ -33,6 +33,17 @@ export interface ImportError {
   message: string;
 }
 
+/**
+ * A post its source kept from the public (a WordPress password or private status, Ghost's
+ * members, paid or tiers visibility): it is imported as a draft, never public, and named here.
+ */
+export interface ImportRestricted {
+  /** The post's title. */
+  item: string;
+  /** "password-protected", "private", "members only", "paid members only", "specific tiers". */
+  reason: string;
+}
+
 /** GET /api/admin/import/{id}: where an import stands. */
 export interface ImportReport {
   id: string;
@@ -52,6 +63,8 @@ export interface ImportReport {
   skippedBy: Record<string, number>;
   /** Old URLs that now answer 301 to their post. */
   redirects: number;
+  /** Posts imported as drafts because their source restricted them (at most IMPORT_MAX_ERRORS). */
+  restricted: ImportRestricted[];
   /** Why the whole import failed. */
   reason?: string;
   createdAt: string;

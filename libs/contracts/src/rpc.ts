@@ -39,6 +39,8 @@ export const Patterns = {
     oldPath: 'posts.oldPath',
     /** The export's walk: the next posts after an id, with their source, media and old paths. */
     exportBatch: 'posts.exportBatch',
+    /** This blog's identity for its archives (ArchiveBlog: its id and public address). */
+    blogIdentity: 'posts.blog.identity',
     /** Uses up an export download link's id ({ id, expiresAt } → true the first time only, whichever gateway asks). */
     claimExportLink: 'posts.export.claimLink',
     /** A batch of counted page views (ViewBatch), stored once per batch id. */

@@ -28,6 +28,8 @@ import { MailClient, MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
 import { PageViews1764700000000 } from './migrations/1764700000000-PageViews.js';
+import { BlogIdentity1764850000000 } from './migrations/1764850000000-BlogIdentity.js';
+import { BlogIdentity } from './import/blog-identity.js';
 import { UsedExportLinks1764870000000 } from './migrations/1764870000000-UsedExportLinks.js';
 import { StatsAggregatesOnly1764830000000 } from './migrations/1764830000000-StatsAggregatesOnly.js';
 import { MemoryVisitorStore, RedisVisitorStore } from './stats/visitor-store.js';
@@ -45,6 +47,7 @@ export const POSTS_MIGRATIONS = [
   SiteSettings1764400000000,
   ImportSources1764600000000,
   PageViews1764700000000,
+  BlogIdentity1764850000000,
   StatsAggregatesOnly1764830000000,
   UsedExportLinks1764870000000,
 ];
@@ -78,6 +81,7 @@ export class PostsModule {
         MailClient,
         ImportService,
         ExportBatchService,
+        BlogIdentity,
         StatsService,
         {
           provide: VISITOR_STORE,

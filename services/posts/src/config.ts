@@ -15,6 +15,14 @@ export const postsConfigSchema = z
     /** Where the mail service listens under TRANSPORT=tcp: an export's subscribers go back there. */
     MAIL_HOST: envSchemas.host('127.0.0.1'),
     MAIL_PORT: envSchemas.port(4004),
+    /** The blog's public address: its archives name it, and an archive made at it is this blog's. */
+    SITE_URL: z.preprocess(
+      (value) => (value === '' ? undefined : value),
+      z
+        .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+        .transform((url) => url.replace(/\/+$/, ''))
+        .optional(),
+    ),
     /** The import job queue on this Redis (BullMQ); the in-process runner when unset. */
     REDIS_URL: z
       .string()

@@ -33,6 +33,8 @@ const restoreSchema = z.object({
       }),
     )
     .max(1000),
+  /** The archive is this blog's own; by default it is not, and confirmations are not carried over. */
+  madeHere: z.boolean().default(false),
 });
 
 @Controller()
@@ -61,7 +63,8 @@ export class SubscriptionsController {
 
   @MessagePattern(Patterns.mail.restoreSubscribers)
   restore(@Payload() message: RpcEnvelope<unknown>) {
-    return this.subscriptions.restore(parseOrThrow(restoreSchema, message.data).subscribers);
+    const { subscribers, madeHere } = parseOrThrow(restoreSchema, message.data);
+    return this.subscriptions.restore(subscribers, madeHere);
   }
 
   @MessagePattern(Patterns.mail.listSubscribers)

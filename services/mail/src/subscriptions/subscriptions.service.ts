@@ -176,6 +176,9 @@ export class SubscriptionsService {
   /**
    * Subscribers brought back from an export: their status and dates as they were, no
    * confirmation e-mail (a pending one may subscribe again); an address already here stays.
+   * From another blog's archive (`madeHere` false) a confirmed address comes in pending, with
+   * no confirmation date: it confirmed to that blog, not to this one, so it gets no digest
+   * until its owner subscribes here and confirms. `unconfirmed` counts those.
    */
   async restore(
     rows: {
@@ -185,22 +188,28 @@ export class SubscriptionsService {
       confirmedAt: string | null;
       unsubscribedAt: string | null;
     }[],
-  ): Promise<{ restored: number }> {
-    if (!rows.length) return { restored: 0 };
+    madeHere: boolean,
+  ): Promise<{ restored: number; unconfirmed: number }> {
+    if (!rows.length) return { restored: 0, unconfirmed: 0 };
+    const demote = (row: (typeof rows)[number]) => !madeHere && row.status === 'confirmed';
     const inserted = (await this.subscribers.query(
       `INSERT INTO subscribers (email, status, created_at, confirmed_at, unsubscribed_at, confirmation_attempts)
        SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::int[])
-       ON CONFLICT ((lower(email))) DO NOTHING RETURNING id`,
+       ON CONFLICT ((lower(email))) DO NOTHING RETURNING email, status`,
       [
         rows.map((r) => r.email),
-        rows.map((r) => r.status),
+        rows.map((r) => (demote(r) ? 'pending' : r.status)),
         rows.map((r) => r.createdAt),
-        rows.map((r) => r.confirmedAt),
+        rows.map((r) => (demote(r) ? null : r.confirmedAt)),
         rows.map((r) => r.unsubscribedAt),
         rows.map(() => 0),
       ],
-    )) as unknown[];
-    return { restored: inserted.length };
+    )) as { email: string; status: SubscriptionStatus }[];
+    const demoted = new Set(rows.filter(demote).map((r) => r.email.toLowerCase()));
+    return {
+      restored: inserted.length,
+      unconfirmed: inserted.filter((row) => demoted.has(row.email.toLowerCase())).length,
+    };
   }
 
   async list(query: SubscriberListQuery): Promise<MailListResult<SubscriberView>> {

@@ -1,7 +1,9 @@
 import {
+  archiveBlogSchema,
   BLOG_ARCHIVE_FORMAT,
   BLOG_ARCHIVE_VERSION,
   blogArchiveSchema,
+  type ArchiveBlog,
   type BlogArchive,
   type SiteConfig,
 } from '@blog/contracts';
@@ -16,6 +18,8 @@ const subscriberSchema = blogArchiveSchema.shape.subscribers.element;
 export interface OpenedArchive {
   archive: StoredArchive;
   site: SiteConfig;
+  /** The blog that made it (absent in archives made before they carried it). */
+  blog?: ArchiveBlog;
   total: number;
   users: number;
 }
@@ -41,11 +45,18 @@ export async function openBlogArchive(storage: ObjectStorage, key: string): Prom
         `blog.json is version ${String(head.version)}; this blog reads version ${BLOG_ARCHIVE_VERSION}`,
       );
     if (!head.site) throw new ImportFileError('blog.json has no site');
+    let blog: ArchiveBlog | undefined;
+    for await (const value of jsonAt<unknown>(await archive.open('blog.json'), /^blog$/, {
+      elements: false,
+    })) {
+      blog = archiveBlogSchema.safeParse(value).data;
+      break;
+    }
     let total = 0;
     for await (const _post of jsonAt(await archive.open('blog.json'), /^posts$/)) total++;
     let users = 0;
     for await (const _user of jsonAt(await archive.open('blog.json'), /^users$/)) users++;
-    return { archive, site: head.site, total, users };
+    return { archive, site: head.site, blog, total, users };
   } catch (error) {
     archive.close();
     throw error;

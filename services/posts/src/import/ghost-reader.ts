@@ -43,6 +43,23 @@ export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIn
   return { total, tags, tagsOf, meta };
 }
 
+/** Ghost's visibilities other than public, as the report names them. */
+const RESTRICTIONS: Record<string, string> = {
+  members: 'members only',
+  paid: 'paid members only',
+  tiers: 'specific tiers',
+};
+
+/**
+ * Why Ghost kept a post from the public, if it did: `visibility` members, paid or tiers
+ * (Ghost 4 also stored a tier filter such as "product:gold"); anything but public is restricted.
+ */
+function ghostRestriction(visibility: string): string | undefined {
+  const value = visibility.trim();
+  if (!value || value === 'public') return undefined;
+  return RESTRICTIONS[value] ?? `members of ${value.slice(0, 100)}`;
+}
+
 /** Each Ghost post as a post to import; pages and internal tags are left out. */
 export async function* ghostEntries(
   stream: Readable,
@@ -69,13 +86,15 @@ export async function* ghostEntries(
     const postMeta = index.meta.get(id);
     const feature = str(post.feature_image);
     const url = str(post.url);
+    const restricted = ghostRestriction(str(post.visibility));
     yield {
       kind: 'post',
       post: {
         sourceId: `ghost:${id}`.slice(0, 300),
         title: title.slice(0, 200),
         slug,
-        status: status === 'published' || status === 'scheduled' ? 'published' : 'draft',
+        status: !restricted && (status === 'published' || status === 'scheduled') ? 'published' : 'draft',
+        restricted,
         date: date && !Number.isNaN(date.getTime()) ? date : null,
         html: resolve(str(post.html)),
         tags: publicTags.map((t) => str(t.name)),

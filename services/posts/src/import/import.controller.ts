@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SiteSettings } from '../site/site-settings.service.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
+import { BlogIdentity } from './blog-identity.js';
 import { ExportBatchService } from './export-batch.service.js';
 import { ImportService } from './import.service.js';
 
@@ -24,6 +25,7 @@ export class ImportController {
     private readonly imports: ImportService,
     private readonly exports: ExportBatchService,
     private readonly settings: SiteSettings,
+    private readonly identity: BlogIdentity,
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
@@ -42,6 +44,12 @@ export class ImportController {
   exportBatch(@Payload() message: RpcEnvelope<unknown>) {
     const { afterId, limit } = parseOrThrow(batchSchema, message.data ?? {});
     return this.exports.batch(afterId, limit);
+  }
+
+  /** What the export writes as the archive's `blog`: an import of it here then knows it as this blog's. */
+  @MessagePattern(Patterns.posts.blogIdentity)
+  blogIdentity() {
+    return this.identity.current();
   }
 
   @MessagePattern(Patterns.posts.claimExportLink)

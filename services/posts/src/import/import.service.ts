@@ -36,6 +36,7 @@ import { MediaItem } from '../posts/media-item.entity.js';
 import { PostsService } from '../posts/posts.service.js';
 import { SiteSettings } from '../site/site-settings.service.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
+import { BlogIdentity, madeByThisBlog } from './blog-identity.js';
 import { ghostEntries, indexGhost } from './ghost-reader.js';
 import { htmlToMarkdown } from './html-to-markdown.js';
 import { MailClient, MediaClient } from './media-client.js';
@@ -88,6 +89,8 @@ interface RunContext {
 
 interface PostToWrite {
   sourceId: string;
+  /** Identities an earlier importer gave it (see SourcePost.formerSourceIds). */
+  formerSourceIds?: string[];
   title: string;
   slug: string;
   content: string;
@@ -119,6 +122,7 @@ const emptyReport = (): StoredReport => ({
   errors: [],
   skippedBy: {},
   redirects: 0,
+  restricted: [],
   processed: 0,
   postsDone: 0,
 });
@@ -159,6 +163,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     private readonly settings: SiteSettings,
     private readonly media: MediaClient,
     private readonly mail: MailClient,
+    private readonly identity: BlogIdentity,
   ) {
     this.queue = createJobQueue(
       // A replica that dies mid-import: another takes the job over within about 15 s.
@@ -361,16 +366,28 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     }
   }
 
-  /** After the posts of this blog's own export: its subscribers back (no e-mail sent); its accounts are not. */
+  /**
+   * After the posts of a blog archive: its subscribers back (no e-mail sent), confirmed only
+   * when the archive is this blog's own (they confirmed to this blog, not to another); its
+   * accounts are not.
+   */
   private async restorePeople(opened: OpenedArchive, report: StoredReport): Promise<void> {
+    const madeHere = madeByThisBlog(opened.blog, await this.identity.current());
+    let unconfirmed = 0;
     for await (const batch of archiveSubscribers(opened.archive, 500)) {
       try {
-        await this.mail.restoreSubscribers(batch);
+        unconfirmed += (await this.mail.restoreSubscribers(batch, madeHere)).unconfirmed;
       } catch (error) {
         this.error(report, 'subscribers', `not restored: ${(error as Error).message}`);
         break;
       }
     }
+    if (unconfirmed)
+      this.error(
+        report,
+        'subscribers',
+        `${unconfirmed} confirmed subscriber(s) restored as unconfirmed: the archive was made by another blog, so they get no digest until they subscribe here and confirm`,
+      );
     if (opened.users)
       this.error(
         report,
@@ -403,7 +420,8 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     const { post } = entry;
-    if (post.status === 'draft' && options.drafts === 'skip') {
+    // A restricted post comes in (as a draft) whatever `drafts` says: the report names it.
+    if (post.status === 'draft' && !post.restricted && options.drafts === 'skip') {
       report.skipped++;
       report.skippedBy.draft = (report.skippedBy.draft ?? 0) + 1;
       return;
@@ -412,6 +430,8 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       const updated = await this.importPost(importId, post, options, report);
       if (updated) report.updated++;
       else report.imported++;
+      if (post.restricted && report.restricted.length < IMPORT_MAX_ERRORS)
+        report.restricted.push({ item: post.title, reason: post.restricted });
     } catch (error) {
       report.failed++;
       this.error(report, post.title, (error as Error).message);
@@ -474,6 +494,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       importId,
       {
         sourceId: post.sourceId,
+        formerSourceIds: post.formerSourceIds,
         title: post.title,
         slug: post.slug,
         content,
@@ -553,17 +574,26 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
    * the post existed.
    */
   private async writePost(importId: string, post: PostToWrite, report: StoredReport): Promise<boolean> {
-    const [existing] = (await this.db.query(`SELECT id FROM posts.posts WHERE source_id = $1`, [
-      post.sourceId,
-    ])) as { id: number }[];
+    // A post found under a former identity (an earlier importer's) is this one: it is updated
+    // and takes the new identity, so posts imported before the change are not doubled; rows
+    // cannot be renamed by a migration, which would need the export's site and post ids.
+    const [existing] = (await this.db.query(
+      `SELECT id, source_id FROM posts.posts WHERE source_id = ANY($1)
+       ORDER BY source_id = $2 DESC LIMIT 1`,
+      [[post.sourceId, ...(post.formerSourceIds ?? [])], post.sourceId],
+    )) as { id: number; source_id: string }[];
     const items = existing ? await this.db.getRepository(MediaItem).findBy({ postId: existing.id }) : [];
     let content = post.content;
     // Together (the fetcher allows 4 downloads at once over the import).
     const outcomes = await Promise.allSettled(
       post.media.map(async (media) => {
         if (!media.fetch) return {};
-        const keyBase = `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${post.sourceId}\n${media.identity}`).digest('hex').slice(0, 32)}`;
-        const known = items.find((item) => item.originalKey?.startsWith(`${keyBase}.`));
+        const keyOf = (sourceId: string) =>
+          `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${sourceId}\n${media.identity}`).digest('hex').slice(0, 32)}`;
+        const keyBase = keyOf(post.sourceId);
+        // Files stored under the identity the post had until now are its files too.
+        const bases = [keyBase, ...(existing ? [keyOf(existing.source_id)] : [])];
+        const known = items.find((item) => bases.some((base) => item.originalKey?.startsWith(`${base}.`)));
         if (known) return { known };
         return { file: await media.fetch((ext) => `${keyBase}.${importId}.${ext}`) };
       }),

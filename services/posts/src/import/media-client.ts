@@ -41,17 +41,21 @@ export class MailClient implements OnApplicationShutdown {
     this.client = createRpcClient(config, 'posts', { host: config.MAIL_HOST, port: config.MAIL_PORT });
   }
 
-  async restoreSubscribers(subscribers: BlogArchive['subscribers']): Promise<{ restored: number }> {
+  /** `madeHere`: the archive is this blog's own (else confirmed subscribers come back unconfirmed). */
+  async restoreSubscribers(
+    subscribers: BlogArchive['subscribers'],
+    madeHere: boolean,
+  ): Promise<{ restored: number; unconfirmed: number }> {
     const answer = await firstValueFrom(
       this.client
         .send(Patterns.mail.restoreSubscribers, {
           requestId: currentRequestId() ?? 'import',
-          data: { subscribers },
+          data: { subscribers, madeHere },
         })
         .pipe(timeout(30_000)),
     );
     if (isRpcErrorBody(answer)) throw new Error(answer.error);
-    return answer as { restored: number };
+    return answer as { restored: number; unconfirmed: number };
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -2,11 +2,19 @@ import type { ArchivePost } from '@blog/contracts';
 
 /** One post as a source blog had it, before it becomes one of ours. */
 export interface SourcePost {
-  /** Its identity there: "wxr:<guid>", "ghost:<id>". */
+  /** Its identity there: "wxr:<site>:<post id>", "ghost:<id>". */
   sourceId: string;
+  /**
+   * Identities an earlier version of the importer gave the same post ("wxr:<guid>"): a post
+   * imported under one of them is updated (and takes `sourceId`), not doubled.
+   */
+  formerSourceIds?: string[];
   title: string;
   slug: string;
+  /** A restricted post (see `restricted`) is always a draft. */
   status: 'published' | 'draft';
+  /** Why the source kept it from the public ("password-protected", "members only", …), if it did. */
+  restricted?: string;
   /** The post's date (a published one dated ahead is scheduled); null: now. */
   date: Date | null;
   html: string;

@@ -1,6 +1,7 @@
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { Readable } from 'node:stream';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
+import { wxrIdentity, wxrRestriction, wxrSite, wxrTitle } from './wxr-post.js';
 
 /** Text longer than this without markup is not a blog export (a 2 GB line would fill the memory). */
 const MAX_TEXT_RUN = 32 * 1024 * 1024;
@@ -23,7 +24,11 @@ export interface WxrScan {
  * one item at a time. A DOCTYPE is refused (a WXR file has none; it is how entity-expansion
  * and external-entity attacks arrive), as is text with no markup for MAX_TEXT_RUN.
  */
-export async function* wxrItems(stream: Readable): AsyncGenerator<RawItem> {
+export async function* wxrItems(
+  stream: Readable,
+  /** Filled with the channel's own fields (link, wp:base_blog_url, …) as they go by. */
+  channel: Record<string, string> = {},
+): AsyncGenerator<RawItem> {
   const parser = new SaxesParser({ xmlns: false });
   const done: RawItem[] = [];
   const path: string[] = [];
@@ -55,7 +60,10 @@ export async function* wxrItems(stream: Readable): AsyncGenerator<RawItem> {
   parser.on('cdata', (t) => (text += t));
   parser.on('closetag', (tag) => {
     path.pop();
-    if (!item) return;
+    if (!item) {
+      if (path.length === 2) channel[tag.name] = text.trim();
+      return;
+    }
     if (tag.name === 'item') {
       done.push(item);
       item = null;
@@ -117,13 +125,18 @@ function wxrDate(gmt: string | undefined, local: string | undefined): Date | nul
   return null;
 }
 
-/** Second pass: each item as a post to import, or the reason it is skipped. */
+/**
+ * Second pass: each item as a post to import, or the reason it is skipped. The site comes from
+ * the channel's fields, which WordPress writes before the items.
+ */
 export async function* wxrEntries(
   stream: Readable,
   attachments: WxrScan['attachments'],
 ): AsyncGenerator<SourceEntry> {
-  for await (const { fields, categories, meta } of wxrItems(stream)) {
-    const title = fields.title?.trim() || `(untitled ${fields['wp:post_id'] ?? ''})`.trim();
+  const channel: Record<string, string> = {};
+  for await (const { fields, categories, meta } of wxrItems(stream, channel)) {
+    const rawTitle = fields.title?.trim() || `(untitled ${fields['wp:post_id'] ?? ''})`.trim();
+    const title = wxrTitle(rawTitle) || `(untitled ${fields['wp:post_id'] ?? ''})`.trim();
     const type = fields['wp:post_type'] ?? 'post';
     if (type !== 'post') {
       yield { kind: 'skipped', reason: type, item: title };
@@ -136,16 +149,20 @@ export async function* wxrEntries(
     }
     const date = wxrDate(fields['wp:post_date_gmt'], fields['wp:post_date']);
     const slug = fields['wp:post_name']?.trim() || '';
-    const guid = fields.guid?.trim() || fields['wp:post_id'] || title;
+    const { sourceId, former } = wxrIdentity(wxrSite(channel), fields, rawTitle);
+    const restricted = wxrRestriction(fields, wpStatus);
     const thumbnail = meta._thumbnail_id ? attachments.get(meta._thumbnail_id.trim()) : undefined;
     yield {
       kind: 'post',
       post: {
-        sourceId: `wxr:${guid}`.slice(0, 300),
+        sourceId,
+        formerSourceIds: former,
         title: title.slice(0, 200),
         slug,
-        // publish and future (scheduled: published, dated ahead) are published; draft, pending and private are drafts.
-        status: wpStatus === 'publish' || wpStatus === 'future' ? 'published' : 'draft',
+        // publish and future (scheduled: published, dated ahead) are published; draft, pending
+        // and private are drafts, and so is a published post behind a password.
+        status: !restricted && (wpStatus === 'publish' || wpStatus === 'future') ? 'published' : 'draft',
+        restricted,
         date,
         html: fields['content:encoded'] ?? '',
         tags: categories.filter((c) => c.domain === 'post_tag').map((c) => c.name),
