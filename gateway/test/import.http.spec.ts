@@ -18,6 +18,10 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 let files: Server;
 let filesUrl: string;
+/** Stands for the inside of the network (127.0.0.3: not in the stack's OUTBOUND_ALLOW). */
+let inside: Server;
+let insideUrl: string;
+const servedInside: string[] = [];
 const served: string[] = [];
 const inFlight = { now: 0, max: 0 };
 
@@ -129,6 +133,9 @@ describe('import from WordPress and Ghost', () => {
         res.writeHead(200, { 'content-type': 'image/png' }).end(png);
       else if (req.url === '/moved.jpg') res.writeHead(302, { location: '/uploads/car.jpg' }).end();
       else if (req.url === '/to-file.jpg') res.writeHead(302, { location: 'file:///etc/passwd' }).end();
+      // The finding of issue #27: an outside host sending the fetcher to an inside address.
+      else if (req.url === '/pic.jpg')
+        res.writeHead(302, { location: `${insideUrl}/admin/secret.jpg` }).end();
       else if (req.url === '/not-an-image.jpg')
         res.writeHead(200, { 'content-type': 'image/jpeg' }).end('<html>hi</html>');
       else if (req.url === '/photo.heic') res.writeHead(200, { 'content-type': 'image/heic' }).end(jpeg);
@@ -144,6 +151,12 @@ describe('import from WordPress and Ghost', () => {
       else res.writeHead(404).end('missing');
     });
     await new Promise<void>((r) => files.listen(0, '127.0.0.1', r));
+    inside = createServer((req, res) => {
+      servedInside.push(req.url ?? '');
+      res.writeHead(200, { 'content-type': 'image/jpeg' }).end(jpeg);
+    });
+    await new Promise<void>((r) => inside.listen(0, '127.0.0.3', r));
+    insideUrl = `http://127.0.0.3:${(inside.address() as AddressInfo).port}`;
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     // Pages need an app shell: old URLs are answered there.
     const dist = await mkdtemp(join(tmpdir(), 'import-dist-'));
@@ -233,6 +246,7 @@ Last paragraph.`,
   afterAll(async () => {
     await stack?.stop();
     files?.close();
+    inside?.close();
   });
 
   it('imports a WXR file: posts, drafts and scheduled posts, places, tags, dates, media; pages and attachments skipped', async () => {
@@ -277,7 +291,10 @@ Last paragraph.`,
     );
     expect(served.filter((u) => u === '/flaky.jpg')).toHaveLength(3);
     expect(served.filter((u) => u === '/hangs.jpg')).toHaveLength(3);
-    expect(inFlight.max).toBe(4);
+    // Four at most; exactly four only when the flaky picture's retry meets two of the eight
+    // (a retry waits holding its slot), which the load on the machine decides.
+    expect(inFlight.max).toBeLessThanOrEqual(4);
+    expect(inFlight.max).toBeGreaterThanOrEqual(3);
     const rules = await byTitle('Download rules');
     expect(rules.media.map((m: Json) => m.alt)).toEqual([
       'flaky',
@@ -536,6 +553,42 @@ Last paragraph.`,
     expect((await run(['/nowhere.xml'])).stderr).toBe('no file /nowhere.xml\n');
     expect((await run([])).stderr).toMatch(/^usage: npm run import -- <file>/);
   });
+
+  it('never fetches inside the network: a redirect there is refused, and refused reads like closed', async () => {
+    // A port that was open a moment ago and is closed now.
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
+    await new Promise((r) => closed.close(r));
+    const started = await upload(
+      'inside.xml',
+      wxr([
+        item({
+          id: 900,
+          title: 'Inside pictures',
+          name: 'inside-pictures',
+          gmt: '2021-01-01 10:00:00',
+          content: `<p><img src="${filesUrl}/pic.jpg" alt="redirected"></p><p><img src="${insideUrl}/admin/secret.jpg" alt="direct"></p><p><img src="${closedUrl}/x.jpg" alt="closed"></p>`,
+        }),
+      ]),
+    );
+    expect(started.status).toBe(202);
+    const report = await finished(started.json.id as string);
+    expect(report).toMatchObject({ state: 'done', imported: 1, media: { downloaded: 0, failed: 3 } });
+    const messages = report.errors.map((e) => `${e.item}: ${e.message}`);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        `Inside pictures: ${filesUrl}/pic.jpg: refused: private address or unreachable`,
+        `Inside pictures: ${insideUrl}/admin/secret.jpg: refused: private address or unreachable`,
+        `Inside pictures: ${closedUrl}/x.jpg: refused: private address or unreachable`,
+      ]),
+    );
+    expect(JSON.stringify(report)).not.toContain('HTTP 200');
+    expect(servedInside).toEqual([]);
+    const post = await byTitle('Inside pictures');
+    expect(post.media).toHaveLength(0);
+    expect(post.content).not.toContain('media:');
+  }, 60_000);
 
   it('is for admins only', async () => {
     expect((await upload('export.xml', wxrFile, {}, '')).status).toBe(401);

@@ -48,6 +48,8 @@ export async function startTestStack(
     LOG_LEVEL: 'error',
     // The suites register many accounts from 127.0.0.1; the per-address limit has its own test.
     REGISTER_MAX_PER_IP: '10000',
+    // The suites' picture servers listen on 127.0.0.1; any other private address stays refused.
+    OUTBOUND_ALLOW: '127.0.0.1',
     ...extraEnv,
   };
   const services = {

@@ -30,6 +30,8 @@ export const postsConfigSchema = z
       .optional(),
     /** One try of downloading one imported picture or video (three tries at most). */
     IMPORT_MEDIA_TIMEOUT_MS: envSchemas.positiveInt(60_000),
+    /** Private hosts, addresses and ranges an import may fetch media from (none by default). */
+    OUTBOUND_ALLOW: envSchemas.outboundAllow,
   })
   .superRefine(requireNatsUrl);
 export type PostsConfig = z.infer<typeof postsConfigSchema>;

@@ -20,6 +20,7 @@ import {
   contentTypeForKey,
   createJobQueue,
   ORIGINALS_PREFIX,
+  outboundUserAgent,
   parseOrThrow,
   RpcError,
   storeMediaOriginal,
@@ -176,11 +177,14 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       },
       config,
     );
-    this.fetcher = new MediaFetcher(storage, {
-      timeoutMs: config.IMPORT_MEDIA_TIMEOUT_MS,
-      tries: 3,
-      concurrency: 4,
-    });
+    this.fetcher = new MediaFetcher(
+      storage,
+      { timeoutMs: config.IMPORT_MEDIA_TIMEOUT_MS, tries: 3, concurrency: 4 },
+      {
+        allow: config.OUTBOUND_ALLOW,
+        userAgent: () => outboundUserAgent(this.settings.current().title, config.SITE_URL),
+      },
+    );
   }
 
   async onModuleInit(): Promise<void> {

@@ -1,7 +1,13 @@
-import type { UploadedFile } from '@blog/contracts';
-import { MediaFileRefused, storeMediaOriginal, type ObjectStorage } from '@blog/server-kit';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { FileErrors, MAX_FILE_BYTES, type UploadedFile } from '@blog/contracts';
+import {
+  MediaFileRefused,
+  OutboundAllowList,
+  OutboundFetchError,
+  outboundFetch,
+  storeMediaOriginal,
+  type ObjectStorage,
+  type OutboundResponse,
+} from '@blog/server-kit';
 
 export interface FetchLimits {
   /** Per try, headers and body together. */
@@ -11,17 +17,35 @@ export interface FetchLimits {
   concurrency: number;
 }
 
+/** What the outbound fetcher may reach and how it names the blog. */
+export interface MediaFetchPolicy {
+  /** OUTBOUND_ALLOW: private addresses an import may fetch from (default none). */
+  allow?: OutboundAllowList;
+  /** Asked per download: the site's title may change while an import runs. */
+  userAgent?: () => string;
+}
+
 export const DEFAULT_FETCH_LIMITS: FetchLimits = { timeoutMs: 60_000, tries: 3, concurrency: 4 };
 const MAX_REDIRECTS = 5;
 
-/** A download that failed for good (the message names why). */
-export class MediaFetchError extends Error {}
+/** A download that failed for good (the message names why, and is safe to show). */
+export class MediaFetchError extends Error {
+  constructor(
+    message: string,
+    /** A later try may bring it: a 5xx, a timeout, a network that failed. */
+    readonly retryable = false,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Downloads a source's pictures and videos into storage as originals, under the same rules
- * as an upload (storeMediaOriginal: content check, HEIC refused, 100 MB): only http(s), also
- * after each redirect (followed by hand, at most 5), a timeout per try, up to `tries` tries
- * for network errors and 5xx answers, and at most `concurrency` downloads at once.
+ * as an upload (storeMediaOriginal: content check, HEIC refused, 100 MB), through the
+ * outbound fetcher (http(s) only, no private address unless OUTBOUND_ALLOW names it, each
+ * of at most 5 redirects checked again): a timeout per try, up to `tries` tries for network
+ * errors, timeouts and 5xx answers, and at most `concurrency` downloads at once. A refused
+ * and an unreachable address read the same in the report, so it maps no network.
  */
 export class MediaFetcher {
   private active = 0;
@@ -30,6 +54,7 @@ export class MediaFetcher {
   constructor(
     private readonly storage: ObjectStorage,
     private readonly limits: FetchLimits = DEFAULT_FETCH_LIMITS,
+    private readonly policy: MediaFetchPolicy = {},
   ) {}
 
   async fetch(url: string, key: (ext: string) => string): Promise<UploadedFile> {
@@ -41,11 +66,8 @@ export class MediaFetcher {
           return await this.once(url, key);
         } catch (error) {
           last = error as Error;
-          // A refused file or a 4xx will not change on a second try.
-          if (
-            error instanceof MediaFileRefused ||
-            (error instanceof MediaFetchError && !/^HTTP 5|timed out|network/.test(error.message))
-          )
+          // A refused file, a refused address or a 4xx will not change on a second try.
+          if (error instanceof MediaFileRefused || (error instanceof MediaFetchError && !error.retryable))
             break;
           if (attempt < this.limits.tries) await new Promise((r) => setTimeout(r, 250 * 2 ** (attempt - 1)));
         }
@@ -57,54 +79,40 @@ export class MediaFetcher {
   }
 
   private async once(url: string, key: (ext: string) => string): Promise<UploadedFile> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), this.limits.timeoutMs);
+    let response: OutboundResponse;
     try {
-      let current = url;
-      for (let hop = 0; ; hop++) {
-        let parsed: URL;
-        try {
-          parsed = new URL(current);
-        } catch {
-          throw new MediaFetchError(`not a URL: ${current}`);
-        }
-        if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-          throw new MediaFetchError(`only http and https addresses are fetched (${parsed.protocol})`);
-        let response: Response;
-        try {
-          response = await fetch(parsed, { redirect: 'manual', signal: controller.signal });
-        } catch (error) {
-          throw new MediaFetchError(
-            controller.signal.aborted ? 'timed out' : `network error: ${(error as Error).message}`,
-          );
-        }
-        if (response.status >= 300 && response.status < 400 && response.headers.get('location')) {
-          await response.body?.cancel();
-          if (hop >= MAX_REDIRECTS) throw new MediaFetchError('too many redirects');
-          current = new URL(response.headers.get('location')!, parsed).toString();
-          continue;
-        }
-        if (!response.ok || !response.body) {
-          await response.body?.cancel();
-          throw new MediaFetchError(`HTTP ${response.status}`);
-        }
-        const name = decodeURIComponent(parsed.pathname.split('/').pop() || 'file').slice(0, 255);
-        const body = Readable.fromWeb(response.body as unknown as WebReadableStream<Uint8Array>);
-        try {
-          return await storeMediaOriginal(this.storage, body, {
-            name,
-            declaredType: response.headers.get('content-type') ?? undefined,
-            signal: controller.signal,
-            key,
-          });
-        } catch (error) {
-          body.destroy();
-          if (controller.signal.aborted) throw new MediaFetchError('timed out');
-          throw error;
-        }
-      }
-    } finally {
-      clearTimeout(timer);
+      response = await outboundFetch(url, {
+        allow: this.policy.allow,
+        userAgent: this.policy.userAgent?.(),
+        accept: 'image/*, video/*;q=0.9, */*;q=0.1',
+        timeoutMs: this.limits.timeoutMs,
+        // One byte over the upload limit reaches storeMediaOriginal, whose message says so.
+        maxBytes: MAX_FILE_BYTES + 1,
+        maxRedirects: MAX_REDIRECTS,
+      });
+    } catch (error) {
+      throw fetchFailure(error, fileName(url));
+    }
+    if (response.status < 200 || response.status >= 300) {
+      response.body.destroy();
+      throw new MediaFetchError(`HTTP ${response.status}`, response.status >= 500);
+    }
+    const name = fileName(response.url);
+    // The upload to storage stops with the download (a timeout or a dropped connection).
+    const stopped = new AbortController();
+    response.body.once('error', () => stopped.abort());
+    try {
+      return await storeMediaOriginal(this.storage, response.body, {
+        name,
+        declaredType: headerValue(response.headers['content-type']),
+        signal: stopped.signal,
+        key,
+      });
+    } catch (error) {
+      const cause = response.body.errored ?? error;
+      response.body.destroy();
+      if (cause instanceof OutboundFetchError) throw fetchFailure(cause, name);
+      throw error;
     }
   }
 
@@ -122,3 +130,27 @@ export class MediaFetcher {
     else this.active--;
   }
 }
+
+/** The report's words for an outbound failure (never the target's own answer). */
+function fetchFailure(error: unknown, name: string): Error {
+  if (!(error instanceof OutboundFetchError)) return error as Error;
+  if (error.kind === 'too-large') return new MediaFileRefused(413, FileErrors.tooLarge(name));
+  return new MediaFetchError(error.message, error.retryable);
+}
+
+/** The file's name from the last segment of the address that answered. */
+function fileName(url: string): string {
+  let last: string;
+  try {
+    last = new URL(url).pathname.split('/').pop() || 'file';
+  } catch {
+    return 'file';
+  }
+  try {
+    return decodeURIComponent(last).slice(0, 255);
+  } catch {
+    return last.slice(0, 255); // a stray % in the address
+  }
+}
+
+const headerValue = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
