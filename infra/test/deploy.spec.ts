@@ -1195,8 +1195,8 @@ describe('infra/Dockerfile', () => {
     expect(copied).toEqual(workspaces);
   });
 
-  it('builds on node:20-bookworm-slim with npm ci and npm run build, and installs production dependencies apart', () => {
-    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:20-bookworm-slim$/m);
+  it('builds on node:24-bookworm-slim with npm ci and npm run build, and installs production dependencies apart', () => {
+    expect(dockerfile).toMatch(/^ARG NODE_IMAGE=node:24-bookworm-slim$/m);
     expect(stage('build').join('\n')).toMatch(
       /RUN (--mount=type=secret,id=npm_ca \S+ )?npm ci\n[\s\S]*RUN npm run build/,
     );
