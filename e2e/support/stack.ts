@@ -50,6 +50,8 @@ function track(launcher: ChildProcess, dataDir: string) {
 export interface StackState {
   launcher: number;
   port: number;
+  /** 'one': the five servers share one process (every name below has its pid); 'per-service': five. */
+  mode: 'one' | 'per-service';
   children: Record<'auth' | 'posts' | 'media' | 'mail' | 'gateway', number | null>;
 }
 

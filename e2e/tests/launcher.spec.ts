@@ -70,6 +70,64 @@ describe('npm start (the embedded launcher)', () => {
     expect(text).not.toContain('localhost:3000');
   });
 
+  it('runs the five servers in one process, and restarts it when it dies', async () => {
+    const before = await stack.state();
+    expect(before.mode).toBe('one');
+    const pids = new Set(Object.values(before.children));
+    expect(pids.size).toBe(1);
+    const [pid] = pids;
+    expect(pid).not.toBe(before.launcher);
+    process.kill(pid!, 'SIGKILL');
+
+    const deadline = Date.now() + 30_000;
+    let status = 0;
+    while (Date.now() < deadline && status !== 200) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = await login(stack, stack.admin).then(
+        (response) => response.status,
+        () => 0, // nothing listening while it restarts
+      );
+    }
+    expect(status).toBe(200);
+    const after = await stack.state();
+    expect(new Set(Object.values(after.children)).size).toBe(1);
+    expect(after.children.auth).not.toBe(pid);
+    expect(alive(pid!)).toBe(false);
+    expect(stack.output()).toMatch(/servers exited \(SIGKILL\); restarting/);
+  }, 40_000);
+
+  it('stops every child and the database on SIGTERM, and a second start keeps the data', async () => {
+    const registered = await fetch(`${stack.baseUrl}/api/auth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'keeper', password: 'keeper-password' }),
+    });
+    expect(registered.status).toBe(201);
+    const state = await stack.state();
+    expect(await stack.stop()).toBe(0);
+    for (const pid of Object.values(state.children)) expect(alive(pid!)).toBe(false);
+    const postmaster = await readFile(join(stack.dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(
+      () => null,
+    );
+    expect(postmaster).toBeNull(); // PostgreSQL shut down cleanly
+
+    stack = await startStack({ dataDir: stack.dataDir });
+    const response = await login(stack, { username: 'keeper', password: 'keeper-password' });
+    expect(response.status).toBe(200);
+    expect(stack.output()).not.toContain('Created the admin account');
+  }, 120_000);
+});
+
+describe('npm start with EMBEDDED_PROCESSES=per-service', () => {
+  let stack: RunningStack;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { EMBEDDED_PROCESSES: 'per-service' } });
+  }, 120_000);
+  afterAll(async () => {
+    await stopAllStacks();
+  });
+
   it('answers 503 within 5 s when auth is killed, and recovers after the launcher restarts only auth', async () => {
     const before = await stack.state();
     process.kill(before.children.auth!, 'SIGKILL');
@@ -94,24 +152,19 @@ describe('npm start (the embedded launcher)', () => {
     expect(stack.output()).toMatch(/auth exited \(SIGKILL\); restarting/);
   }, 30_000);
 
-  it('stops every child and the database on SIGTERM, and a second start keeps the data', async () => {
-    const registered = await fetch(`${stack.baseUrl}/api/auth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username: 'keeper', password: 'keeper-password' }),
-    });
-    expect(registered.status).toBe(201);
+  it('stops every child on SIGTERM', async () => {
     const state = await stack.state();
+    expect(state.mode).toBe('per-service');
+    expect(new Set(Object.values(state.children)).size).toBe(5);
     expect(await stack.stop()).toBe(0);
     for (const pid of Object.values(state.children)) expect(alive(pid!)).toBe(false);
-    const postmaster = await readFile(join(stack.dataDir, 'postgres', 'postmaster.pid'), 'utf8').catch(
-      () => null,
-    );
-    expect(postmaster).toBeNull(); // PostgreSQL shut down cleanly
+  }, 30_000);
+});
 
-    stack = await startStack({ dataDir: stack.dataDir });
-    const response = await login(stack, { username: 'keeper', password: 'keeper-password' });
-    expect(response.status).toBe(200);
-    expect(stack.output()).not.toContain('Created the admin account');
-  }, 120_000);
+describe('npm start with a mode it does not know', () => {
+  it('stops at once, naming the variable and its values', async () => {
+    await expect(startStack({ env: { EMBEDDED_PROCESSES: 'two' } })).rejects.toThrow(
+      /EMBEDDED_PROCESSES must be one or per-service \(was two\)/,
+    );
+  }, 30_000);
 });

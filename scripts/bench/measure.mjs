@@ -35,9 +35,19 @@ export function benchTargets() {
   return targets;
 }
 
-/** The launcher's children (gateway, auth, posts, …) by name, from its stack.json. */
+/**
+ * The launcher's children (gateway, auth, posts, …) by name, from its stack.json. In one-process
+ * mode every name has the same pid: measure CPU through distinctPids, or it counts twice.
+ */
 export async function stackPids(stack) {
   return JSON.parse(await readFile(join(stack.dataDir, 'stack.json'), 'utf8')).children;
+}
+
+/** { name: pid } with names that share a process merged: { gateway: 7, posts: 7 } -> { 'gateway+posts': 7 }. */
+export function distinctPids(pids) {
+  const names = new Map();
+  for (const [name, pid] of Object.entries(pids)) names.set(pid, [...(names.get(pid) ?? []), name]);
+  return Object.fromEntries([...names].map(([pid, shared]) => [shared.join('+'), pid]));
 }
 
 export async function cpuTicks(pid) {
@@ -68,7 +78,8 @@ export function cannon(url, { unique = false, headers } = {}) {
 }
 
 /** Requests per second and CPU ms per 1,000 requests of the given processes ({ name: pid }), from /proc. */
-export async function loadCost(url, pids, options = {}) {
+export async function loadCost(url, byName, options = {}) {
+  const pids = distinctPids(byName);
   const names = Object.keys(pids);
   const before = await Promise.all(names.map((name) => cpuTicks(pids[name])));
   const machineBefore = await machineTicks();

@@ -26,6 +26,8 @@ const SIZES = {
   readersSeconds: number('BENCH_MEMORY_READERS_SECONDS', 60, 10),
   settleSeconds: number('BENCH_MEMORY_SETTLE_SECONDS', 60, 15),
 };
+/** BENCH_MEMORY_STEPS=import,export runs only those (for iterating). */
+const STEPS = (process.env.BENCH_MEMORY_STEPS ?? 'import,upload,export,readers').split(',');
 const READERS = 50;
 const BUDGET_REST_MB = 300;
 const BUDGET_PEAK_MB = 450;
@@ -214,7 +216,14 @@ const steps = {
       1_800_000,
       'import',
     );
-    return { posts: SIZES.importPosts, state: report.state, imported: report.imported, media: report.media };
+    return {
+      posts: SIZES.importPosts,
+      state: report.state,
+      imported: report.imported,
+      media: report.media,
+      ...(report.reason ? { reason: report.reason } : {}),
+      ...(report.errors?.length ? { firstError: report.errors[0] } : {}),
+    };
   },
 
   async upload({ baseUrl, headers, photos, video }) {
@@ -295,7 +304,7 @@ async function measureTarget(target, inputs) {
     samples.mark('rest');
     await new Promise((r) => setTimeout(r, 5_000));
     const result = { rest: samples.last('rest'), steps: {} };
-    for (const [name, run] of Object.entries(steps)) {
+    for (const [name, run] of Object.entries(steps).filter(([name]) => STEPS.includes(name))) {
       process.stderr.write(`[bench] memory: ${target.name}: ${name}\n`);
       samples.mark(name);
       const started = performance.now();

@@ -18,6 +18,7 @@ import {
   benchTargets,
   CLOCK_TICKS,
   cpuTicks,
+  distinctPids,
   loadCost,
   SECONDS,
   stackPids,
@@ -70,7 +71,8 @@ async function startPagesStack(target) {
  * Milliseconds of `count` requests one after another, each with a query string of its own, and
  * the CPU ms per render of the gateway and the posts service (from /proc).
  */
-async function renderTimes(url, count, pids) {
+async function renderTimes(url, count, byName) {
+  const pids = distinctPids(byName);
   const names = Object.keys(pids);
   const before = await Promise.all(names.map((name) => cpuTicks(pids[name])));
   const times = [];

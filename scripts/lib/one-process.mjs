@@ -1,0 +1,64 @@
+// The embedded stack's servers in one Node process (what `npm start` runs by default): the four
+// services and the gateway, each its own Nest app with its own config, still talking over TCP
+// on loopback as they do in separate processes. One copy of Node, Nest, TypeORM and the
+// rest instead of five is most of the memory saved; compose and Kubernetes keep one container
+// per service (the same modules). Configuration comes from the environment the launcher gives,
+// as each service's main.js reads it.
+import { exitOnConfigError } from '@blog/server-kit';
+import sharp from 'sharp';
+import { createGateway, loadGatewayConfig } from '../../gateway/dist/index.js';
+import { loadAuthConfig, startAuthService } from '../../services/auth/dist/index.js';
+import { loadMailConfig, startMailService } from '../../services/mail/dist/index.js';
+import { loadMediaConfig, startMediaService } from '../../services/media/dist/index.js';
+import { loadPostsConfig, startPostsService } from '../../services/posts/dist/index.js';
+
+// libvips keeps up to 50 MB of decoded images and runs a thread per core by default: on a small
+// machine that is memory held long after a photo is done. Pictures are read once each.
+sharp.cache({ memory: 0, files: 0, items: 0 });
+sharp.concurrency(1);
+
+/** Closed in this order on a signal: the gateway first, so no request reaches a closed service. */
+const apps = [];
+
+async function main() {
+  const env = process.env;
+  // Every config is read before anything starts: a bad variable stops here with its name.
+  const configs = {
+    auth: loadAuthConfig(env),
+    posts: loadPostsConfig(env),
+    media: loadMediaConfig(env),
+    // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
+    mail: loadMailConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
+    gateway: loadGatewayConfig(env),
+  };
+  const services = await Promise.all([
+    startAuthService(configs.auth),
+    startPostsService(configs.posts, env),
+    startMediaService(configs.media, env),
+    startMailService(configs.mail),
+  ]);
+  apps.push(await createGateway(configs.gateway, env), ...services);
+  takeOverSignals();
+}
+
+/**
+ * Each Nest app listens for the stop signals itself and, once closed, sends the signal to its
+ * process again: the first app done would end the process under the others. One handler here
+ * closes them all, the gateway first, then exits.
+ */
+function takeOverSignals() {
+  const signals = ['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGQUIT', 'SIGUSR2'];
+  for (const signal of signals) process.removeAllListeners(signal);
+  let closing = false;
+  const close = async (signal) => {
+    if (closing) return;
+    closing = true;
+    const [gateway, ...services] = apps;
+    await gateway.close().catch(() => {});
+    await Promise.all(services.map((app) => app.close().catch(() => {})));
+    process.exit(signal === 'SIGINT' ? 130 : 0);
+  };
+  for (const signal of signals) process.on(signal, () => void close(signal));
+}
+
+main().catch(exitOnConfigError);
