@@ -33,6 +33,7 @@ import { BlogIdentity } from './import/blog-identity.js';
 import { UsedExportLinks1764870000000 } from './migrations/1764870000000-UsedExportLinks.js';
 import { StatsAggregatesOnly1764830000000 } from './migrations/1764830000000-StatsAggregatesOnly.js';
 import { MemoryVisitorStore, RedisVisitorStore } from './stats/visitor-store.js';
+import { ImportAttempts1764810000000 } from './migrations/1764810000000-ImportAttempts.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -48,6 +49,7 @@ export const POSTS_MIGRATIONS = [
   ImportSources1764600000000,
   PageViews1764700000000,
   BlogIdentity1764850000000,
+  ImportAttempts1764810000000,
   StatsAggregatesOnly1764830000000,
   UsedExportLinks1764870000000,
 ];

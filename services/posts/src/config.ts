@@ -32,6 +32,8 @@ export const postsConfigSchema = z
     IMPORT_MEDIA_TIMEOUT_MS: envSchemas.positiveInt(60_000),
     /** Private hosts, addresses and ranges an import may fetch media from (none by default). */
     OUTBOUND_ALLOW: envSchemas.outboundAllow,
+    /** One try of a whole import; a try past it counts as crashed (three tries at most). */
+    IMPORT_BUDGET_MS: envSchemas.positiveInt(2 * 3_600_000),
   })
   .superRefine(requireNatsUrl);
 export type PostsConfig = z.infer<typeof postsConfigSchema>;

@@ -7,6 +7,7 @@ import {
   type BlogArchive,
   type SiteConfig,
 } from '@blog/contracts';
+import type { ArchivePost } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
 import { openStoredArchive, type StoredArchive } from './archive-reader.js';
 import { jsonAt } from './json-stream.js';
@@ -88,4 +89,25 @@ export async function* archiveSubscribers(
     }
   }
   if (batch.length) yield batch;
+}
+
+/**
+ * A post's items that name the same file of the archive become one item (the text's
+ * references to the others point at it), so an entry is read once per post however many
+ * items name it.
+ */
+export function shareArchiveFiles(post: ArchivePost): ArchivePost {
+  const firstByFile = new Map<string, string>();
+  let content = post.content;
+  const media = post.media.filter((item) => {
+    if (!item.file) return true;
+    const first = firstByFile.get(item.file);
+    if (first === undefined) {
+      firstByFile.set(item.file, item.id);
+      return true;
+    }
+    content = content.replaceAll(`(media:${item.id})`, `(media:${first})`);
+    return false;
+  });
+  return { ...post, content, media };
 }

@@ -1,7 +1,21 @@
 import type { ObjectStorage } from '@blog/server-kit';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough, Transform, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
+import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError } from './source-post.js';
+
+/** What reading an archive may cost: a zip of a few KB can expand to terabytes. */
+export interface ArchiveBudget {
+  /** Uncompressed bytes of all entries read during the import, each read counted (blog.json is read a few times). */
+  totalBytes: number;
+  /** Entries in the archive (yauzl keeps each in memory). */
+  entries: number;
+}
+
+export const ARCHIVE_BUDGET: ArchiveBudget = {
+  totalBytes: IMPORT_LIMITS.archiveBytes,
+  entries: IMPORT_LIMITS.archiveEntries,
+};
 
 /** Byte ranges of a stored zip for yauzl: it asks for the central directory, then for each entry it opens. */
 function storedZipReader(storage: ObjectStorage, key: string): yauzl.RandomAccessReader {
@@ -27,11 +41,21 @@ function storedZipReader(storage: ObjectStorage, key: string): yauzl.RandomAcces
 export interface StoredArchive {
   names(): string[];
   has(name: string): boolean;
-  open(name: string): Promise<Readable>;
+  /** The entry's bytes, ended with an ImportFileError past `maxBytes` or past the archive's budget. */
+  open(name: string, maxBytes?: number): Promise<Readable>;
   close(): void;
 }
 
-export async function openStoredArchive(storage: ObjectStorage, key: string): Promise<StoredArchive> {
+/**
+ * The zip's entries, each read as it streams: counted against the entry's limit and the
+ * import's total budget, and stopped (the inflating with it) the moment either is passed. An
+ * entry whose name points outside the archive (`../`, an absolute path) refuses the whole file.
+ */
+export async function openStoredArchive(
+  storage: ObjectStorage,
+  key: string,
+  budget: ArchiveBudget = ARCHIVE_BUDGET,
+): Promise<StoredArchive> {
   const stat = await storage.stat(key);
   if (!stat) throw new ImportFileError('The uploaded file is gone');
   const reader = storedZipReader(storage, key);
@@ -45,23 +69,68 @@ export async function openStoredArchive(storage: ObjectStorage, key: string): Pr
   const entries = new Map<string, yauzl.Entry>();
   await new Promise<void>((resolve, reject) => {
     zip.on('entry', (entry: yauzl.Entry) => {
+      if (entries.size >= budget.entries) {
+        zip.close();
+        return reject(overLimit(`more than ${budget.entries.toLocaleString('en-US')} entries in its zip`));
+      }
       entries.set(entry.fileName, entry);
       zip.readEntry();
     });
     zip.on('end', () => resolve());
-    zip.on('error', (error: Error) => reject(new ImportFileError(`The zip is damaged: ${error.message}`)));
+    zip.on('error', (error: Error) =>
+      reject(
+        new ImportFileError(
+          /absolute path|invalid relative path|invalid characters/.test(error.message)
+            ? `The zip has an entry that points outside it (${error.message}): it is refused`
+            : `The zip is damaged: ${error.message}`,
+        ),
+      ),
+    );
     zip.readEntry();
+  }).catch((error: unknown) => {
+    zip.close();
+    throw error;
   });
+  let read = 0;
+  /** Counts an entry's bytes as they stream; passing a limit ends the stream with its error. */
+  const counted = (name: string, maxBytes: number) => {
+    let size = 0;
+    return new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        size += chunk.length;
+        read += chunk.length;
+        if (size > maxBytes)
+          return done(
+            new ImportFileError(`${name} is larger than ${describeBytes(maxBytes)} (the limit of a file)`),
+          );
+        if (read > budget.totalBytes)
+          return done(
+            overLimit(`a zip that expands to more than ${describeBytes(budget.totalBytes)} when read`),
+          );
+        done(null, chunk);
+      },
+    });
+  };
   return {
     names: () => [...entries.keys()],
     has: (name) => entries.has(name),
-    open: (name) =>
+    open: (name, maxBytes = budget.totalBytes) =>
       new Promise((resolve, reject) => {
         const entry = entries.get(name);
         if (!entry) return reject(new ImportFileError(`The archive has no ${name}`));
-        zip.openReadStream(entry, (error, stream) =>
-          error || !stream ? reject(new ImportFileError(`${name}: ${error?.message}`)) : resolve(stream),
-        );
+        // The size the zip declares (yauzl also checks the inflated bytes against it).
+        if (entry.uncompressedSize > maxBytes)
+          return reject(
+            new ImportFileError(`${name} is larger than ${describeBytes(maxBytes)} (the limit of a file)`),
+          );
+        zip.openReadStream(entry, (error, stream) => {
+          if (error || !stream) return reject(new ImportFileError(`${name}: ${error?.message}`));
+          const out = counted(name, maxBytes);
+          // An error on either side ends both: the inflating stops with the reader.
+          stream.on('error', (e) => out.destroy(e));
+          out.on('close', () => stream.destroy());
+          resolve(stream.pipe(out));
+        });
       }),
     close: () => zip.close(),
   };

@@ -1,5 +1,6 @@
 import { escapeRegExp } from '@blog/contracts';
 import type { Readable } from 'node:stream';
+import { IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { jsonAt } from './json-stream.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 
@@ -18,7 +19,23 @@ export interface GhostIndex {
 const ghostArray = (stream: Readable, name: string, seen?: { found: boolean }) =>
   jsonAt<Row>(stream, new RegExp(`^(db\\.0\\.)?data\\.${escapeRegExp(name)}$`), { seen });
 
-/** First passes: the tags, their links and the posts' meta (small), and how many posts there are. */
+/** Only what the posts use of a row, each text cut to a sane length, so a kept row stays small. */
+const pickRow = (row: Row, fields: readonly string[]): Row =>
+  Object.fromEntries(fields.filter((f) => row[f] != null).map((f) => [f, str(row[f]).slice(0, 1000)]));
+
+/** More rows than `max` of one kind: the import fails, naming the limit (memory holds them all). */
+function counted(max: number, what: string) {
+  let count = 0;
+  return () => {
+    if (++count > max) throw overLimit(`more than ${max.toLocaleString('en-US')} ${what}`);
+  };
+}
+
+/**
+ * First passes: the tags, their links and the posts' meta, and how many posts there are. They
+ * stay in memory while the posts are read, so each kind has a count limit and each row keeps
+ * only the fields the posts use.
+ */
 export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIndex> {
   const seen = { found: false };
   let total = 0;
@@ -26,9 +43,21 @@ export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIn
     if ((str(post.type) || 'post') === 'post') total++;
   if (!seen.found) throw new ImportFileError('Not a Ghost export: no db[0].data.posts or data.posts');
   const tags = new Map<string, Row>();
-  for await (const tag of ghostArray(await open(), 'tags')) tags.set(str(tag.id), tag);
+  const tag = counted(IMPORT_LIMITS.ghostTags, 'tags');
+  for await (const row of ghostArray(await open(), 'tags')) {
+    tag();
+    tags.set(str(row.id), pickRow(row, ['id', 'name', 'slug', 'visibility']));
+  }
   const links: Row[] = [];
-  for await (const link of ghostArray(await open(), 'posts_tags')) links.push(link);
+  const link = counted(IMPORT_LIMITS.ghostTagLinks, 'links between posts and tags (posts_tags)');
+  for await (const row of ghostArray(await open(), 'posts_tags')) {
+    link();
+    links.push({
+      post_id: str(row.post_id),
+      tag_id: str(row.tag_id),
+      sort_order: Number(row.sort_order ?? 0),
+    });
+  }
   links.sort((a, b) => Number(a.sort_order ?? 0) - Number(b.sort_order ?? 0));
   const tagsOf = new Map<string, Row[]>();
   for (const link of links) {
@@ -39,7 +68,11 @@ export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIn
     tagsOf.set(str(link.post_id), list);
   }
   const meta = new Map<string, Row>();
-  for await (const row of ghostArray(await open(), 'posts_meta')) meta.set(str(row.post_id), row);
+  const metaRow = counted(IMPORT_LIMITS.ghostMeta, 'post details (posts_meta)');
+  for await (const row of ghostArray(await open(), 'posts_meta')) {
+    metaRow();
+    meta.set(str(row.post_id), pickRow(row, ['feature_image_alt', 'feature_image_caption']));
+  }
   return { total, tags, tagsOf, meta };
 }
 

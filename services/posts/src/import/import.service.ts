@@ -5,6 +5,8 @@ import {
   findSiteNode,
   IMPORT_MAX_ERRORS,
   importOptionsSchema,
+  MAX_FILE_BYTES,
+  POST_CONTENT_MAX,
   siteNodes,
   UPLOADS_PREFIX,
   BANNER_FOLDER,
@@ -44,10 +46,13 @@ import { MailClient, MediaClient } from './media-client.js';
 import {
   archiveEntries,
   archiveSubscribers,
+  shareArchiveFiles,
   openBlogArchive,
   type OpenedArchive,
 } from './archive-entries.js';
 import type { StoredArchive } from './archive-reader.js';
+import { attemptBudget, claimAttempt, errorMessage, IMPORT_ATTEMPTS, ImportTimeout } from './import-job.js';
+import { describeBytes, IMPORT_LIMITS, ImportLimitError } from './import-limits.js';
 import { MediaFetcher } from './media-fetcher.js';
 import { ImportFileError, type SourceEntry, type SourcePost } from './source-post.js';
 import { scanWxr, wxrEntries } from './wxr-reader.js';
@@ -86,6 +91,7 @@ interface MediaToBring {
 /** What one run of an import holds open: this blog's own export, read in place. */
 interface RunContext {
   archive?: OpenedArchive;
+  budget: ReturnType<typeof attemptBudget>;
 }
 
 interface PostToWrite {
@@ -154,7 +160,8 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ImportService.name);
   private readonly queue: JobQueue<{ id: string }>;
   private readonly fetcher: MediaFetcher;
-  static readonly ATTEMPTS = 3;
+  private readonly budgetMs: number;
+  static readonly ATTEMPTS = IMPORT_ATTEMPTS;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -177,6 +184,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       },
       config,
     );
+    this.budgetMs = config.IMPORT_BUDGET_MS;
     this.fetcher = new MediaFetcher(
       storage,
       { timeoutMs: config.IMPORT_MEDIA_TIMEOUT_MS, tries: 3, concurrency: 4 },
@@ -251,10 +259,17 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     return Buffer.concat(chunks);
   }
 
-  private async open(key: string): Promise<Readable> {
+  /** The stored file as a stream, ended with ImportTimeout when the attempt's budget is spent. */
+  private async open(key: string, budget?: RunContext['budget']): Promise<Readable> {
     const object = await this.storage.get(key);
     if (!object) throw new ImportFileError('The uploaded file is gone');
-    return object.body as Readable;
+    const body = object.body as Readable;
+    if (budget) {
+      const stop = () => body.destroy(new ImportTimeout(this.budgetMs));
+      budget.signal.addEventListener('abort', stop, { once: true });
+      body.once('close', () => budget.signal.removeEventListener('abort', stop));
+    }
+    return body;
   }
 
   private async save(row: ImportRow, state: ImportReport['state'], report: StoredReport, reason?: string) {
@@ -270,13 +285,25 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     ])) as ImportRow[];
     if (!row || row.state === 'done' || row.state === 'failed') return;
     const report: StoredReport = { ...emptyReport(), ...row.report };
+    const attempt = await claimAttempt(this.db, row.id);
+    if (attempt === null) return;
+    if (attempt > IMPORT_ATTEMPTS) {
+      // The earlier tries crashed their process (or a replica's) or ran out of time: no more.
+      await this.giveUp(
+        row,
+        report,
+        `The import stopped after ${IMPORT_ATTEMPTS} tries that crashed or ran past the time budget`,
+      );
+      return;
+    }
     await this.save(row, 'running', report);
-    const context: RunContext = {};
+    const context: RunContext = { budget: attemptBudget(this.budgetMs) };
     try {
       const entries = await this.entries(row, report, context);
       let index = 0;
       let savedAt = Date.now();
       for await (const entry of entries) {
+        context.budget.check();
         if (index++ < report.processed) continue; // done before a restart
         await this.importEntry(row.id, entry, row.options, report, context);
         report.processed = index;
@@ -286,6 +313,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
           savedAt = Date.now();
         }
       }
+      context.budget.check();
       if (context.archive) await this.restorePeople(context.archive, report);
       report.percent = 100;
       await this.save(row, 'done', report);
@@ -294,16 +322,26 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       await this.removeOrphans(row.id);
     } catch (error) {
       context.archive?.archive.close();
-      const final = error instanceof ImportFileError || job.attempt >= ImportService.ATTEMPTS;
-      if (!final) {
+      const fileError = error instanceof ImportFileError;
+      if (!fileError && attempt < IMPORT_ATTEMPTS && job.attempt < ImportService.ATTEMPTS) {
         await this.save(row, 'running', report);
         throw error; // the queue tries again; the next run resumes after `processed`
       }
-      this.logger.warn(`import ${row.id} failed: ${(error as Error).message}`);
-      await this.save(row, 'failed', report, (error as Error).message);
-      await this.storage.delete(row.file_key).catch(() => undefined);
-      await this.removeOrphans(row.id);
+      const message = errorMessage(error);
+      await this.giveUp(
+        row,
+        report,
+        fileError ? message : `${message} (try ${attempt} of ${IMPORT_ATTEMPTS})`,
+      );
     }
+  }
+
+  /** The import ends `failed` with its reason; its file and the files of posts never written go. */
+  private async giveUp(row: ImportRow, report: StoredReport, reason: string): Promise<void> {
+    this.logger.warn(`import ${row.id} failed: ${reason}`);
+    await this.save(row, 'failed', report, reason);
+    await this.storage.delete(row.file_key).catch(() => undefined);
+    await this.removeOrphans(row.id);
   }
 
   /**
@@ -335,9 +373,9 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     context: RunContext,
   ): Promise<AsyncIterable<SourceEntry> | Iterable<SourceEntry>> {
     if (row.format === 'wxr') {
-      const scan = await scanWxr(await this.open(row.file_key));
+      const scan = await scanWxr(await this.open(row.file_key, context.budget));
       report.total = scan.total;
-      return wxrEntries(await this.open(row.file_key), scan.attachments);
+      return wxrEntries(await this.open(row.file_key, context.budget), scan.attachments);
     }
     if (row.format === 'blog') {
       const opened = await openBlogArchive(this.storage, row.file_key);
@@ -347,26 +385,31 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       // would not fit in is refused and said, and the posts then go where their labels lead.
       if (report.processed === 0) {
         try {
-          await this.restoreBanner(opened.archive);
+          await this.restoreBanner(opened.archive, opened.site);
           await this.settings.update(opened.site, []);
         } catch (error) {
-          this.error(report, 'site settings', `not restored: ${(error as Error).message}`);
+          this.error(report, 'site settings', `not restored: ${errorMessage(error)}`);
         }
       }
       return archiveEntries(opened.archive);
     }
-    const index = await indexGhost(() => this.open(row.file_key));
+    const index = await indexGhost(() => this.open(row.file_key, context.budget));
     report.total = index.total;
-    return ghostEntries(await this.open(row.file_key), index, row.options.sourceUrl);
+    return ghostEntries(await this.open(row.file_key, context.budget), index, row.options.sourceUrl);
   }
 
   /** The uploaded banner's files, back where the settings point (`site/<key>` in the archive). */
-  private async restoreBanner(archive: StoredArchive): Promise<void> {
+  private async restoreBanner(archive: StoredArchive, site: SiteConfig): Promise<void> {
+    const named = JSON.stringify(site);
     const banner = new RegExp(`^site/(${escapeRegExp(BANNER_FOLDER)}[0-9a-f-]{36}/[A-Za-z0-9._-]{1,100})$`);
     for (const name of archive.names()) {
       const key = banner.exec(name)?.[1];
-      if (!key || (await this.storage.stat(key))) continue;
-      await this.storage.put(key, await archive.open(name), { contentType: contentTypeForKey(key) });
+      // Only the files the settings name; each at most what an upload may be.
+      if (!key || !named.includes(key) || (await this.storage.stat(key))) continue;
+      await this.storage.put(key, await archive.open(name, MAX_FILE_BYTES), {
+        contentType: contentTypeForKey(key),
+        maxBytes: MAX_FILE_BYTES,
+      });
     }
   }
 
@@ -382,7 +425,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       try {
         unconfirmed += (await this.mail.restoreSubscribers(batch, madeHere)).unconfirmed;
       } catch (error) {
-        this.error(report, 'subscribers', `not restored: ${(error as Error).message}`);
+        this.error(report, 'subscribers', `not restored: ${errorMessage(error)}`);
         break;
       }
     }
@@ -418,8 +461,9 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         if (await this.restorePost(importId, entry.post, context.archive!.archive, report)) report.updated++;
         else report.imported++;
       } catch (error) {
+        if (error instanceof ImportLimitError) throw error; // the file's limit, not this post's
         report.failed++;
-        this.error(report, entry.post.title, (error as Error).message);
+        this.error(report, entry.post.title, errorMessage(error));
       }
       return;
     }
@@ -438,7 +482,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         report.restricted.push({ item: post.title, reason: post.restricted });
     } catch (error) {
       report.failed++;
-      this.error(report, post.title, (error as Error).message);
+      this.error(report, post.title, errorMessage(error));
     }
   }
 
@@ -455,6 +499,11 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     report: StoredReport,
   ): Promise<boolean> {
     const { leaf, unmapped } = this.placeOf(this.settings.current(), post, options);
+    // Refused before the conversion, which would hold the event loop on a huge text.
+    if (post.html.length > IMPORT_LIMITS.postHtml)
+      throw new Error(
+        `its HTML is larger than ${describeBytes(IMPORT_LIMITS.postHtml)} (a post holds at most ${POST_CONTENT_MAX.toLocaleString('en-US')} characters)`,
+      );
     const converted = htmlToMarkdown(post.html, { baseUrl: options.sourceUrl || undefined });
     if (converted.droppedShortcodes.length)
       this.error(
@@ -516,10 +565,11 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   /** A post of this blog's own export: its Markdown as it was, its files from the archive. */
   private async restorePost(
     importId: string,
-    post: ArchivePost,
+    archived: ArchivePost,
     archive: StoredArchive,
     report: StoredReport,
   ): Promise<boolean> {
+    const post = shareArchiveFiles(archived);
     const nodes = siteNodes(this.settings.current());
     const byLabels = findSiteNode(
       nodes,
@@ -559,7 +609,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
           title: item.title ?? undefined,
           fetch: item.file
             ? async (key) =>
-                storeMediaOriginal(this.storage, await archive.open(item.file!), {
+                storeMediaOriginal(this.storage, await archive.open(item.file!, MAX_FILE_BYTES), {
                   name: item.name ?? 'file',
                   key,
                 })
@@ -578,6 +628,9 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
    * the post existed.
    */
   private async writePost(importId: string, post: PostToWrite, report: StoredReport): Promise<boolean> {
+    // What the form would refuse is refused before any file is fetched or read.
+    if (post.media.length > IMPORT_LIMITS.postMedia)
+      throw new Error(`${post.media.length} media: a post holds at most ${IMPORT_LIMITS.postMedia}`);
     // A post found under a former identity (an earlier importer's) is this one: it is updated
     // and takes the new identity, so posts imported before the change are not doubled; rows
     // cannot be renamed by a migration, which would need the export's site and post ids.
@@ -602,13 +655,16 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
         return { file: await media.fetch((ext) => `${keyBase}.${importId}.${ext}`) };
       }),
     );
+    // The archive's budget is the file's: the import stops (its stored files go with it).
+    const overBudget = outcomes.find((o) => o.status === 'rejected' && o.reason instanceof ImportLimitError);
+    if (overBudget) throw (overBudget as PromiseRejectedResult).reason;
     const files: UploadedFile[] = [];
     const unified: Record<string, unknown>[] = [];
     outcomes.forEach((outcome, i) => {
       const media = post.media[i]!;
       if (outcome.status === 'rejected') {
         report.media.failed++;
-        this.error(report, post.title, `${media.identity}: ${(outcome.reason as Error).message}`);
+        this.error(report, post.title, `${media.identity}: ${errorMessage(outcome.reason)}`);
         content = content.replace(
           new RegExp(`!\\[[^\\]]*\\]\\(media:${escapeRegExp(media.ref)}\\)`, 'g'),
           '',

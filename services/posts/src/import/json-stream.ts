@@ -3,25 +3,57 @@ import parserStream from 'stream-json';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import streamValues from 'stream-json/streamers/stream-values.js';
+import { ImportTimeout } from './import-job.js';
+import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError } from './source-post.js';
-
-/** One string of an export longer than this (a post's text is far less) is refused. */
-const MAX_STRING = 32 * 1024 * 1024;
 
 type Token = { name: string; value?: string };
 
-/** Refuses a string longer than MAX_STRING as it streams by, before anything assembles it. */
-function stringGuard(): Transform {
+const CHUNKS = new Set(['stringChunk', 'keyChunk', 'numberChunk']);
+const STARTS = new Set(['startString', 'startKey', 'startNumber']);
+
+/**
+ * Refuses, as the tokens stream by and before anything assembles them, a string, key or number
+ * longer than IMPORT_LIMITS.text and arrays or objects nested deeper than IMPORT_LIMITS.depth.
+ */
+function tokenGuard(): Transform {
   let length = 0;
+  let depth = 0;
   return new Transform({
     objectMode: true,
     transform(token: Token, _encoding, done) {
-      if (token.name === 'startString') length = 0;
-      else if (token.name === 'stringChunk') {
+      if (STARTS.has(token.name)) length = 0;
+      else if (CHUNKS.has(token.name)) {
         length += token.value!.length;
-        if (length > MAX_STRING)
-          return done(new ImportFileError('The file holds a text of more than 32 MB: not a blog export'));
-      }
+        if (length > IMPORT_LIMITS.text)
+          return done(overLimit(`a text of more than ${describeBytes(IMPORT_LIMITS.text)}`));
+      } else if (token.name === 'startObject' || token.name === 'startArray') {
+        if (++depth > IMPORT_LIMITS.depth)
+          return done(overLimit(`arrays or objects nested more than ${IMPORT_LIMITS.depth} deep`));
+      } else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+      done(null, token);
+    },
+  });
+}
+
+/**
+ * Refuses a value (an element of the array read, or the whole value) whose texts together pass
+ * IMPORT_LIMITS.item, before it is assembled: each value is held whole in memory once built.
+ */
+function valueGuard(elements: boolean): Transform {
+  let size = 0;
+  let depth = 0;
+  return new Transform({
+    objectMode: true,
+    transform(token: Token, _encoding, done) {
+      if (token.name === 'startObject' || token.name === 'startArray') depth++;
+      else if (token.name === 'endObject' || token.name === 'endArray') depth--;
+      else if (CHUNKS.has(token.name)) size += token.value!.length;
+      size += 8; // every token costs something to hold
+      if (size > IMPORT_LIMITS.item)
+        return done(overLimit(`a record of more than ${describeBytes(IMPORT_LIMITS.item)}`));
+      // Inside the array read, depth 1 is between its elements: the next element starts afresh.
+      if (elements ? depth <= 1 : depth === 0) size = 0;
       done(null, token);
     },
   });
@@ -48,17 +80,18 @@ export async function* jsonAt<T>(
   const values = pipeline(
     stream,
     // Strings are streamed in chunks (the guard counts them) and packed for the assembler.
-    parserStream({ streamStrings: true, packStrings: true }),
-    stringGuard(),
+    parserStream({ streamValues: true, packValues: true }),
+    tokenGuard(),
     pick.asStream({ filter: path }),
     mark,
+    valueGuard(elements),
     elements ? streamArray.asStream() : streamValues.asStream(),
     () => undefined,
   );
   try {
-    for await (const { value } of values as AsyncIterable<{ value: T }>) yield value;
+    for await (const { value } of values as unknown as AsyncIterable<{ value: T }>) yield value;
   } catch (error) {
-    if (error instanceof ImportFileError) throw error;
+    if (error instanceof ImportFileError || error instanceof ImportTimeout) throw error;
     throw new ImportFileError(`The file is not valid JSON: ${(error as Error).message.split('\n')[0]}`);
   }
 }

@@ -1,10 +1,9 @@
+import { MEDIA_ALT_MAX } from '@blog/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { Readable } from 'node:stream';
+import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 import { wxrIdentity, wxrRestriction, wxrSite, wxrTitle } from './wxr-post.js';
-
-/** Text longer than this without markup is not a blog export (a 2 GB line would fill the memory). */
-const MAX_TEXT_RUN = 32 * 1024 * 1024;
 
 interface RawItem {
   fields: Record<string, string>;
@@ -19,10 +18,16 @@ export interface WxrScan {
   attachments: Map<string, { url: string; alt?: string }>;
 }
 
+/** The parser gets at most this much at once, so a run without events is measured finely. */
+const SLICE = 64 * 1024;
+
 /**
  * The items of a WordPress export (WXR 1.0-1.2), read as a stream with saxes: memory holds
  * one item at a time. A DOCTYPE is refused (a WXR file has none; it is how entity-expansion
- * and external-entity attacks arrive), as is text with no markup for MAX_TEXT_RUN.
+ * and external-entity attacks arrive). Memory stays bounded whatever the shape: saxes holds
+ * what it has read since its last event (a text, a CDATA section, a tag with its attributes),
+ * so more than IMPORT_LIMITS.text without an event fails, as do a text, an item or a nesting
+ * past their limits.
  */
 export async function* wxrItems(
   stream: Readable,
@@ -33,32 +38,62 @@ export async function* wxrItems(
   const done: RawItem[] = [];
   const path: string[] = [];
   let item: RawItem | null = null;
+  let itemSize = 0;
   let text = '';
   let category: { domain: string; slug: string } | null = null;
   let metaKey = '';
   let sawRoot = false;
   let error: Error | null = null;
+  /** Characters given to the parser since its last event. */
+  let pending = 0;
 
+  const keep = (value: string) => {
+    itemSize += value.length;
+    if (itemSize > IMPORT_LIMITS.item)
+      error ??= overLimit(`an item of more than ${describeBytes(IMPORT_LIMITS.item)}`);
+    return value;
+  };
+  const event = () => (pending = 0);
   parser.on('doctype', () => {
     error ??= new ImportFileError(
       'The file declares a DOCTYPE: a WordPress export has none, so it is refused',
     );
   });
+  parser.on('comment', event);
+  parser.on('processinginstruction', event);
   parser.on('opentag', (tag: SaxesTagPlain) => {
+    event();
     if (!sawRoot) {
       sawRoot = true;
       if (tag.name !== 'rss')
         error ??= new ImportFileError('Not a WordPress export: the root element is not <rss>');
     }
     path.push(tag.name);
+    if (path.length > IMPORT_LIMITS.depth)
+      error ??= overLimit(`elements nested more than ${IMPORT_LIMITS.depth} deep`);
     text = '';
-    if (tag.name === 'item' && path.length === 3) item = { fields: {}, categories: [], meta: {} };
+    if (tag.name === 'item' && path.length === 3) {
+      item = { fields: {}, categories: [], meta: {} };
+      itemSize = 0;
+    }
     if (item && tag.name === 'category')
-      category = { domain: String(tag.attributes.domain ?? ''), slug: String(tag.attributes.nicename ?? '') };
+      category = {
+        domain: keep(String(tag.attributes.domain ?? '')),
+        slug: keep(String(tag.attributes.nicename ?? '')),
+      };
   });
-  parser.on('text', (t) => (text += t));
-  parser.on('cdata', (t) => (text += t));
+  const addText = (t: string) => {
+    event();
+    // Only the texts of an item and of the channel's own fields are kept; the rest are dropped as they come.
+    if (!item && path.length !== 3) return;
+    if (text.length + t.length > IMPORT_LIMITS.text)
+      error ??= overLimit(`a text of more than ${describeBytes(IMPORT_LIMITS.text)}`);
+    else text += t;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
   parser.on('closetag', (tag) => {
+    event();
     path.pop();
     if (!item) {
       if (path.length === 2) channel[tag.name] = text.trim();
@@ -68,26 +103,27 @@ export async function* wxrItems(
       done.push(item);
       item = null;
     } else if (tag.name === 'category' && category) {
-      item.categories.push({ ...category, name: text.trim() });
+      item.categories.push({ ...category, name: keep(text.trim()) });
       category = null;
-    } else if (tag.name === 'wp:meta_key') metaKey = text.trim();
-    else if (tag.name === 'wp:meta_value') item.meta[metaKey] = text;
-    else if (path.length === 3) item.fields[tag.name] = text;
+    } else if (tag.name === 'wp:meta_key') metaKey = keep(text.trim());
+    else if (tag.name === 'wp:meta_value') item.meta[metaKey] = keep(text);
+    else if (path.length === 3) item.fields[tag.name] = keep(text);
     text = '';
   });
   parser.on('error', (e) => {
     error ??= new ImportFileError(`The file is not well-formed XML: ${e.message.split('\n')[0]}`);
   });
 
-  let run = 0;
   for await (const chunk of stream) {
     const part = (chunk as Buffer).toString('utf8');
-    const lastTag = part.lastIndexOf('<');
-    run = lastTag >= 0 ? part.length - lastTag : run + part.length;
-    if (run > MAX_TEXT_RUN)
-      throw new ImportFileError('The file has a text of more than 32 MB without markup: not a blog export');
-    parser.write(part);
-    if (error) throw error;
+    for (let at = 0; at < part.length; at += SLICE) {
+      const slice = part.length > SLICE ? part.slice(at, at + SLICE) : part;
+      pending += slice.length;
+      parser.write(slice);
+      if (!error && pending > IMPORT_LIMITS.text + SLICE)
+        error = overLimit(`a text, tag or comment of more than ${describeBytes(IMPORT_LIMITS.text)}`);
+      if (error) throw error;
+    }
     while (done.length) yield done.shift()!;
   }
   parser.close();
@@ -100,14 +136,22 @@ export async function* wxrItems(
 /** First pass: how many posts, and the attachments' files. */
 export async function scanWxr(stream: Readable): Promise<WxrScan> {
   const scan: WxrScan = { total: 0, attachments: new Map() };
+  // The attachments stay in memory for the second pass: their texts together have a limit.
+  let kept = 0;
   for await (const item of wxrItems(stream)) {
     const type = item.fields['wp:post_type'];
     if (type === 'post') scan.total++;
-    if (type === 'attachment' && item.fields['wp:attachment_url'])
-      scan.attachments.set(item.fields['wp:post_id'] ?? '', {
-        url: item.fields['wp:attachment_url'].trim(),
-        alt: item.meta._wp_attachment_image_alt?.trim() || undefined,
-      });
+    if (type === 'attachment' && item.fields['wp:attachment_url']) {
+      const id = item.fields['wp:post_id'] ?? '';
+      const url = item.fields['wp:attachment_url'].trim();
+      const alt = item.meta._wp_attachment_image_alt?.trim().slice(0, MEDIA_ALT_MAX) || undefined;
+      kept += id.length + url.length + (alt?.length ?? 0) + 64;
+      if (kept > IMPORT_LIMITS.attachments)
+        throw overLimit(
+          `attachments whose addresses pass ${describeBytes(IMPORT_LIMITS.attachments)} together`,
+        );
+      scan.attachments.set(id, { url, alt });
+    }
   }
   return scan;
 }
