@@ -157,7 +157,8 @@ const wanted = (name) => !process.env.FAULTS || process.env.FAULTS.split(',').in
 export async function startFaultRig({ posts = 500 } = {}) {
   const stack = await startProdStack({
     postsReplicas: 2,
-    variables: ADMIN_VARIABLES(),
+    // The import under a kill fetches its pictures from a server on 127.0.0.1.
+    variables: { ...ADMIN_VARIABLES(), OUTBOUND_ALLOW: '127.0.0.1' },
     // Faster retries so the SMTP case finishes in seconds; the rest is compose's.
     env: { MAIL_RETRY_INTERVAL_MS: '1000', MEDIA_SWEEP_SECONDS: '5', MEDIA_PENDING_AFTER_SECONDS: '10' },
   });

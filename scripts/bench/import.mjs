@@ -52,6 +52,8 @@ async function importOnce(name, count, pictures) {
   const stack = await startSeedableStack(name, {
     ADMIN_USERNAME: ADMIN.username,
     ADMIN_PASSWORD: ADMIN.password,
+    // The pictures come from a server on 127.0.0.1, refused unless allowed.
+    OUTBOUND_ALLOW: '127.0.0.1',
   });
   try {
     const pid = (await stackPids(stack)).posts;
