@@ -10,7 +10,7 @@ import { simpleParser } from 'mailparser';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
+import { fields, makeImage, makeVideo, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 import { unzip } from './support/zip.js';
 
@@ -135,7 +135,7 @@ describe('export, then import into an empty blog', () => {
       [
         { name: 'files', file: { filename: 'roadster.jpg', type: 'image/jpeg', data: photo } },
         { name: 'files', file: { filename: 'sketch.png', type: 'image/png', data: await makeImage('png') } },
-        { name: 'files', file: { filename: 'film.mp4', type: 'video/mp4', data: makeMp4() } },
+        { name: 'files', file: { filename: 'film.mp4', type: 'video/mp4', data: await makeVideo() } },
       ],
     );
     await create(source, {

@@ -1,3 +1,7 @@
+import { resolveBinaries, run } from '@blog/server-kit';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import sharp from 'sharp';
 
 /** Real image files made by the test with sharp. */
@@ -30,6 +34,21 @@ export function makeMp4(): Buffer {
     ]),
   );
   return Buffer.concat([ftyp, box('moov', Buffer.alloc(0)), box('mdat', Buffer.alloc(2048, 7))]);
+}
+
+/** A real one-second MP4 made by ffmpeg (the export re-muxes videos, so it must be playable). */
+export async function makeVideo(): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'video-fixture-'));
+  try {
+    const file = join(dir, 'clip.mp4');
+    await run(resolveBinaries().ffmpeg, [
+      ...['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=10', '-t', '1'],
+      ...['-c:v', 'mpeg4', file],
+    ]);
+    return await readFile(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** A HEIC file's first bytes (ftyp brand heic). */
