@@ -1,6 +1,9 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const OUTBOUND_ONLY =
+  'Fetch through outboundFetch from @blog/server-kit (it refuses private addresses); a call between our own services goes through the transport.';
+
 export default tseslint.config(
   {
     ignores: [
@@ -39,6 +42,27 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
+    },
+  },
+  // A server fetches an address a user or a remote server chose only through the outbound
+  // fetcher (libs/server-kit/src/outbound), which refuses private and reserved addresses.
+  {
+    files: ['gateway/src/**/*.ts', 'services/*/src/**/*.ts', 'libs/server-kit/src/**/*.ts'],
+    ignores: ['**/*.spec.ts', 'libs/server-kit/src/outbound/**', 'libs/server-kit/src/testing/**'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'fetch', message: OUTBOUND_ONLY }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            { name: 'node:http', importNames: ['request', 'get'], message: OUTBOUND_ONLY },
+            { name: 'node:https', importNames: ['request', 'get'], message: OUTBOUND_ONLY },
+            { name: 'http', importNames: ['request', 'get'], message: OUTBOUND_ONLY },
+            { name: 'https', importNames: ['request', 'get'], message: OUTBOUND_ONLY },
+            { name: 'undici', message: OUTBOUND_ONLY },
+          ],
+        },
+      ],
     },
   },
 );
