@@ -109,6 +109,7 @@ describe('outboundFetch', () => {
     expect(request.headers['user-agent']).toBe('Garage notes (+https://blog.example)');
     expect(request.headers.accept).toBe('text/plain');
     expect(outboundUserAgent(undefined, undefined)).toBe('Personal blog');
+    expect(outboundUserAgent('Café  notes ✨', 'http://x')).toBe('Cafe notes (+http://x)');
   });
 
   it('refuses loopback, private and reserved addresses in every spelling, before connecting', async () => {

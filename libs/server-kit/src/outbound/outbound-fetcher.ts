@@ -87,7 +87,14 @@ export const OUTBOUND_DEFAULTS = {
 
 /** A plain user agent that names the blog: `Title (+https://blog.example)`. */
 export function outboundUserAgent(title: string | undefined, siteUrl: string | undefined): string {
-  const name = title?.replace(/[^\x20-\x7e]/g, '').trim() || OUTBOUND_DEFAULTS.userAgent;
+  // A header is ASCII: accents fall off their letters (Café -> Cafe), the rest is dropped.
+  const name =
+    title
+      ?.normalize('NFKD')
+      .replace(/[^\x20-\x7e]/g, '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      .slice(0, 100) || OUTBOUND_DEFAULTS.userAgent;
   return siteUrl ? `${name} (+${siteUrl})` : name;
 }
 
