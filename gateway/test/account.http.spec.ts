@@ -403,6 +403,14 @@ describe('accounts through the gateway', () => {
       body: { password: ADMIN.password, code: codeAt(secret) },
       token: before,
     });
+    // Locked out both ways from one address: its failed sign-ins there, and its code checks anywhere.
+    const guess = (code: string | undefined, password = ADMIN.password) =>
+      api(stack, '/api/auth/login', {
+        body: { username: ADMIN.username, password, ...(code ? { code } : {}) },
+        headers: { 'x-forwarded-for': '10.5.0.1' },
+      });
+    for (let i = 0; i < 5; i++) expect((await guess(String(400000 + i))).status).toBe(401);
+    expect((await guess(codeAt(secret, 1))).status).toBe(429);
     const reset = await runAdminCommand(stack, ['reset-password', ADMIN.username.toUpperCase()]);
     expect(reset.code).toBe(0);
     const password = /^New password for \S+: (\S+)$/m.exec(reset.stdout)![1]!;
@@ -417,7 +425,10 @@ describe('accounts through the gateway', () => {
       username: ADMIN.username,
       role: 'admin',
       twoFactorEnabled: false,
+      codeLockedUntil: null,
     });
+    // The address's failed sign-ins were cleared too.
+    expect((await guess(undefined, password)).status).toBe(200);
     expect(await runAdminCommand(stack, ['reset-password', 'nobody-here'])).toMatchObject({
       code: 1,
       stderr: 'no user named "nobody-here"\n',

@@ -3,7 +3,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
-import { CodeLock } from './auth/code-lock.service.js';
 import { LoginThrottle } from './auth/login-throttle.service.js';
 import { SecretBox } from './auth/secret-box.js';
 import { UsersService } from './users/users.service.js';
@@ -22,14 +21,12 @@ export class AdminBootstrap implements OnApplicationBootstrap {
   constructor(
     private readonly users: UsersService,
     private readonly throttle: LoginThrottle,
-    private readonly codeLock: CodeLock,
     private readonly box: SecretBox,
     @Inject(AUTH_CONFIG) private readonly config: AuthConfig,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
     await this.throttle.purgeExpired();
-    await this.codeLock.purgeExpired();
     // TOTP secrets stored before they were encrypted are sealed here rather than in a
     // migration: a migration does not see the key (TOTP_ENCRYPTION_KEY or JWT_SECRET).
     const sealed = await this.users.sealClearSecrets((secret, id) => this.box.seal(secret, id));

@@ -21,10 +21,12 @@ export async function resetPassword(databaseUrl: string, username: string): Prom
       [username, hash],
     );
     if (rowCount !== 1) throw new Error(`no user named "${username}"`);
-    await client.query(`DELETE FROM auth.rate_windows WHERE key = $1`, [CodeLock.key(rows[0]!.id)]);
-    await client.query(`DELETE FROM auth.login_attempts WHERE key LIKE '%' || chr(10) || lower($1)`, [
-      username,
-    ]);
+    // The account's code lock, and its failed sign-ins from every address (LoginThrottle.key).
+    await client.query(
+      `DELETE FROM auth.rate_windows
+       WHERE key = $1 OR (key LIKE 'login' || chr(10) || '%' AND split_part(key, chr(10), 3) = lower($2))`,
+      [CodeLock.key(rows[0]!.id), username],
+    );
   } finally {
     await client.end();
   }

@@ -7,11 +7,11 @@ import { AuthController } from './auth/auth.controller.js';
 import { AuthService } from './auth/auth.service.js';
 import { CodeLock } from './auth/code-lock.service.js';
 import { SecretBox } from './auth/secret-box.js';
-import { LoginAttempt } from './auth/login-attempt.entity.js';
 import { LoginThrottle } from './auth/login-throttle.service.js';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
 import { CreateUsers1763800000000 } from './migrations/1763800000000-CreateUsers.js';
 import { AccountSecurity1764400000000 } from './migrations/1764400000000-AccountSecurity.js';
+import { LoginAttemptsToRateWindows1764850000000 } from './migrations/1764850000000-LoginAttemptsToRateWindows.js';
 import { TwoFactor } from './auth/two-factor.service.js';
 import { PasswordHasher } from './users/password-hasher.js';
 import { User } from './users/user.entity.js';
@@ -27,10 +27,15 @@ export class AuthModule {
           name: 'auth',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
-          entities: [User, LoginAttempt],
-          migrations: [CreateUsers1763800000000, AccountSecurity1764400000000, RateWindows1764800000000],
+          entities: [User],
+          migrations: [
+            CreateUsers1763800000000,
+            AccountSecurity1764400000000,
+            RateWindows1764800000000,
+            LoginAttemptsToRateWindows1764850000000,
+          ],
         }),
-        TypeOrmModule.forFeature([User, LoginAttempt]),
+        TypeOrmModule.forFeature([User]),
         JwtModule.register({
           secret: config.JWT_SECRET,
           signOptions: { algorithm: 'HS256', expiresIn: config.JWT_TTL },

@@ -39,8 +39,4 @@ export class CodeLock {
   async lockedUntil(accountId: string): Promise<string | null> {
     return (await this.windows.blockedUntil(CodeLock.key(accountId), this.limit))?.toISOString() ?? null;
   }
-
-  purgeExpired(): Promise<void> {
-    return this.windows.purgeOlderThan(this.limit.windowSeconds);
-  }
 }
