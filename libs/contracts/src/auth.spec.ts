@@ -1,4 +1,10 @@
-import { loginSchema, registerSchema, describeValidationError } from './auth.js';
+import {
+  loginSchema,
+  registerSchema,
+  describeValidationError,
+  twoFactorCodeSchema,
+  twoFactorConfirmSchema,
+} from './auth.js';
 
 const registerError = (body: unknown) => {
   const result = registerSchema.safeParse(body);
@@ -46,5 +52,35 @@ describe('login rules', () => {
     const missing = loginSchema.safeParse({ username: 'x' });
     expect(missing.success).toBe(false);
     if (!missing.success) expect(describeValidationError(missing.error).message).toBe('password is required');
+  });
+});
+
+describe('two-factor codes', () => {
+  const code = (value: unknown) => twoFactorCodeSchema.safeParse(value);
+
+  it('reads six digits, a recovery code (16 base32 characters) and the older 10-character form, however spaced', () => {
+    expect(code(' 123 456 ').data).toBe('123456');
+    expect(code('ABCD EFGH-2345 67QR').data).toBe('abcd-efgh-2345-67qr');
+    expect(code('abcdefgh234567qr').data).toBe('abcd-efgh-2345-67qr');
+    expect(code('A1B2C-3D4E5').data).toBe('a1b2c-3d4e5');
+  });
+
+  it.each(['12345', '1234567', 'abcd-efgh-2345-67q', 'abcd-efgh-2345-67q1', 'abcd-efgh-2345-67qr-a', ''])(
+    'refuses %j',
+    (value) => expect(code(value).success).toBe(false),
+  );
+
+  it('turning two-factor on or off asks for the password beside the code', () => {
+    const missing = twoFactorConfirmSchema.safeParse({ code: '123456' });
+    expect(missing.success).toBe(false);
+    if (!missing.success)
+      expect(describeValidationError(missing.error)).toEqual({
+        field: 'password',
+        message: 'password is required',
+      });
+    expect(twoFactorConfirmSchema.parse({ password: 'pw', code: '123 456' })).toEqual({
+      password: 'pw',
+      code: '123456',
+    });
   });
 });
