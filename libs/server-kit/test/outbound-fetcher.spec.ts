@@ -78,6 +78,9 @@ describe('outboundFetch', () => {
       else if (url.pathname === '/slow-body') {
         res.writeHead(200).write('start');
         req.on('close', () => res.destroy());
+      } else if (url.pathname === '/drops') {
+        res.writeHead(200, { 'content-length': '1000' }).write('the first bytes');
+        setTimeout(() => res.socket?.destroy(), 20);
       } else if (url.pathname === '/hangs') req.on('close', () => res.destroy());
       else if (url.pathname === '/post-303') res.writeHead(303, { location: '/hello' }).end();
       else res.writeHead(404).end('missing');
@@ -238,6 +241,11 @@ describe('outboundFetch', () => {
     const slowBody = await failure(`${base}/slow-body`, { allow, timeoutMs: 300 });
     expect([slowBody.kind, slowBody.message]).toEqual(['timeout', 'timed out']);
     expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('fails a body whose connection drops half-way, without the reason', async () => {
+    const error = await failure(`${base}/drops`, { allow });
+    expect([error.kind, error.message]).toEqual(['network', 'network error']);
   });
 
   it('follows at most five redirects', async () => {

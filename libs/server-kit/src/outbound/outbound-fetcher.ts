@@ -281,7 +281,8 @@ function send(
       else socket.once('connect', () => (connected = true));
     });
     req.once('response', resolvePromise);
-    req.once('error', (error) => {
+    // Kept for the request's life: a late socket error after the answer must not go unhandled.
+    req.on('error', (error) => {
       if (error instanceof OutboundFetchError) reject(error);
       // Closed, refused, unreachable: one answer. After connecting the host is known to answer.
       else reject(connected ? new OutboundFetchError('network', 'network error') : unreachable());
