@@ -259,6 +259,18 @@ function ImportReportView({ report }: { report: ImportReport }) {
         </p>
       )}
       {skipped.length > 0 && <p>Skipped: {skipped.map(([why, n]) => `${n} ${why}`).join(', ')}</p>}
+      {report.restricted.length > 0 && (
+        <>
+          <h4>Imported as drafts: restricted in the source</h4>
+          <ul className="import-restricted">
+            {report.restricted.map((r, i) => (
+              <li key={i}>
+                <strong>{r.item}</strong>: {r.reason}
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
       {report.errors.length > 0 && (
         <>
           <h4>Problems</h4>
