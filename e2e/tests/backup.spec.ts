@@ -91,8 +91,16 @@ test('"Export everything" downloads the archive', async () => {
   ({ context, page } = await newAdminPage(rig!));
   await openAsAdmin(rig!, page, '/admin?tab=backup');
   const downloading = page.waitForEvent('download');
+  const requests: { method: string; url: string }[] = [];
+  page.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
+  const linkAnswer = page.waitForResponse((response) => response.url().endsWith('/api/admin/export/link'));
   await page.getByRole('button', { name: 'Export everything' }).click();
   const download = await downloading;
+  // The one-time token and the session travel in a form's body, never in a URL.
+  const { token } = (await (await linkAnswer).json()) as { token: string };
+  expect(requests).toContainEqual({ method: 'POST', url: `${rig!.stack.baseUrl}/api/admin/export/download` });
+  expect(requests.filter((r) => r.url.includes(token) || r.url.includes('?t='))).toEqual([]);
+  expect(page.url()).toContain('/admin');
   expect(download.suggestedFilename()).toMatch(/^blog-export-\d{4}-\d{2}-\d{2}\.zip$/);
   const path = await download.path();
   const names = await zipNames(path);
