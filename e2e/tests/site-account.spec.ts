@@ -225,5 +225,6 @@ test('two-factor sign-in: set up from the QR code, then the sign-in asks for a c
     .getByTestId('two-factor-lock')
     .filter({ hasText: /refused until \d/ })
     .waitFor();
+  await screenshot(page, 'account-two-factor-locked');
   expect(await axeProblems(page)).toEqual([]);
 });
