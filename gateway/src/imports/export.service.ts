@@ -139,7 +139,7 @@ export class ExportService {
         }
       }
     }
-    await this.addBanner(addFile, original);
+    await this.addBanner(addFile);
     // blog.json last, from a second walk: the one document that lists everything is streamed
     // too, never held whole.
     zip.addReadStream(Readable.from(this.blogJson(signal, leftOut)), 'blog.json');
@@ -149,14 +149,17 @@ export class ExportService {
   /** The site's own banner, when one was uploaded: its folder of variants under site/, as stored. */
   private async addBanner(
     addFile: (name: string, open: () => Promise<Stripped>) => Promise<void>,
-    original: (key: string, mimeType: string | null) => Promise<Stripped>,
   ): Promise<void> {
     const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
     if (!site.bannerImage.startsWith(`${UPLOADS_PREFIX}${BANNER_FOLDER}`)) return;
     const key = keyFromUploadsPath(site.bannerImage);
     const folder = key.slice(0, key.lastIndexOf('/') + 1);
+    // The media service's renderings, which keep no metadata: as stored.
     for (const file of await this.storage.list(folder))
-      await addFile(`site/${file}`, () => original(file, null));
+      await addFile(`site/${file}`, async () => {
+        const object = await this.storage.get(file);
+        return { stream: object ? object.body : emptyStream() };
+      });
   }
 
   /** The posts a page at a time, each with its media's archive paths. */

@@ -144,6 +144,12 @@ describe('LocationStripper', () => {
         LeftOutReason.unreadablePicture,
       ],
       [
+        'an AVIF picture (an ISO-BMFF file, not a video)',
+        Buffer.concat([Buffer.from('\0\0\0\x1cftypavif', 'latin1'), Buffer.alloc(200, 3)]),
+        'image/avif',
+        LeftOutReason.unknownPicture,
+      ],
+      [
         'a picture format it cannot clean',
         Buffer.from('II*\0\x08\0\0\0\0\0\0\0\0\0', 'latin1'),
         'image/tiff',

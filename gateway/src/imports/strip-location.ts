@@ -64,8 +64,9 @@ export class LocationStripper {
         return clean ? { stream: Readable.from([clean]) } : { leftOut: LeftOutReason.unreadablePicture };
       }
       if (kind === 'bmp') return { stream: source.rest() }; // no metadata container
-      if (kind === 'video' || mimeType?.startsWith('video/')) return await this.video(source, head, mimeType);
-      if (mimeType?.startsWith('image/')) {
+      if (kind === 'video' || (kind === null && mimeType?.startsWith('video/')))
+        return await this.video(source, head, mimeType);
+      if (kind === 'heif' || mimeType?.startsWith('image/')) {
         source.destroy();
         return { leftOut: LeftOutReason.unknownPicture };
       }
@@ -133,7 +134,21 @@ export class LocationStripper {
   }
 }
 
-function sniff(head: Buffer): 'jpeg' | 'png' | 'webp' | 'gif' | 'bmp' | 'video' | null {
+/** ISO-BMFF brands of still pictures (AVIF, HEIF): a `ftyp` box that is not a video. */
+const PICTURE_BRANDS = new Set([
+  'avif',
+  'avis',
+  'heic',
+  'heix',
+  'heim',
+  'heis',
+  'hevc',
+  'hevx',
+  'mif1',
+  'msf1',
+]);
+
+function sniff(head: Buffer): 'jpeg' | 'png' | 'webp' | 'gif' | 'bmp' | 'heif' | 'video' | null {
   if (head.length < 12) return null;
   if (head[0] === 0xff && head[1] === 0xd8) return 'jpeg';
   if (head.subarray(0, 8).equals(PNG_SIGNATURE)) return 'png';
@@ -141,7 +156,8 @@ function sniff(head: Buffer): 'jpeg' | 'png' | 'webp' | 'gif' | 'bmp' | 'video' 
   if (riff && head.toString('latin1', 8, 12) === 'WEBP') return 'webp';
   if (head.toString('latin1', 0, 4) === 'GIF8') return 'gif';
   if (head.toString('latin1', 0, 2) === 'BM') return 'bmp';
-  if (head.toString('latin1', 4, 8) === 'ftyp') return 'video';
+  if (head.toString('latin1', 4, 8) === 'ftyp')
+    return PICTURE_BRANDS.has(head.toString('latin1', 8, 12)) ? 'heif' : 'video';
   if (head.readUInt32BE(0) === 0x1a45dfa3) return 'video'; // Matroska, WebM
   if (riff && head.toString('latin1', 8, 11) === 'AVI') return 'video';
   return null;
