@@ -19,8 +19,11 @@ export type Stripped = { stream: Readable } | { leftOut: string };
 const JPEG_HEAD_MAX = 4 * 1024 * 1024;
 /** PNG, WebP and GIF files are cleaned whole in memory; uploads are at most 100 MB. */
 const IMAGE_BYTES_MAX = 256 * 1024 * 1024;
-/** A video is copied to a temporary file for ffmpeg; imports may bring large ones. */
-const VIDEO_BYTES_MAX = 4 * 1024 * 1024 * 1024;
+/**
+ * A video is copied to a temporary file for ffmpeg, which writes another: uploads are at most
+ * 100 MB, imports may bring larger ones (the gateway's /tmp in infra/k8s/gateway.yaml fits two).
+ */
+const VIDEO_BYTES_MAX = 1024 * 1024 * 1024;
 const REMUX_TIMEOUT_MS = 10 * 60 * 1000;
 
 const VIDEO_FORMATS: Record<string, string> = {
