@@ -55,7 +55,8 @@ export function ExportPanel() {
       <p>
         Everything in one .zip: every post (also as Markdown files that open in any editor or move to Hugo,
         Jekyll or Eleventy), every picture and video as uploaded (without location data), the site settings,
-        the users (without passwords) and the subscribers. Import it here again to restore the blog.
+        the users (without passwords) and the subscribers. A file whose location data cannot be removed is
+        left out and named in the archive's blog.json. Import it here again to restore the blog.
       </p>
       <button
         type="button"
