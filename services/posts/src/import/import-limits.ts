@@ -10,6 +10,8 @@ export const IMPORT_LIMITS = {
   text: 4 * 1024 * 1024,
   /** One item of a WordPress export, or one row of a Ghost export or blog.json, all its texts together. */
   item: 16 * 1024 * 1024,
+  /** One XML comment (an export's are a line or two). */
+  comment: 64 * 1024,
   /** Elements or arrays inside each other. */
   depth: 64,
   /** A WordPress export's attachments: their addresses and alt texts together (kept for the posts). */
@@ -29,7 +31,8 @@ export const IMPORT_LIMITS = {
 
 const MB = 1024 * 1024;
 /** "4 MB": how the messages name a limit. */
-export const describeBytes = (bytes: number) => (bytes % MB === 0 ? `${bytes / MB} MB` : `${bytes} bytes`);
+export const describeBytes = (bytes: number) =>
+  bytes % MB === 0 ? `${bytes / MB} MB` : bytes % 1024 === 0 ? `${bytes / 1024} KB` : `${bytes} bytes`;
 
 /** A file past one of the limits: the whole import fails, even when a single post was being read. */
 export class ImportLimitError extends ImportFileError {}
@@ -37,4 +40,18 @@ export class ImportLimitError extends ImportFileError {}
 /** The error of a file past one limit: "The file has a text of more than 4 MB (the limit of an import)". */
 export function overLimit(what: string): ImportLimitError {
   return new ImportLimitError(`The file has ${what} (the limit of an import)`);
+}
+
+/**
+ * A pause for the event loop every `everyMs` of work: a reader whose input is already
+ * buffered runs on promise callbacks alone, which starve timers and sockets (a site's reads
+ * waited seconds behind an import). Call it once per unit of work; it awaits only when due.
+ */
+export function breather(everyMs = 10): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < everyMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
 }

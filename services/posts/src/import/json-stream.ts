@@ -1,10 +1,10 @@
-import { pipeline, Transform, type Readable } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import parserStream from 'stream-json';
 import pick from 'stream-json/filters/pick.js';
 import streamArray from 'stream-json/streamers/stream-array.js';
 import streamValues from 'stream-json/streamers/stream-values.js';
 import { ImportTimeout } from './import-job.js';
-import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
+import { breather, describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError } from './source-post.js';
 
 type Token = { name: string; value?: string };
@@ -60,6 +60,27 @@ function valueGuard(elements: boolean): Transform {
 }
 
 /**
+ * The file in slices of 16 KB with a pause for the event loop every 10 ms: the parser turns a
+ * slice into thousands of tokens at once, and passes over parts nobody waits for (the tags
+ * while the posts are counted) give no other occasion to pause.
+ */
+function paced(stream: Readable): Readable {
+  return Readable.from(
+    (async function* () {
+      const pause = breather();
+      for await (const chunk of stream) {
+        const buffer = chunk as Buffer;
+        for (let at = 0; at < buffer.length; at += 16 * 1024) {
+          yield buffer.subarray(at, at + 16 * 1024);
+          await pause();
+        }
+      }
+    })(),
+    { objectMode: false },
+  );
+}
+
+/**
  * The values at `path` in a JSON document (each element when `elements`), parsed as a stream
  * with stream-json: memory holds one value at a time, whatever the file's size. `seen.found`
  * tells whether anything was at the path.
@@ -78,7 +99,7 @@ export async function* jsonAt<T>(
   });
   // pipeline destroys every stage on an error, so the loop below ends with it.
   const values = pipeline(
-    stream,
+    paced(stream),
     // Strings are streamed in chunks (the guard counts them) and packed for the assembler.
     parserStream({ streamValues: true, packValues: true }),
     tokenGuard(),
@@ -89,7 +110,11 @@ export async function* jsonAt<T>(
     () => undefined,
   );
   try {
-    for await (const { value } of values as unknown as AsyncIterable<{ value: T }>) yield value;
+    const pause = breather();
+    for await (const { value } of values as unknown as AsyncIterable<{ value: T }>) {
+      yield value;
+      await pause();
+    }
   } catch (error) {
     if (error instanceof ImportFileError || error instanceof ImportTimeout) throw error;
     throw new ImportFileError(`The file is not valid JSON: ${(error as Error).message.split('\n')[0]}`);

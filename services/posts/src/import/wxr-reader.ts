@@ -1,7 +1,7 @@
 import { MEDIA_ALT_MAX } from '@blog/contracts';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
 import type { Readable } from 'node:stream';
-import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
+import { breather, describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 import { wxrIdentity, wxrRestriction, wxrSite, wxrTitle } from './wxr-post.js';
 
@@ -19,7 +19,43 @@ export interface WxrScan {
 }
 
 /** The parser gets at most this much at once, so a run without events is measured finely. */
-const SLICE = 64 * 1024;
+const SLICE = 16 * 1024;
+
+/**
+ * Watches the raw text for comments: saxes holds a comment as many small strings (a "-x-x…"
+ * comment of 4 MB took 100 MB and seconds of garbage collection), and an export's comments are
+ * short, so one longer than IMPORT_LIMITS.comment fails. CDATA sections are skipped over (a
+ * `<!--` inside one is text). Answers, for each slice fed, whether the limit is passed.
+ */
+function commentGuard(): (slice: string) => boolean {
+  let inside: '' | '-->' | ']]>' = '';
+  let length = 0;
+  let tail = ''; // the end of the last slice, where a marker may have begun
+  return (slice) => {
+    const text = tail + slice;
+    let at = 0;
+    for (;;) {
+      if (inside) {
+        const end = text.indexOf(inside, at);
+        if (end < 0) {
+          if (inside === '-->') length += text.length - at;
+          break;
+        }
+        at = end + inside.length;
+        inside = '';
+        length = 0;
+      } else {
+        const comment = text.indexOf('<!--', at);
+        const cdata = text.indexOf('<![CDATA[', at);
+        if (comment < 0 && cdata < 0) break;
+        if (cdata < 0 || (comment >= 0 && comment < cdata)) [inside, at] = ['-->', comment + 4];
+        else [inside, at] = [']]>', cdata + 9];
+      }
+    }
+    tail = text.slice(Math.max(at, text.length - 8));
+    return length > IMPORT_LIMITS.comment;
+  };
+}
 
 /**
  * The items of a WordPress export (WXR 1.0-1.2), read as a stream with saxes: memory holds
@@ -114,15 +150,20 @@ export async function* wxrItems(
     error ??= new ImportFileError(`The file is not well-formed XML: ${e.message.split('\n')[0]}`);
   });
 
+  const pause = breather();
+  const longComment = commentGuard();
   for await (const chunk of stream) {
     const part = (chunk as Buffer).toString('utf8');
     for (let at = 0; at < part.length; at += SLICE) {
       const slice = part.length > SLICE ? part.slice(at, at + SLICE) : part;
       pending += slice.length;
+      if (longComment(slice))
+        throw overLimit(`a comment of more than ${describeBytes(IMPORT_LIMITS.comment)}`);
       parser.write(slice);
       if (!error && pending > IMPORT_LIMITS.text + SLICE)
         error = overLimit(`a text, tag or comment of more than ${describeBytes(IMPORT_LIMITS.text)}`);
       if (error) throw error;
+      await pause();
     }
     while (done.length) yield done.shift()!;
   }
