@@ -20,6 +20,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { SiteConfigSource } from '../pages/site-config.service.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { AddressLimits } from './address-limits.js';
+import { WaitingQueue } from './waiting-queue.js';
 
 /** The app's own screens are not pages a reader reads. */
 const PRIVATE_PATHS = /^\/(admin|login|register|account)(\/|$)/;
@@ -72,7 +73,7 @@ export type Clock = () => Date;
 @Injectable()
 export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ViewCounter.name);
-  private waiting: PendingView[] = [];
+  private readonly waiting = new WaitingQueue<PendingView>(MAX_WAITING);
   private retry: ViewBatch | null = null;
   private salt: { day: string; value: string } | null = null;
   private timer?: NodeJS.Timeout;
@@ -132,8 +133,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     const browser = createHash('sha256').update(userAgent).digest('hex').slice(0, 32);
     const verdict = this.limits.admit(address, browser, now);
     if (verdict !== 'counted') return this.drop(verdict);
-    if (this.waiting.length >= MAX_WAITING) return this.drop('queueFull');
-    this.waiting.push({
+    const queued = this.waiting.push({
       at: now.toISOString(),
       day: now.toISOString().slice(0, 10),
       path: route.kind === 'post' ? route.path : path.replace(/\/+$/, '') || '/',
@@ -145,7 +145,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
       address,
       browser,
     });
-    return true;
+    return queued || this.drop('queueFull');
   }
 
   /** Hands the waiting views over; one flush at a time. */
@@ -194,7 +194,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 
   private async nextBatch(): Promise<ViewBatch | null> {
     if (!this.waiting.length) return null;
-    const taken = this.waiting.slice(0, BATCH_MAX);
+    const taken = this.waiting.peek(BATCH_MAX);
     const views: RecordedView[] = [];
     for (const view of taken) {
       const { day, address, browser, ...rest } = view;
@@ -202,7 +202,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     }
     const batch = { id: randomUUID(), views: views.slice(0, viewsThatFit(views, BATCH_MAX_BYTES)) };
     // Only once every key is made: a failure above leaves the views waiting.
-    this.waiting = this.waiting.slice(batch.views.length);
+    this.waiting.remove(batch.views.length);
     return batch;
   }
 

@@ -133,18 +133,23 @@ export class RedisVisitorStore implements VisitorStore {
   }
 
   async firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]> {
-    if (!entries.length) return [];
+    // A day already over has no set any more: its visitors are new (and nothing is kept).
+    const now = this.now();
+    const kept = entries.filter(({ day }) => forgetAt(day) > now);
+    if (!kept.length) return entries.map(() => true);
     const pipeline = this.redis.pipeline();
     const expiring = new Map<string, number>();
-    for (const { day, scope, visitor } of entries) {
+    for (const { day, scope, visitor } of kept) {
       const key = `${this.prefix}visitors:${day}:${scope}`;
       pipeline.sadd(key, short(visitor));
       expiring.set(key, forgetAt(day));
     }
     for (const [key, until] of expiring) pipeline.pexpireat(key, until);
     const results = (await pipeline.exec()) ?? [];
-    return entries.map((_, i) => {
-      const [error, added] = results[i]!;
+    let i = 0;
+    return entries.map(({ day }) => {
+      if (forgetAt(day) <= now) return true;
+      const [error, added] = results[i++]!;
       if (error) throw error;
       return added === 1;
     });
