@@ -894,6 +894,7 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       done: boolean;
     }[] = [];
     const script = `export const app = ${JSON.stringify('x'.repeat(4000))};\n`;
+    let beaconsPassed = 0;
 
     beforeAll(async () => {
       if (!which('nginx')) return;
@@ -908,6 +909,13 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       writeFileSync(join(html, 'banner.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
 
       gateway = createServer((req, res) => {
+        if (req.url === '/api/views') {
+          // A beacon, as the gateway answers it.
+          beaconsPassed++;
+          res.writeHead(204).end();
+          req.resume();
+          return;
+        }
         const record = { method: req.method, url: req.url, headers: req.headers, bytes: 0, done: false };
         seen.push(record);
         if (req.url === '/no-such-page') {
@@ -1161,6 +1169,31 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
       expect(tooLarge.line).toBe('HTTP/1.1 413 Request Entity Too Large');
       expect(seen.some((r) => r.url === '/api/stream-too-large')).toBe(false);
     });
+
+    nginx(
+      'answers a flood of beacons from one address with 204 and passes on at most its limit',
+      async () => {
+        const beacon = (i: number) =>
+          get(
+            '/api/views',
+            // A forged X-Forwarded-For from an untrusted address changes nothing: one client.
+            { 'content-type': 'application/json', 'x-forwarded-for': `198.51.100.${i % 250}` },
+            'POST',
+            Buffer.from('{"path":"/"}'),
+          );
+        const statuses: number[] = [];
+        for (let i = 0; i < 300; i += 50)
+          statuses.push(
+            ...(await Promise.all(Array.from({ length: 50 }, (_, j) => beacon(i + j)))).map((r) => r.status),
+          );
+        expect(statuses.filter((status) => status !== 204)).toEqual([]);
+        // The burst (60) and at most one a second after it; the rest answered by nginx itself.
+        expect(beaconsPassed).toBeGreaterThanOrEqual(60);
+        expect(beaconsPassed).toBeLessThanOrEqual(65);
+        // A refused beacon leaves no line naming its address.
+        expect(nginxLog.split('\n').filter((l) => /api\/views|limiting/.test(l))).toEqual([]);
+      },
+    );
   });
 });
 
