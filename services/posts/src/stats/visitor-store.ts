@@ -39,8 +39,8 @@ const LIVE_MS = STATS_LIVE_MINUTES * 60_000;
 
 /** When a day's salt and keys are forgotten: the end of that UTC day plus the grace. */
 export const forgetAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400_000 + DAY_GRACE_MS;
-/** 128 bits of the key are plenty to tell a day's visitors apart, and halve what is held. */
-const short = (visitor: string) => visitor.slice(0, 32);
+/** 64 bits of the key tell a day's visitors apart (a clash is about 1 in 10^7 at a million a day) and keep Redis small. */
+const short = (visitor: string) => visitor.slice(0, 16);
 const newSalt = () => randomBytes(32).toString('hex');
 
 export class MemoryVisitorStore implements VisitorStore {
