@@ -26,8 +26,9 @@ export class AddressLimits {
 
   constructor(private readonly options: AddressLimitsOptions) {}
 
-  /** Counts the beacon of `browser` (a digest) from `address` at `now`, unless a limit is reached. */
-  admit(address: string, browser: string, now: Date): FloodVerdict {
+  /** Counts the beacon of `browser` (a digest) from `client` at `now`, unless a limit is reached. */
+  admit(client: string, browser: string, now: Date): FloodVerdict {
+    const address = limitKey(client);
     const minute = Math.floor(now.getTime() / 60_000);
     if (minute !== this.minute) {
       this.minute = minute;
@@ -57,4 +58,24 @@ export class AddressLimits {
     this.hits.set(address, hits + 1);
     return 'counted';
   }
+}
+
+/**
+ * What the limits count by: an IPv4 address itself, an IPv6 address by its /64 (one
+ * subscriber's network: a flood from one host could otherwise take a new address per beacon).
+ */
+export function limitKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
+  const left = head ? head.split(':') : [];
+  const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

@@ -1,5 +1,5 @@
 import type { RecordedView } from '@blog/contracts';
-import { AddressLimits } from './address-limits.js';
+import { AddressLimits, limitKey } from './address-limits.js';
 import { BATCH_MAX_BYTES, viewsThatFit } from './view-counter.js';
 import { WaitingQueue } from './waiting-queue.js';
 
@@ -122,5 +122,25 @@ describe('per-address flood limits', () => {
       'rate',
     ]);
     expect(l.admit('a', 'x', now)).toBe('counted');
+  });
+});
+
+describe('what the flood limits count by', () => {
+  it('an IPv4 address itself (IPv4-mapped too), an IPv6 address by its /64', () => {
+    expect(limitKey('203.0.113.9')).toBe('203.0.113.9');
+    expect(limitKey('::ffff:203.0.113.9')).toBe('203.0.113.9');
+    expect(limitKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:0db8:0001:0002::1')).toBe('2001:db8:1:2::/64');
+    expect(limitKey('2001:db8::1')).toBe('2001:db8:0:0::/64');
+    expect(limitKey('::1')).toBe('0:0:0:0::/64');
+  });
+
+  it('one host taking a new IPv6 address per beacon stays one client', () => {
+    const l = new AddressLimits({ perMinute: 60, visitorsPerDay: 50, maxAddresses: 1000 });
+    const now = new Date('2026-01-01T10:00:00Z');
+    const verdicts = Array.from({ length: 100 }, (_, i) =>
+      l.admit(`2001:db8:5:6::${i.toString(16)}`, 'b', now),
+    );
+    expect(verdicts.filter((v) => v === 'counted')).toHaveLength(60);
   });
 });
