@@ -267,6 +267,9 @@ async function main() {
     // mapped and unmapped on their own instead of taken from the heap: an export's thousands of
     // deflate streams left 200 MB of freed but unreturnable heap behind (16 MB with this).
     MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '32768',
+    // V8 keeps the compiled code of every module it loads (Nest, TypeORM, the services): a second
+    // start spends about 40 % less CPU loading them. Keyed by Node version and file contents.
+    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(dataDir, 'compile-cache'),
   };
 
   if (stopping) return;
