@@ -134,3 +134,18 @@ describe.each(['memory', 'redis'] as const)('visitor store (%s)', (kind) => {
     expect(await a.live(t - 5 * 60_000, 9)).toBe(0);
   });
 });
+
+describe('visitor store (memory) under a flood', () => {
+  it('holds at most its bound of keys: past it new visitors are not counted, and the next day starts over', async () => {
+    let now = Date.parse('2030-06-01T12:00:00Z');
+    const store = new MemoryVisitorStore(() => now, 3);
+    const seen = await store.firstSeen(
+      ['a', 'b', 'c', 'd', 'e'].map((c) => ({ day: '2030-06-01', scope: '', visitor: key(c) })),
+    );
+    expect(seen).toEqual([true, true, true, false, false]);
+    // Known keys are still known.
+    expect(await store.firstSeen([{ day: '2030-06-01', scope: '', visitor: key('a') }])).toEqual([false]);
+    now = Date.parse('2030-06-02T00:00:00Z') + DAY_GRACE_MS + 1;
+    expect(await store.firstSeen([{ day: '2030-06-02', scope: '', visitor: key('d') }])).toEqual([true]);
+  });
+});

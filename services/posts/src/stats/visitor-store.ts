@@ -43,12 +43,20 @@ export const forgetAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400
 const short = (visitor: string) => visitor.slice(0, 16);
 const newSalt = () => randomBytes(32).toString('hex');
 
+/** Keys one process holds at most (about 100 MB); past it a day's new keys are not counted as visitors. */
+export const MEMORY_MAX_KEYS = 1_000_000;
+
 export class MemoryVisitorStore implements VisitorStore {
+  private readonly logger = new Logger(MemoryVisitorStore.name);
   private readonly salts = new Map<string, string>();
   private readonly seen = new Map<string, Set<string>>();
   private readonly recent = new Map<string, Map<string, number>>();
+  private keys = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly maxKeys = MEMORY_MAX_KEYS,
+  ) {}
 
   async salt(day: string): Promise<string> {
     this.forgetPastDays();
@@ -64,10 +72,17 @@ export class MemoryVisitorStore implements VisitorStore {
       if (forgetAt(day) <= this.now()) return true;
       const key = `${day}\n${scope}`;
       let set = this.seen.get(key);
+      if (set?.has(short(visitor))) return false;
+      if (this.keys >= this.maxKeys) {
+        // A flood from very many addresses: memory stays bounded, the day's visitors stop growing.
+        if (this.keys++ === this.maxKeys)
+          this.logger.warn(`visitor keys: ${this.maxKeys} held, new ones not counted today`);
+        return false;
+      }
       if (!set) this.seen.set(key, (set = new Set()));
-      const before = set.size;
       set.add(short(visitor));
-      return set.size > before;
+      this.keys++;
+      return true;
     });
   }
 
@@ -97,7 +112,12 @@ export class MemoryVisitorStore implements VisitorStore {
   private forgetPastDays(): void {
     const now = this.now();
     for (const day of this.salts.keys()) if (forgetAt(day) <= now) this.salts.delete(day);
-    for (const key of this.seen.keys()) if (forgetAt(key.slice(0, 10)) <= now) this.seen.delete(key);
+    for (const [key, set] of this.seen)
+      if (forgetAt(key.slice(0, 10)) <= now) {
+        this.keys -= set.size;
+        this.seen.delete(key);
+      }
+    if (!this.seen.size) this.keys = 0;
   }
 }
 
