@@ -5,6 +5,7 @@
 // per service (the same modules). Configuration comes from the environment the launcher gives,
 // as each service's main.js reads it.
 import { exitOnConfigError } from '@blog/server-kit';
+import { availableParallelism } from 'node:os';
 import sharp from 'sharp';
 import { createGateway, loadGatewayConfig } from '../../gateway/dist/index.js';
 import { loadAuthConfig, startAuthService } from '../../services/auth/dist/index.js';
@@ -12,10 +13,9 @@ import { loadMailConfig, startMailService } from '../../services/mail/dist/index
 import { loadMediaConfig, startMediaService } from '../../services/media/dist/index.js';
 import { loadPostsConfig, startPostsService } from '../../services/posts/dist/index.js';
 
-// libvips keeps up to 50 MB of decoded images and runs a thread per core by default: on a small
-// machine that is memory held long after a photo is done. Pictures are read once each.
+// libvips keeps up to 50 MB of decoded images: memory held long after a photo is done, and
+// each picture is read once. Its threads are sized below, once the media config is read.
 sharp.cache({ memory: 0, files: 0, items: 0 });
-sharp.concurrency(1);
 
 /** Closed in this order on a signal: the gateway first, so no request reaches a closed service. */
 const apps = [];
@@ -31,13 +31,13 @@ async function main() {
     mail: loadMailConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
     gateway: loadGatewayConfig(env),
   };
-  const services = await Promise.all([
-    startAuthService(configs.auth),
-    startPostsService(configs.posts, env),
-    startMediaService(configs.media, env),
-    startMailService(configs.mail),
-  ]);
-  apps.push(await createGateway(configs.gateway, env), ...services);
+  // MEDIA_CONCURRENCY pictures at once share the cores (libvips' default: a thread per core each,
+  // and each thread holds its own buffers).
+  sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / configs.media.MEDIA_CONCURRENCY)));
+  // Posts first: media's first sweep asks it for pending items at once.
+  const first = await Promise.all([startPostsService(configs.posts, env), startAuthService(configs.auth)]);
+  const then = await Promise.all([startMediaService(configs.media, env), startMailService(configs.mail)]);
+  apps.push(await createGateway(configs.gateway, env), ...first, ...then);
   takeOverSignals();
 }
 
