@@ -123,12 +123,14 @@ describe('visit statistics', () => {
     // A page that is not a post counts for the site, not for a post.
     expect((await beacon('/garage')).status).toBe(204);
     await settled((s) => s.days[0]!.views === 4);
-    // One post's own figures.
-    expect((await stats(today(), today(), `&postId=${post.id}`)).days[0]).toEqual({
-      date: today(),
-      views: 3,
-      visitors: 2,
-    });
+    // One post's own figures: the page view above is not among them.
+    const own = await stats(today(), today(), `&postId=${post.id}`);
+    expect(own.days[0]).toEqual({ date: today(), views: 3, visitors: 2 });
+    expect(own.referrers).toEqual([{ host: 'news.example.org', views: 3 }]);
+    expect(own.devices.map((d) => d.views)).toEqual([1, 0, 2]);
+    expect(own.countries).toEqual([{ country: 'DE', views: 1 }]);
+    expect(own.live).toBe(2);
+    expect((await stats()).referrers).toEqual([{ host: 'news.example.org', views: 4 }]);
   });
 
   it('counts nothing for DNT, Sec-GPC, a bot, the admin, or a path that is no page', async () => {
