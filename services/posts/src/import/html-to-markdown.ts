@@ -40,20 +40,41 @@ function attributes(text: string): Record<string, string> {
 }
 
 /**
+ * `pattern` replaced only up to the end of the text's last `close` marker (found without regard
+ * to case); after it, `rest` (or nothing) is replaced. An opener with no closer after it would
+ * otherwise scan to the end of the text, once per opener: quadratic time on a hostile post.
+ */
+function replacePaired(
+  html: string,
+  close: string,
+  pattern: RegExp,
+  replacer: (...groups: string[]) => string,
+  rest?: RegExp,
+): string {
+  const last = html.toLowerCase().lastIndexOf(close);
+  const cut = last < 0 ? 0 : last + close.length;
+  const tail = html.slice(cut);
+  return html.slice(0, cut).replace(pattern, replacer) + (rest ? tail.replace(rest, replacer) : tail);
+}
+
+/**
  * WordPress's shortcodes turned into HTML the converter knows: [caption] into a figure,
  * [gallery ids] into its pictures, [embed]/[youtube]/[video] into a link or a video; any other
  * shortcode is dropped (its text kept) and named in `dropped`.
  */
 function expandShortcodes(html: string, options: ConvertOptions, dropped: Set<string>): string {
-  let out = html.replace(
-    /\[caption([^\]]*)\]([\s\S]*?)\[\/caption\]/gi,
+  // A shortcode's attributes hold no bracket, so each opener's scan stops at the next one (linear).
+  let out = replacePaired(
+    html,
+    '[/caption]',
+    /\[caption([^\][]*)\]([\s\S]*?)\[\/caption\]/gi,
     (_all, _attrs: string, inner: string) => {
       const image = /<a[^>]*>\s*<img[^>]*>\s*<\/a>|<img[^>]*>/i.exec(inner)?.[0] ?? '';
       const caption = inner.replace(image, '').trim();
       return `<figure>${image}<figcaption>${caption}</figcaption></figure>`;
     },
   );
-  out = out.replace(/\[gallery([^\]]*)\]/gi, (_all, attrs: string) => {
+  out = out.replace(/\[gallery([^\][]*)\]/gi, (_all, attrs: string) => {
     const ids = (attributes(attrs).ids ?? '').split(',').map((id) => id.trim());
     return ids
       .map((id) => options.attachments?.get(id))
@@ -61,16 +82,27 @@ function expandShortcodes(html: string, options: ConvertOptions, dropped: Set<st
       .map((a) => `<p><img src="${escapeAttribute(a.url)}" alt="${escapeAttribute(a.alt ?? '')}"></p>`)
       .join('');
   });
-  out = out.replace(/\[embed[^\]]*\]([\s\S]*?)\[\/embed\]/gi, (_all, url: string) => `\n\n${url.trim()}\n\n`);
-  out = out.replace(/\[youtube[=\s]+([^\]\s]+)[^\]]*\]/gi, (_all, url: string) => `\n\n${url.trim()}\n\n`);
-  out = out.replace(/\[video([^\]]*)\](?:[\s\S]*?\[\/video\])?/gi, (_all, attrs: string) => {
-    const found = attributes(attrs);
-    const src = found.src ?? found.mp4 ?? found.webm ?? found.m4v ?? found.mov;
-    return src ? `<video src="${escapeAttribute(src)}"></video>` : '';
-  });
+  out = replacePaired(
+    out,
+    '[/embed]',
+    /\[embed[^\][]*\]([\s\S]*?)\[\/embed\]/gi,
+    (_all, url: string) => `\n\n${url!.trim()}\n\n`,
+  );
+  out = out.replace(/\[youtube[=\s]+([^\][\s]+)[^\][]*\]/gi, (_all, url: string) => `\n\n${url.trim()}\n\n`);
+  out = replacePaired(
+    out,
+    '[/video]',
+    /\[video([^\][]*)\](?:[\s\S]*?\[\/video\])?/gi,
+    (_all, attrs: string) => {
+      const found = attributes(attrs!);
+      const src = found.src ?? found.mp4 ?? found.webm ?? found.m4v ?? found.mov;
+      return src ? `<video src="${escapeAttribute(src)}"></video>` : '';
+    },
+    /\[video([^\][]*)\]/gi,
+  );
   // Anything else that looks like a shortcode: its markers go, its inner text stays.
   return out.replace(
-    /\[(\/?)([a-zA-Z][a-zA-Z0-9_-]*)((?:\s[^\]]*)?)\]/g,
+    /\[(\/?)([a-zA-Z][a-zA-Z0-9_-]{0,100})((?:\s[^\][]*)?)\]/g,
     (all, closing: string, name: string) => {
       const lower = name.toLowerCase();
       if (KNOWN_SHORTCODES.has(lower)) return '';

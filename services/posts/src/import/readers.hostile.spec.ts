@@ -4,6 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { indexGhost } from './ghost-reader.js';
+import { htmlToMarkdown } from './html-to-markdown.js';
 import { wxrItems } from './wxr-reader.js';
 
 const MB = 1024 * 1024;
@@ -101,5 +102,20 @@ describe('hostile shapes for the readers', () => {
     console.log('ghost', run);
     expect(run.outcome).toBe('The file has more than 10,000 tags (the limit of an import)');
     expect(run.stallMs).toBeLessThan(500);
+  });
+
+  // A post's HTML is at most 1 MB (larger ones fail alone); its conversion is synchronous, so
+  // each shape must convert in linear time (openers without closers scanned to the end before).
+  it.each([
+    ['[caption] without [/caption]', '[caption]'.repeat(110_000)],
+    ['[caption] openers after the last [/caption]', `[caption]x[/caption]${'[caption]'.repeat(110_000)}`],
+    ['[embed] without [/embed]', '[embed]'.repeat(140_000)],
+    ['[video] without [/video]', '[video]'.repeat(140_000)],
+    ['shortcode openers without "]"', '[a b'.repeat(250_000)],
+    ['[gallery openers without "]"', '[gallery ids=1'.repeat(70_000)],
+  ])('HTML of 1 MB: %s converts in bounded time', (_label, html) => {
+    const started = performance.now();
+    htmlToMarkdown(html, {});
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
