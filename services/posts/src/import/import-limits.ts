@@ -23,6 +23,8 @@ export const IMPORT_LIMITS = {
   /** This blog's own export: the bytes its zip expands to while read (each read counted), and its entries. */
   archiveBytes: 8 * 1024 * 1024 * 1024,
   archiveEntries: 100_000,
+  /** Files of the banner's folder in a blog archive (the banner and its renderings). */
+  bannerFiles: 50,
   /** Media of one post (the form's limit), checked before any is fetched. */
   postMedia: 200,
   /** One post's HTML: five times what a post holds (200,000 characters), so the conversion stays short. */

@@ -402,10 +402,15 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   private async restoreBanner(archive: StoredArchive, site: SiteConfig): Promise<void> {
     const named = JSON.stringify(site);
     const banner = new RegExp(`^site/(${escapeRegExp(BANNER_FOLDER)}[0-9a-f-]{36}/[A-Za-z0-9._-]{1,100})$`);
+    let files = 0;
     for (const name of archive.names()) {
       const key = banner.exec(name)?.[1];
-      // Only the files the settings name; each at most what an upload may be.
-      if (!key || !named.includes(key) || (await this.storage.stat(key))) continue;
+      // Only the folder the settings name (the banner and its variants), a few files, each at
+      // most what an upload may be.
+      if (!key || !named.includes(key.slice(0, key.lastIndexOf('/') + 1))) continue;
+      if (++files > IMPORT_LIMITS.bannerFiles)
+        throw new ImportFileError(`more than ${IMPORT_LIMITS.bannerFiles} banner files`);
+      if (await this.storage.stat(key)) continue;
       await this.storage.put(key, await archive.open(name, MAX_FILE_BYTES), {
         contentType: contentTypeForKey(key),
         maxBytes: MAX_FILE_BYTES,
