@@ -87,7 +87,8 @@ export async function startSeedableStack(name, env = {}, root = ROOT) {
     databaseUrl: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`,
     async stop() {
       await stack.stop();
-      await rm(dataDir, { recursive: true, force: true });
+      // Retried: a process still exiting may write its compile cache meanwhile (ENOTEMPTY).
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     },
   };
 }

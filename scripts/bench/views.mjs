@@ -152,7 +152,7 @@ async function yearQuery(stack, token) {
       JOIN posts.posts p ON p.id % 5 = extract(dow FROM d)::int % 5`);
     await db.query(`
       INSERT INTO posts.view_days (day, path, post_id, views, visitors)
-      SELECT day, '', NULL, sum(views), sum(visitors) FROM posts.view_days GROUP BY day`);
+      SELECT day, '', NULL, sum(views), sum(visitors) FROM posts.view_days WHERE day < current_date GROUP BY day`);
     await db.query(`
       INSERT INTO posts.view_day_facets (day, path, kind, value, views)
       SELECT d::date, '', k.kind, k.value, 100 + extract(doy FROM d)::int
