@@ -21,7 +21,12 @@ const chunked = (buffer: Buffer) =>
     })(),
   );
 
-/** Runs `work`, timing it and the longest gap between ticks of a 10 ms timer (the event loop's longest stall). */
+/**
+ * Runs `work`, timing it and the longest gap between ticks of a 10 ms timer (the event loop's
+ * longest stall). Before the readers paused, these inputs ran on promise callbacks alone and the
+ * timer never ticked (stalls of 10 s and more); the bound is loose for loaded CI machines.
+ */
+const STALL_MAX_MS = 1500;
 async function measure(work: () => Promise<unknown>) {
   let last = performance.now();
   let stallMs = 0;
@@ -36,6 +41,8 @@ async function measure(work: () => Promise<unknown>) {
     (error: Error) => error.message,
   );
   clearInterval(ticker);
+  // The gap up to the end counts too: a loop that never let the timer tick stalled throughout.
+  stallMs = Math.max(stallMs, performance.now() - last);
   return { outcome, ms: performance.now() - started, stallMs };
 }
 const drain = async (items: AsyncIterable<unknown>) => {
@@ -77,9 +84,8 @@ describe('hostile shapes for the readers', () => {
   ])('WXR: %s fails naming the limit', async (label, make, limit) => {
     const file = chunked(make());
     const run = await measure(() => drain(wxrItems(file)));
-    console.log(label, run);
     expect(run.outcome).toBe(`The file has ${limit} (the limit of an import)`);
-    expect(run.stallMs).toBeLessThan(500);
+    expect(run.stallMs).toBeLessThan(STALL_MAX_MS);
   });
 
   it('Ghost: 100,000 tags fail naming the limit', async () => {
@@ -99,9 +105,8 @@ describe('hostile shapes for the readers', () => {
     });
     const buffer = Buffer.from(file);
     const run = await measure(() => indexGhost(async () => chunked(buffer)));
-    console.log('ghost', run);
     expect(run.outcome).toBe('The file has more than 10,000 tags (the limit of an import)');
-    expect(run.stallMs).toBeLessThan(500);
+    expect(run.stallMs).toBeLessThan(STALL_MAX_MS);
   });
 
   // A post's HTML is at most 1 MB (larger ones fail alone); its conversion is synchronous, so
