@@ -131,6 +131,12 @@ describe('visit statistics', () => {
     expect(own.countries).toEqual([{ country: 'DE', views: 1 }]);
     expect(own.live).toBe(2);
     expect((await stats()).referrers).toEqual([{ host: 'news.example.org', views: 4 }]);
+    // The admin's post list: each post's views in the last 30 days.
+    expect((await api(stack, `/api/admin/stats/recent?ids=${post.id},99999`, { token: admin })).json).toEqual(
+      {
+        [post.id]: 3,
+      },
+    );
   });
 
   it('counts nothing for DNT, Sec-GPC, a bot, the admin, or a path that is no page', async () => {
