@@ -6,7 +6,8 @@
  * injected); a flood from one address (3,000 beacons, each its own browser) is answered 204
  * and counts at most the per-address limits; a dump of the whole database after the day has
  * turned holds no visitor key and no salt; views sent while the posts service is down are
- * counted once it is back.
+ * counted once it is back. With REDIS_URL (a real Redis) the day's salt and visitor keys
+ * outlive a posts service restart, so nobody is counted twice.
  */
 import {
   VIEWS_PER_ADDRESS_PER_MINUTE,
@@ -14,7 +15,8 @@ import {
   type PostView,
   type StatsReport,
 } from '@blog/contracts';
-import { freePort } from '@blog/server-kit/testing';
+import { freePort, startTestRedis, type TestRedis } from '@blog/server-kit/testing';
+import { Redis } from 'ioredis';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
@@ -384,3 +386,56 @@ async function dumpDatabase(url: string): Promise<string> {
     await client.end();
   }
 }
+
+describe('visit statistics with REDIS_URL (the replicas’ topology)', () => {
+  let redis: TestRedis;
+  let stack: TestStack;
+  let admin: string;
+
+  beforeAll(async () => {
+    redis = await startTestRedis();
+    stack = await startTestStack({ VIEW_FLUSH_MS: '50', REDIS_URL: redis.url });
+    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await redis?.close();
+  });
+
+  it('keeps the day’s visitors in Redis: a posts service restart counts nobody twice', async () => {
+    const views = async () =>
+      (
+        (await api(stack, `/api/admin/stats?from=${today()}&to=${today()}`, { token: admin }))
+          .json as unknown as StatsReport
+      ).days[0]!;
+    const send = () =>
+      fetch(`${stack.baseUrl}/api/views`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-forwarded-for': ADDRESS, 'user-agent': BROWSER },
+        body: JSON.stringify({ path: '/about' }),
+      });
+    const until = async (n: number) => {
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline;) {
+        if ((await views()).views === n) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`never ${n} views: ${JSON.stringify(await views())}`);
+    };
+    await send();
+    await until(1);
+    await stack.services.posts.close();
+    await stack.restartPosts();
+    await send();
+    await until(2);
+    expect(await views()).toEqual({ date: today(), views: 2, visitors: 1 });
+    // The salt and the day's keys are in Redis, with an expiry.
+    const client = new Redis(redis.url);
+    try {
+      const keys = await client.keys('stats:*');
+      expect(keys).toEqual(expect.arrayContaining([`stats:salt:${today()}`, `stats:visitors:${today()}:`]));
+      for (const key of keys) expect([key, (await client.pttl(key)) > 0]).toEqual([key, true]);
+    } finally {
+      client.disconnect();
+    }
+  });
+});
