@@ -126,6 +126,10 @@ async function main(argv) {
         .map(([why, n]) => `${n} ${why}`)
         .join(', ')}\n`,
     );
+  if (report.restricted?.length) {
+    process.stdout.write('Imported as drafts, restricted in the source:\n');
+    for (const post of report.restricted) process.stdout.write(`  ${post.item}: ${post.reason}\n`);
+  }
   if (report.state === 'failed') throw new Error(`The import failed: ${report.reason}`);
   process.stdout.write(`Done: ${report.redirects} old addresses now lead to their posts.\n`);
 }

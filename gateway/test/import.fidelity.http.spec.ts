@@ -167,6 +167,26 @@ describe('import fidelity', () => {
     expect(await guestTitles()).not.toContain('Selling premium memberships with recurring revenue');
   }, 120_000);
 
+  it('the terminal import names the restricted posts too', async () => {
+    const { execFile } = await import('node:child_process');
+    const file = new URL('./fixtures/fidelity.ghost.json', import.meta.url).pathname;
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) =>
+      execFile(
+        process.execPath,
+        [new URL('../../scripts/import.mjs', import.meta.url).pathname, file, '--url', stack.baseUrl],
+        { env: { ...process.env, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password } },
+        (error, stdout, stderr) => done({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
+    expect(result).toMatchObject({ code: 0, stderr: '' });
+    expect(result.stdout).toContain(
+      [
+        'Imported as drafts, restricted in the source:',
+        ...GHOST_RESTRICTED.map((r) => `  ${r.item}: ${r.reason}`),
+      ].join('\n'),
+    );
+  }, 60_000);
+
   it("another blog's archive: its subscribers come in unconfirmed and get no digest; this blog's keep theirs", async () => {
     // This blog's identity, as its own export writes it.
     const exported = await fetch(`${stack.baseUrl}/api/admin/export`, {
