@@ -84,8 +84,8 @@ const RESTRICTIONS: Record<string, string> = {
 };
 
 /**
- * Why Ghost kept a post from the public, if it did: `visibility` members, paid or tiers
- * (Ghost 4 also stored a tier filter such as "product:gold"); anything but public is restricted.
+ * Why Ghost kept a post from the public, if it did: `visibility` members, paid or tiers; any
+ * other value but public (a version this reader does not know) is restricted too, named as it is.
  */
 function ghostRestriction(visibility: string): string | undefined {
   const value = visibility.trim();
