@@ -204,11 +204,11 @@ describe('visit statistics', () => {
   });
 
   /** A second gateway on the same services whose clock the test sets. */
-  async function clockedGateway(start: Date) {
+  async function clockedGateway(start: Date, flushMs = 50) {
     const clock = { now: start };
     const port = await freePort();
     const app = await createGateway(
-      loadGatewayConfig({ ...stack.env, PORT: String(port), VIEW_FLUSH_MS: '50' }),
+      loadGatewayConfig({ ...stack.env, PORT: String(port), VIEW_FLUSH_MS: String(flushMs) }),
       stack.env,
       { clock: () => clock.now },
     );
@@ -300,6 +300,32 @@ describe('visit statistics', () => {
     } finally {
       await other.app.close();
       await forgetDays('2031-01-01');
+    }
+  }, 60_000);
+
+  it('hands more views than one batch holds over in one flush', async () => {
+    // No timer flush during the test: the one flush below must take them all.
+    const other = await clockedGateway(new Date('2033-01-02T10:00:00.000Z'), 3_600_000);
+    try {
+      const n = 2500;
+      for (let i = 0; i < n; i += 250)
+        await Promise.all(
+          Array.from({ length: 250 }, (_, j) =>
+            beacon(post.url!, { 'x-forwarded-for': `10.9.${(i + j) >> 8}.${(i + j) & 255}` }, other.base),
+          ),
+        );
+      const counter = other.app.get(ViewCounter);
+      expect(counter.waitingCount()).toBe(n);
+      await counter.flush();
+      expect(counter.waitingCount()).toBe(0);
+      expect((await stats('2033-01-02', '2033-01-02')).days[0]).toEqual({
+        date: '2033-01-02',
+        views: n,
+        visitors: n,
+      });
+    } finally {
+      await other.app.close();
+      await forgetDays('2033-01-01');
     }
   }, 60_000);
 

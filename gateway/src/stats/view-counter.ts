@@ -180,11 +180,15 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 
   private async send(): Promise<void> {
     try {
-      const batch = this.retry ?? (await this.nextBatch());
-      if (!batch) return;
-      this.retry = batch;
-      await this.services.call('posts', Patterns.posts.recordViews, batch, 10_000);
-      this.retry = null;
+      // Batch after batch until none waits: one batch a tick would cap the rate at one
+      // BATCH_MAX_BYTES a second.
+      for (;;) {
+        const batch = this.retry ?? (await this.nextBatch());
+        if (!batch) return;
+        this.retry = batch;
+        await this.services.call('posts', Patterns.posts.recordViews, batch, 10_000);
+        this.retry = null;
+      }
     } catch (error) {
       this.logger.warn(
         `views not handed over yet (${this.retry?.views.length ?? 0} wait): ${(error as Error).message}`,
