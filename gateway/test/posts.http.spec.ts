@@ -278,7 +278,10 @@ describe('posts through the gateway (real services, real files in storage)', () 
     expect(JSON.parse(result.body)).toEqual({
       error: 'File "huge.mp4" is too large. Maximum size is 100MB.',
     });
-    expect((peak - rssBefore) / 1024 / 1024).toBeLessThan(64);
+    // A body held whole would add at least its 101 MB. Node 24's V8 lets about 64 MB of dead
+    // socket buffers (external memory) build up before it collects them, so the flat line
+    // sits near 64-80 MB here (it was under 64 on Node 20, on the same code).
+    expect((peak - rssBefore) / 1024 / 1024).toBeLessThan(96);
     expect(await stored()).toEqual(before);
   }, 60_000);
 

@@ -64,6 +64,8 @@ export async function receivePostForm(
   const abort = new AbortController();
   let failure: unknown;
   let chain: Promise<void> = Promise.resolve();
+  /** File parts not yet read to their end: a failure ends them, so the chain settles. */
+  const open = new Set<Readable>();
 
   const receiveFile = async (field: string, raw: Readable, name: string, declaredType: string) => {
     const hash = createHash('sha256');
@@ -96,6 +98,9 @@ export async function receivePostForm(
       failure = error;
       abort.abort();
       req.unpipe(parser);
+      // A part cut off with its request never ends by itself (Node 24 no longer errors it):
+      // end it, so the file being stored fails and every stored one is deleted.
+      for (const stream of open) stream.destroy();
       // Stop reading a body we no longer want: the socket closes after the error answer.
       res.setHeader('Connection', 'close');
       chain.finally(() => reject(failure));
@@ -107,6 +112,8 @@ export async function receivePostForm(
     parser.on('file', (field, stream, info) => {
       if (failure) return stream.resume();
       const name = (info.filename ?? 'file').slice(0, 255);
+      open.add(stream);
+      stream.once('close', () => open.delete(stream));
       chain = chain.then(() =>
         receiveFile(field, stream, name, info.mimeType).catch((error: unknown) => {
           stream.resume();
