@@ -101,7 +101,12 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
       const client = await pool.connect();
       this.listener = client;
       client.on('notification', () => this.refreshLogged());
+      let lost = false;
       client.on('error', (error: Error) => {
+        // A dropped connection may report more than one error (the server's termination
+        // notice, then the socket): release it and plan a new listener once.
+        if (lost) return;
+        lost = true;
         this.logger.warn(`site settings listener lost: ${error.message}`);
         client.release(true);
         if (this.listener === client) this.listener = undefined;
