@@ -36,6 +36,7 @@ export interface LiveEntry {
 /** A late batch (sent just after midnight) still finds its day's salt and keys for this long. */
 export const DAY_GRACE_MS = 2 * 60_000;
 const LIVE_MS = STATS_LIVE_MINUTES * 60_000;
+const PRUNE_EVERY_MS = 10_000;
 
 /** When a day's salt and keys are forgotten: the end of that UTC day plus the grace. */
 export const forgetAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400_000 + DAY_GRACE_MS;
@@ -52,6 +53,7 @@ export class MemoryVisitorStore implements VisitorStore {
   private readonly seen = new Map<string, Set<string>>();
   private readonly recent = new Map<string, Map<string, number>>();
   private keys = 0;
+  private prunedAt = 0;
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -68,8 +70,12 @@ export class MemoryVisitorStore implements VisitorStore {
 
   async firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]> {
     this.forgetPastDays();
+    const now = this.now();
+    const over = new Map<string, boolean>();
     return entries.map(({ day, scope, visitor }) => {
-      if (forgetAt(day) <= this.now()) return true;
+      let gone = over.get(day);
+      if (gone === undefined) over.set(day, (gone = forgetAt(day) <= now));
+      if (gone) return true;
       const key = `${day}\n${scope}`;
       let set = this.seen.get(key);
       if (set?.has(short(visitor))) return false;
@@ -87,12 +93,18 @@ export class MemoryVisitorStore implements VisitorStore {
   }
 
   async touch(entries: readonly LiveEntry[]): Promise<void> {
-    for (const { visitor, postId, at } of entries)
+    for (const { visitor, postId, at } of entries) {
+      const key = short(visitor);
       for (const scope of postId === null ? [''] : ['', String(postId)]) {
         let map = this.recent.get(scope);
         if (!map) this.recent.set(scope, (map = new Map()));
-        map.set(short(visitor), Math.max(at, map.get(short(visitor)) ?? 0));
+        const seen = map.get(key);
+        if (seen === undefined || seen < at) map.set(key, at);
       }
+    }
+    // Old entries go every few seconds, not on each batch (live() reads only recent ones).
+    if (this.now() - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = this.now();
     const old = this.now() - LIVE_MS;
     for (const [scope, map] of this.recent) {
       for (const [visitor, at] of map) if (at <= old) map.delete(visitor);
