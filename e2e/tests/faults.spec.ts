@@ -73,7 +73,7 @@ suite(suiteName, () => {
         <wp:post_id>${9000 + i}</wp:post_id><wp:post_date_gmt>2020-01-01 10:00:00</wp:post_date_gmt>
         <wp:post_name>killed-import-${i}</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type></item>`,
     );
-    const wxr = `<?xml version="1.0"?><rss xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel>${items.join('')}</channel></rss>`;
+    const wxr = `<?xml version="1.0"?><rss xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel><wp:base_blog_url>http://kill.example</wp:base_blog_url>${items.join('')}</channel></rss>`;
     const form = new FormData();
     form.append('file', new Blob([wxr]), 'kill.xml');
     const started = await fetch(`${rig!.url}/api/admin/import`, {
@@ -100,7 +100,9 @@ suite(suiteName, () => {
       );
       await Promise.all(replicas.map((name: string) => rig!.stack.killProcess(name, 'SIGKILL')));
       const atKill = (
-        await rig!.db.query(`SELECT count(*)::int AS n FROM posts.posts WHERE source_id LIKE 'wxr:kill-%'`)
+        await rig!.db.query(
+          `SELECT count(*)::int AS n FROM posts.posts WHERE source_id LIKE 'wxr:kill.example:%'`,
+        )
       ).rows[0].n;
       expect(atKill).toBeLessThan(POSTS);
       await rig!.stack.startProcess('posts', 9);
@@ -116,7 +118,7 @@ suite(suiteName, () => {
       const posts = (
         await rig!.db.query(
           `SELECT p.source_id, p.content, count(m.id)::int AS media FROM posts.posts p
-           LEFT JOIN posts.media_items m ON m.post_id = p.id WHERE p.source_id LIKE 'wxr:kill-%' GROUP BY p.id`,
+           LEFT JOIN posts.media_items m ON m.post_id = p.id WHERE p.source_id LIKE 'wxr:kill.example:%' GROUP BY p.id`,
         )
       ).rows as { source_id: string; content: string; media: number }[];
       expect(posts).toHaveLength(POSTS);
