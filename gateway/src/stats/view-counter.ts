@@ -180,12 +180,19 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 
   private async send(): Promise<void> {
     try {
-      // Batch after batch until none waits: one batch a tick would cap the rate at one
-      // BATCH_MAX_BYTES a second.
+      // The views waiting now go batch after batch (one batch a tick would cap the rate at one
+      // BATCH_MAX_BYTES a second); those arriving meanwhile wait for the next tick, so a steady
+      // stream goes over in a few full batches a second, not in one small batch per round trip
+      // (each batch is a transaction in the posts service).
+      let due = this.waiting.length;
       for (;;) {
-        const batch = this.retry ?? (await this.nextBatch());
-        if (!batch) return;
-        this.retry = batch;
+        let batch = this.retry;
+        if (!batch) {
+          batch = due > 0 ? await this.nextBatch() : null;
+          if (!batch) return;
+          due -= batch.views.length;
+          this.retry = batch;
+        }
         await this.services.call('posts', Patterns.posts.recordViews, batch, 10_000);
         this.retry = null;
       }
@@ -198,16 +205,18 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 
   private async nextBatch(): Promise<ViewBatch | null> {
     if (!this.waiting.length) return null;
-    const taken = this.waiting.peek(BATCH_MAX);
+    // Keys are made only for the views that fit (not for all BATCH_MAX, most of them again next batch).
     const views: RecordedView[] = [];
-    for (const view of taken) {
+    const size = new BatchSize(BATCH_MAX_BYTES);
+    for (const view of this.waiting.peek(BATCH_MAX)) {
       const { day, address, browser, ...rest } = view;
-      views.push({ ...rest, visitor: await this.visitorKey(day, address, browser) });
+      const recorded = { ...rest, visitor: await this.visitorKey(day, address, browser) };
+      if (!size.add(recorded)) break;
+      views.push(recorded);
     }
-    const batch = { id: randomUUID(), views: views.slice(0, viewsThatFit(views, BATCH_MAX_BYTES)) };
     // Only once every key is made: a failure above leaves the views waiting.
-    this.waiting.remove(batch.views.length);
-    return batch;
+    this.waiting.remove(views.length);
+    return { id: randomUUID(), views };
   }
 
   private async visitorKey(day: string, address: string, browser: string): Promise<string> {
@@ -222,17 +231,32 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 /** Room for the batch's id and the transport's envelope around its views. */
 const ENVELOPE_BYTES = 1024;
 
+/** A batch's serialized size as views are added: at most `maxBytes`, but always room for one view. */
+export class BatchSize {
+  private bytes = ENVELOPE_BYTES;
+  private views = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** Counts `view` in if it fits (its JSON and the comma after it); false, and not counted, if not. */
+  add(view: RecordedView): boolean {
+    const bytes = this.bytes + Buffer.byteLength(JSON.stringify(view)) + 1;
+    if (bytes > this.maxBytes && this.views > 0) return false;
+    this.bytes = bytes;
+    this.views++;
+    return true;
+  }
+}
+
 /**
  * How many of `views`, from the first, fit in one batch of at most `maxBytes` serialized (at
  * least one: a single view is far smaller than any limit, its fields being bounded).
  */
 export function viewsThatFit(views: readonly RecordedView[], maxBytes: number): number {
-  let bytes = ENVELOPE_BYTES;
-  for (let i = 0; i < views.length; i++) {
-    bytes += Buffer.byteLength(JSON.stringify(views[i])) + 1;
-    if (bytes > maxBytes) return Math.max(1, i);
-  }
-  return views.length;
+  const size = new BatchSize(maxBytes);
+  let n = 0;
+  while (n < views.length && size.add(views[n]!)) n++;
+  return n;
 }
 
 /** The referrer's host, unless it is this site itself or not a web address. */
