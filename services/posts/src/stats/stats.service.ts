@@ -6,6 +6,7 @@ import {
   RECENT_VIEW_DAYS,
   STATS_LIVE_MINUTES,
   type StatsQuery,
+  type RecordedView,
   type StatsReport,
   type ViewBatch,
 } from '@blog/contracts';
@@ -26,6 +27,15 @@ interface DayRow {
   postId: number | null;
   views: number;
   visitors: number;
+}
+/** Views of one batch alike in day, path, referrer, device and country (`view` is the first). */
+interface ViewGroup {
+  day: string;
+  view: RecordedView;
+  postId: number | null;
+  views: number;
+  siteVisitors: number;
+  pathVisitors: number;
 }
 interface FacetRow {
   day: string;
@@ -85,19 +95,35 @@ export class StatsService implements OnApplicationShutdown {
       // A post path whose post a visitor cannot see counts nothing.
       const views = batch.views.filter((v) => v.kind !== 'post' || ids.has(v.slug ?? ''));
       if (!views.length) return { recorded: 0 };
+      const viewDays = views.map((v) => v.at.slice(0, 10));
       const first = await this.visitors.firstSeen(
-        views.flatMap((v) => [
-          { day: v.at.slice(0, 10), scope: '', visitor: v.visitor },
-          { day: v.at.slice(0, 10), scope: v.path, visitor: v.visitor },
+        views.flatMap((v, i) => [
+          { day: viewDays[i]!, scope: '', visitor: v.visitor },
+          { day: viewDays[i]!, scope: v.path, visitor: v.visitor },
         ]),
       );
+      // Views alike in day, path and facets are summed first: a batch has a few such groups
+      // for many views, so the rows below are built per group, not per view.
+      const groups = new Map<string, ViewGroup>();
+      views.forEach((v, i) => {
+        const day = viewDays[i]!;
+        const key = `${day}\n${v.path}\n${v.referrerHost ?? '\0'}\n${v.device}\n${v.country ?? '\0'}`;
+        let group = groups.get(key);
+        if (!group) {
+          const postId = v.kind === 'post' ? ids.get(v.slug!)! : null;
+          groups.set(key, (group = { day, view: v, postId, views: 0, siteVisitors: 0, pathVisitors: 0 }));
+        }
+        group.views++;
+        if (first[2 * i]) group.siteVisitors++;
+        if (first[2 * i + 1]) group.pathVisitors++;
+      });
       const days = new Map<string, DayRow>();
       const facets = new Map<string, FacetRow>();
-      const addDay = (day: string, path: string, postId: number | null, isNew: boolean) => {
+      const addDay = (day: string, path: string, postId: number | null, views: number, visitors: number) => {
         const key = `${day}\n${path}`;
         const row = days.get(key) ?? days.set(key, { day, path, postId, views: 0, visitors: 0 }).get(key)!;
-        row.views++;
-        if (isNew) row.visitors++;
+        row.views += views;
+        row.visitors += visitors;
       };
       const addFacet = (
         day: string,
@@ -105,26 +131,25 @@ export class StatsService implements OnApplicationShutdown {
         postId: number | null,
         kind: FacetRow['kind'],
         value: string | null,
+        views: number,
       ) => {
         if (value === null) return;
         const key = `${day}\n${path}\n${kind}\n${value}`;
         const row =
           facets.get(key) ?? facets.set(key, { day, path, postId, kind, value, views: 0 }).get(key)!;
-        row.views++;
+        row.views += views;
       };
-      views.forEach((v, i) => {
-        const day = v.at.slice(0, 10);
-        const postId = v.kind === 'post' ? ids.get(v.slug!)! : null;
-        addDay(day, '', null, first[2 * i]!);
-        addDay(day, v.path, postId, first[2 * i + 1]!);
+      for (const { day, view: v, postId, views: n, siteVisitors, pathVisitors } of groups.values()) {
+        addDay(day, '', null, n, siteVisitors);
+        addDay(day, v.path, postId, n, pathVisitors);
         // The site's facets, and a post's own (its statistics page shows them).
         for (const path of postId === null ? [''] : ['', v.path]) {
           const owner = path ? postId : null;
-          addFacet(day, path, owner, 'referrer', v.referrerHost);
-          addFacet(day, path, owner, 'device', v.device);
-          addFacet(day, path, owner, 'country', v.country);
+          addFacet(day, path, owner, 'referrer', v.referrerHost, n);
+          addFacet(day, path, owner, 'device', v.device, n);
+          addFacet(day, path, owner, 'country', v.country, n);
         }
-      });
+      }
       // Rows in one order on every replica: two batches adding to the same rows wait, never deadlock.
       const dayRows = [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
       const facetRows = [...facets.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);

@@ -50,7 +50,8 @@ export const MEMORY_MAX_KEYS = 1_000_000;
 export class MemoryVisitorStore implements VisitorStore {
   private readonly logger = new Logger(MemoryVisitorStore.name);
   private readonly salts = new Map<string, string>();
-  private readonly seen = new Map<string, Set<string>>();
+  /** Day, then scope, to the visitors' short keys. */
+  private readonly seen = new Map<string, Map<string, Set<string>>>();
   private readonly recent = new Map<string, Map<string, number>>();
   private keys = 0;
   private prunedAt = 0;
@@ -71,36 +72,46 @@ export class MemoryVisitorStore implements VisitorStore {
   async firstSeen(entries: readonly VisitorEntry[]): Promise<boolean[]> {
     this.forgetPastDays();
     const now = this.now();
-    const over = new Map<string, boolean>();
-    return entries.map(({ day, scope, visitor }) => {
-      let gone = over.get(day);
-      if (gone === undefined) over.set(day, (gone = forgetAt(day) <= now));
+    // A batch's entries share a day or two: its sets are looked up when the day changes, not per entry.
+    let day = '';
+    let gone = false;
+    let scopes: Map<string, Set<string>> | undefined;
+    return entries.map((entry) => {
+      if (entry.day !== day) {
+        day = entry.day;
+        gone = forgetAt(day) <= now;
+        scopes = this.seen.get(day);
+      }
       if (gone) return true;
-      const key = `${day}\n${scope}`;
-      let set = this.seen.get(key);
-      if (set?.has(short(visitor))) return false;
+      const key = short(entry.visitor);
+      let set = scopes?.get(entry.scope);
+      if (set?.has(key)) return false;
       if (this.keys >= this.maxKeys) {
         // A flood from very many addresses: memory stays bounded, the day's visitors stop growing.
         if (this.keys++ === this.maxKeys)
           this.logger.warn(`visitor keys: ${this.maxKeys} held, new ones not counted today`);
         return false;
       }
-      if (!set) this.seen.set(key, (set = new Set()));
-      set.add(short(visitor));
+      if (!set) {
+        if (!scopes) this.seen.set(day, (scopes = new Map()));
+        scopes.set(entry.scope, (set = new Set()));
+      }
+      set.add(key);
       this.keys++;
       return true;
     });
   }
 
   async touch(entries: readonly LiveEntry[]): Promise<void> {
-    for (const { visitor, postId, at } of entries) {
-      const key = short(visitor);
-      for (const scope of postId === null ? [''] : ['', String(postId)]) {
-        let map = this.recent.get(scope);
-        if (!map) this.recent.set(scope, (map = new Map()));
-        const seen = map.get(key);
-        if (seen === undefined || seen < at) map.set(key, at);
-      }
+    const site = this.recentOf('');
+    let postId: number | null = null;
+    let post = site;
+    for (const entry of entries) {
+      const key = short(entry.visitor);
+      seenAt(site, key, entry.at);
+      if (entry.postId === null) continue;
+      if (entry.postId !== postId) post = this.recentOf(String((postId = entry.postId)));
+      seenAt(post, key, entry.at);
     }
     // Old entries go every few seconds, not on each batch (live() reads only recent ones).
     if (this.now() - this.prunedAt < PRUNE_EVERY_MS) return;
@@ -121,16 +132,29 @@ export class MemoryVisitorStore implements VisitorStore {
 
   async close(): Promise<void> {}
 
+  /** The last minutes' visitors of `scope` ('' the site, else a post id), made on first use. */
+  private recentOf(scope: string): Map<string, number> {
+    let map = this.recent.get(scope);
+    if (!map) this.recent.set(scope, (map = new Map()));
+    return map;
+  }
+
   private forgetPastDays(): void {
     const now = this.now();
     for (const day of this.salts.keys()) if (forgetAt(day) <= now) this.salts.delete(day);
-    for (const [key, set] of this.seen)
-      if (forgetAt(key.slice(0, 10)) <= now) {
-        this.keys -= set.size;
-        this.seen.delete(key);
+    for (const [day, scopes] of this.seen)
+      if (forgetAt(day) <= now) {
+        for (const set of scopes.values()) this.keys -= set.size;
+        this.seen.delete(day);
       }
     if (!this.seen.size) this.keys = 0;
   }
+}
+
+/** Keeps the latest time `key` was seen. */
+function seenAt(map: Map<string, number>, key: string, at: number): void {
+  const seen = map.get(key);
+  if (seen === undefined || seen < at) map.set(key, at);
 }
 
 /**
