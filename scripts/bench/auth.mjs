@@ -6,7 +6,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { alternating, benchTargets, loadCost, stackPids } from './measure.mjs';
+import {
+  alternating,
+  benchTargets,
+  CLOCK_TICKS,
+  cpuTicks,
+  distinctPids,
+  loadCost,
+  stackPids,
+} from './measure.mjs';
 import { freePort, sequential, startSeedableStack, startStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
@@ -49,6 +57,22 @@ async function startTimes() {
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
+}
+
+const SIGN_INS = Number(process.env.BENCH_SIGN_INS ?? 40);
+
+/** SIGN_INS sequential sign-ins: per second, and the servers' CPU ms per 1,000 (loadCost's shape). */
+async function signInCost(target) {
+  const pids = Object.values(distinctPids(target.pids));
+  const before = await Promise.all(pids.map(cpuTicks));
+  const started = performance.now();
+  for (let i = 0; i < SIGN_INS; i++) await signIn(target.stack.baseUrl);
+  const seconds = (performance.now() - started) / 1000;
+  const ticks = (await Promise.all(pids.map(cpuTicks))).reduce((sum, t, i) => sum + t - before[i], 0);
+  return {
+    requestsPerSecond: Math.round((SIGN_INS / seconds) * 10) / 10,
+    cpuMsPer1000: Math.round(((ticks * (1000 / CLOCK_TICKS)) / SIGN_INS) * 1000),
+  };
 }
 
 /** Sign-in latency alone, then while BURST registrations from one address run 20 at a time. */
@@ -114,6 +138,8 @@ export async function benchAuth() {
         headers: { authorization: `Bearer ${target.token}` },
       }),
     );
+    // A sign-in (argon2id verify, session, token): CPU ms per sign-in of the stack's servers, from /proc.
+    results.signIn = await alternating(running, (target) => signInCost(target));
     results.signInDuringRegistrationBurst = {};
     for (const target of running)
       results.signInDuringRegistrationBurst[target.name] = await signInDuringBurst(target.stack.baseUrl);
