@@ -37,6 +37,12 @@ interface ViewGroup {
   siteVisitors: number;
   pathVisitors: number;
 }
+const isOfGroup = (group: ViewGroup, day: string, v: RecordedView) =>
+  day === group.day &&
+  v.path === group.view.path &&
+  v.referrerHost === group.view.referrerHost &&
+  v.device === group.view.device &&
+  v.country === group.view.country;
 interface FacetRow {
   day: string;
   path: string;
@@ -105,13 +111,17 @@ export class StatsService implements OnApplicationShutdown {
       // Views alike in day, path and facets are summed first: a batch has a few such groups
       // for many views, so the rows below are built per group, not per view.
       const groups = new Map<string, ViewGroup>();
+      let group: ViewGroup | undefined;
       views.forEach((v, i) => {
         const day = viewDays[i]!;
-        const key = `${day}\n${v.path}\n${v.referrerHost ?? '\0'}\n${v.device}\n${v.country ?? '\0'}`;
-        let group = groups.get(key);
-        if (!group) {
-          const postId = v.kind === 'post' ? ids.get(v.slug!)! : null;
-          groups.set(key, (group = { day, view: v, postId, views: 0, siteVisitors: 0, pathVisitors: 0 }));
+        // Like the view before it (as in a burst on one page): no key to build and look up.
+        if (!group || !isOfGroup(group, day, v)) {
+          const key = `${day}\n${v.path}\n${v.referrerHost ?? '\0'}\n${v.device}\n${v.country ?? '\0'}`;
+          group = groups.get(key);
+          if (!group) {
+            const postId = v.kind === 'post' ? ids.get(v.slug!)! : null;
+            groups.set(key, (group = { day, view: v, postId, views: 0, siteVisitors: 0, pathVisitors: 0 }));
+          }
         }
         group.views++;
         if (first[2 * i]) group.siteVisitors++;

@@ -76,6 +76,9 @@ export class MemoryVisitorStore implements VisitorStore {
     let day = '';
     let gone = false;
     let scopes: Map<string, Set<string>> | undefined;
+    // A view's entries (the site, its path) come one after the other: its short key is made once.
+    let visitor = '';
+    let key = '';
     return entries.map((entry) => {
       if (entry.day !== day) {
         day = entry.day;
@@ -83,7 +86,7 @@ export class MemoryVisitorStore implements VisitorStore {
         scopes = this.seen.get(day);
       }
       if (gone) return true;
-      const key = short(entry.visitor);
+      if (entry.visitor !== visitor) key = short((visitor = entry.visitor));
       let set = scopes?.get(entry.scope);
       if (set?.has(key)) return false;
       if (this.keys >= this.maxKeys) {
