@@ -19,6 +19,8 @@ import type { VisitorStore } from './visitor-store.js';
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 const TOP = 10;
+/** How often batch ids older than a day are deleted. */
+const BATCH_PRUNE_EVERY_MS = 60_000;
 
 /** One row of posts.view_days or posts.view_day_facets being added to. */
 interface DayRow {
@@ -62,6 +64,8 @@ interface FacetRow {
  */
 @Injectable()
 export class StatsService implements OnApplicationShutdown {
+  private batchesPrunedAt = 0;
+
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     private readonly settings: SiteSettings,
@@ -197,7 +201,11 @@ export class StatsService implements OnApplicationShutdown {
           at: Date.parse(v.at),
         })),
       );
-      await manager.query(`DELETE FROM posts.view_batches WHERE at < now() - interval '1 day'`);
+      // Ids past their day go once a minute, not in every batch's transaction.
+      if (Date.now() - this.batchesPrunedAt >= BATCH_PRUNE_EVERY_MS) {
+        this.batchesPrunedAt = Date.now();
+        await manager.query(`DELETE FROM posts.view_batches WHERE at < now() - interval '1 day'`);
+      }
       return { recorded: views.length };
     });
   }
