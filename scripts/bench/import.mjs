@@ -17,7 +17,7 @@ const POSTS = Number(process.env.BENCH_IMPORT_POSTS ?? 10_000);
 const LARGE = process.env.BENCH_IMPORT_LARGE !== '0';
 
 /** Writes a WXR file of `count` posts (and their picture tags when `pictures` is an address). */
-async function writeWxr(file, count, pictures) {
+export async function writeWxr(file, count, pictures) {
   const out = createWriteStream(file);
   const write = (text) => (out.write(text) ? undefined : new Promise((r) => out.once('drain', r)));
   await write(

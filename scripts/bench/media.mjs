@@ -12,7 +12,7 @@ const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const IMAGES = Number(process.env.BENCH_MEDIA_IMAGES ?? 8);
 
 /** A 4000x3000 (12 MP) photo-like JPEG: noise with some structure, as a camera writes it (quality 92). */
-async function makePhoto(seed) {
+export async function makePhoto(seed) {
   const small = await sharp({
     create: {
       width: 250,

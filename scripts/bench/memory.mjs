@@ -6,14 +6,16 @@
 // measures that revision first. BENCH_MEMORY_QUICK=1 runs small steps (for iterating).
 import autocannon from 'autocannon';
 import { execFileSync } from 'node:child_process';
-import { createWriteStream, existsSync, openAsBlob } from 'node:fs';
+import { existsSync, openAsBlob } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
+import { writeWxr } from './import.mjs';
 import { benchTargets, signInToken } from './measure.mjs';
+import { makePhoto } from './media.mjs';
 import { startSeedableStack } from './stack.mjs';
 
 const QUICK = process.env.BENCH_MEMORY_QUICK === '1';
@@ -128,49 +130,6 @@ function sampler(launcher, dataDir) {
       clearInterval(timer);
     },
   };
-}
-
-/** A WXR file of `count` posts, each with a picture at `pictures`. */
-async function writeWxr(file, count, pictures) {
-  const out = createWriteStream(file);
-  const write = (text) => (out.write(text) ? undefined : new Promise((r) => out.once('drain', r)));
-  await write(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/"><channel><title>Bench</title><wp:wxr_version>1.2</wp:wxr_version>\n`,
-  );
-  for (let i = 0; i < count; i++) {
-    const day = new Date(Date.UTC(2005, 0, 1) + i * 3_600_000).toISOString().replace('T', ' ').slice(0, 19);
-    await write(`<item><title>Memory post ${i}</title><link>http://old.example/?p=${i + 1}</link>
-<guid isPermaLink="false">http://old.example/?p=${i + 1}</guid>
-<content:encoded><![CDATA[The first paragraph of post ${i}, about the <strong>garage</strong>.
-
-<img src="${pictures}/p${i}.jpg" alt="Picture ${i}">
-
-Another paragraph: engine, wheel, tyre, chain, brake, road, trip, coffee.]]></content:encoded>
-<wp:post_id>${i + 1}</wp:post_id><wp:post_date>${day}</wp:post_date><wp:post_date_gmt>${day}</wp:post_date_gmt>
-<wp:post_name>memory-post-${i}</wp:post_name><wp:status>publish</wp:status><wp:post_type>post</wp:post_type>
-<category domain="category" nicename="cars"><![CDATA[Cars]]></category>
-</item>\n`);
-  }
-  await write('</channel></rss>\n');
-  await new Promise((r) => out.end(r));
-}
-
-/** A 4000x3000 photo-like JPEG (noise with structure, quality 92), as a camera writes it. */
-async function makePhoto(seed) {
-  const small = await sharp({
-    create: {
-      width: 250,
-      height: 188,
-      channels: 3,
-      noise: { type: 'gaussian', mean: 110 + seed, sigma: 55 },
-    },
-  })
-    .raw()
-    .toBuffer({ resolveWithObject: true });
-  return sharp(small.data, { raw: small.info })
-    .resize(4000, 3000, { kernel: 'cubic' })
-    .jpeg({ quality: 92 })
-    .toBuffer();
 }
 
 /** An H.264 video of about `sizeMb` MB (noisy 720p at a fixed bit rate), made once and kept in the temp folder. */
