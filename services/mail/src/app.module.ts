@@ -1,8 +1,8 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { ServiceCoreModule } from '@blog/server-kit';
+import { RateWindows1764800000000, ServiceCoreModule } from '@blog/server-kit';
 import { BackgroundTasks } from './common/background-tasks.js';
-import { FormLimits } from './common/form-limits.service.js';
+import { FormLimits } from './common/form-limits.js';
 import { MailSweeper } from './common/sweeper.service.js';
 import { MAIL_CONFIG, type MailConfig } from './config.js';
 import { ContactMessage } from './contact/contact-message.entity.js';
@@ -14,6 +14,7 @@ import { DigestService } from './digest/digest.service.js';
 import { DigestCalendar } from './digest/digest-week.js';
 import { PostsClient } from './digest/posts-client.js';
 import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
+import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
 import { Subscriber } from './subscriptions/subscriber.entity.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
@@ -33,7 +34,11 @@ export class MailModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [ContactMessage, Subscriber],
-          migrations: [CreateMail1763900000000],
+          migrations: [
+            CreateMail1763900000000,
+            RateWindows1764800000000,
+            FormLimitsToRateWindows1764860000000,
+          ],
         }),
         TypeOrmModule.forFeature([ContactMessage, Subscriber]),
       ],

@@ -78,7 +78,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
     ])('rejects a bad %s (%s) and changes nothing', async (field, error, extra) => {
       const [messages, limits, received] = [
         await count('contact_messages'),
-        await count('form_limits'),
+        await count('rate_windows'),
         smtp.received.length,
       ];
       expect(await mail.failure(Patterns.mail.contact, contact(extra))).toEqual({
@@ -87,7 +87,7 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
         field,
       });
       expect(await count('contact_messages')).toBe(messages);
-      expect(await count('form_limits')).toBe(limits);
+      expect(await count('rate_windows')).toBe(limits);
       await new Promise((resolve) => setTimeout(resolve, 100));
       expect(smtp.received.length).toBe(received);
     });

@@ -9,7 +9,7 @@ import { ContactService } from '../contact/contact.service.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { DigestService } from '../digest/digest.service.js';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
-import { FormLimits } from './form-limits.service.js';
+import { FormLimits } from './form-limits.js';
 import { errorText } from './retry.js';
 
 const HOUSEKEEPING_MS = 3600 * 1000;

@@ -12,7 +12,7 @@ import {
 import { DataSource, Repository } from 'typeorm';
 import { BackgroundTasks } from '../common/background-tasks.js';
 import { contactEmail, type StoredContactMessage } from '../common/emails.js';
-import { FormLimits } from '../common/form-limits.service.js';
+import { FormLimits } from '../common/form-limits.js';
 import { errorText, retryDelayMs, SEND_LEASE_MS } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { SiteTitle } from '../common/site-title.js';

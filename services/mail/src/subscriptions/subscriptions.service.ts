@@ -16,7 +16,7 @@ import { RpcError } from '@blog/server-kit';
 import { DataSource, Repository } from 'typeorm';
 import { BackgroundTasks } from '../common/background-tasks.js';
 import { confirmationEmail } from '../common/emails.js';
-import { FormLimits } from '../common/form-limits.service.js';
+import { FormLimits } from '../common/form-limits.js';
 import { hashToken, newLinkToken } from '../common/link-tokens.js';
 import { errorText, retryDelayMs, SEND_LEASE_MS } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
