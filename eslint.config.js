@@ -65,4 +65,42 @@ export default tseslint.config(
       ],
     },
   },
+  // The web app's layers: the app shell (web/src/*.tsx, loaders.ts)
+  // may import any feature; shared code (components, lib, hooks, api, session, site) imports
+  // none; a feature reaches another feature only through that feature's index.ts. Relative
+  // specifiers cannot be resolved here, so the patterns count a file's depth in its feature.
+  {
+    files: ['web/src/{components,lib,hooks,api,session,site,testing}/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)features(/|$)',
+              message: 'Shared web code imports no feature: let the app shell pass the feature in.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...[1, 2, 3].map((depth) => ({
+    files: [`web/src/features/*/${'*/'.repeat(depth - 1)}*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              // '../'.repeat(depth) leads to features/: one more segment after the feature's name
+              // is another feature's inside.
+              regex: `^(\\.\\./){${depth}}[^./][^/]*/.+`,
+              message: "Import another feature through its index.ts (e.g. '../account'), not its files.",
+            },
+          ],
+        },
+      ],
+    },
+  })),
 );

@@ -5,6 +5,7 @@ import { AboutPage } from './features/about/AboutPage';
 import { ContactPage } from './features/about/ContactPage';
 import { HomePage } from './features/posts/HomePage';
 import { TreePage } from './features/category/TreePage';
+import { SearchResults } from './features/search/SearchResults';
 import {
   aboutLoader,
   homeLoader,
@@ -17,8 +18,10 @@ import {
 
 // Sign-in screens and the admin area load on demand: the validation schemas, the crop and
 // drag-and-drop libraries never reach a visitor who only reads.
-const LoginPage = lazy(() => import('./pages/LoginPage').then((m) => ({ default: m.LoginPage })));
-const RegisterPage = lazy(() => import('./pages/RegisterPage').then((m) => ({ default: m.RegisterPage })));
+const LoginPage = lazy(() => import('./features/auth/LoginPage').then((m) => ({ default: m.LoginPage })));
+const RegisterPage = lazy(() =>
+  import('./features/auth/RegisterPage').then((m) => ({ default: m.RegisterPage })),
+);
 const AccountPage = lazy(() =>
   import('./features/account/AccountPage').then((m) => ({ default: m.AccountPage })),
 );
@@ -63,7 +66,13 @@ export function createRoutes(deps: LoaderDeps, server: ServerActions = {}): Rout
   return [
     {
       id: 'root',
-      element: <Layout />,
+      element: (
+        <Layout
+          searchResults={(search) => (
+            <SearchResults key={search.query} query={search.query} posts={search.posts} />
+          )}
+        />
+      ),
       errorElement: <RootError />,
       loader: rootLoader(deps),
       shouldRevalidate: rootShouldRevalidate,

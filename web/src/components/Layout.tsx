@@ -1,7 +1,6 @@
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { Outlet, useLocation, useNavigation, useRouteLoaderData } from 'react-router-dom';
-import { activeQuery } from '../features/search/searchParams';
-import { SearchResults } from '../features/search/SearchResults';
+import { activeQuery } from '../lib/searchParams';
 import { useViewBeacon } from '../hooks/useViewBeacon';
 import { loadingTextFor } from '../lib/loadingText';
 import type { RootData } from '../loaders';
@@ -11,8 +10,14 @@ import { NavBar } from './NavBar';
 import { SiteHeader } from './SiteHeader';
 import { TopBar } from './TopBar';
 
-/** Page frame shared by every route: top bar, header banner, navigation, the page, footer. */
-export function Layout() {
+type Search = NonNullable<RootData['search']>;
+
+/**
+ * Page frame shared by every route: top bar, header banner, navigation, the page, footer. A
+ * search (`?q=` on any page) shows `searchResults` in place of the page; the app shell passes
+ * them in, so this frame depends on no feature.
+ */
+export function Layout({ searchResults }: { searchResults(search: Search): ReactNode }) {
   const mainRef = useRef<HTMLElement>(null);
   const { pathname, search } = useLocation();
   const query = activeQuery(new URLSearchParams(search));
@@ -55,7 +60,7 @@ export function Layout() {
             {loadingTextFor(site, next)}
           </p>
         ) : root?.search ? (
-          <SearchResults key={root.search.query} query={root.search.query} posts={root.search.posts} />
+          searchResults(root.search)
         ) : (
           <Outlet />
         )}

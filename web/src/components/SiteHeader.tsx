@@ -1,5 +1,5 @@
 import { Link } from './Link';
-import { SearchBox } from '../features/search/SearchBox';
+import { SearchBox } from './SearchBox';
 import { useSite } from '../site/SiteContext';
 
 /** The header banner with the site title and the search box (SPEC.md §1). */

@@ -1,6 +1,6 @@
 import type { SiteConfig } from '@blog/contracts/site';
 import { resolvePath } from '@blog/contracts/urls';
-import { activeQuery } from '../features/search/searchParams';
+import { activeQuery } from './searchParams';
 
 /**
  * What a page says while its data loads after a click (SPEC.md §2): 'Loading posts...' for

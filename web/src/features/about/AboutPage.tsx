@@ -2,7 +2,7 @@ import { useEffect } from 'react';
 import { useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
-import { aboutFormsPart } from '../pageParts';
+import { aboutFormsPart } from './aboutFormsPart';
 
 /** Delay before scrolling to the contact form after /contact (SPEC.md §2, §9). */
 const CONTACT_SCROLL_DELAY_MS = 100;

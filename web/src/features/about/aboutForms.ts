@@ -1,3 +1,3 @@
-// The About page's forms, loaded on demand (features/pageParts.ts).
+// The About page's forms, loaded on demand (aboutFormsPart.ts).
 export { ContactForm } from './ContactForm';
 export { SubscribeForm } from './SubscribeForm';

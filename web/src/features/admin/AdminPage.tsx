@@ -11,7 +11,7 @@ import { MessagesTab, SubscribersTab } from './tabs/MailTabs';
 import { SettingsTab } from './tabs/SettingsTab';
 import { SiteTab } from './tabs/SiteTab';
 import { StatsTab } from './tabs/StatsTab';
-import { AccountSettings } from '../account/AccountSettings';
+import { AccountSettings } from '../account';
 import { UsersTab } from './tabs/UsersTab';
 import { PostsTab } from './posts/PostsTab';
 import { useLeaveWarning } from './form/useLeaveWarning';

@@ -1,9 +1,9 @@
 import { resolvePath } from '@blog/contracts/urls';
 import { useLoaderData, useLocation } from 'react-router-dom';
 import type { TreeData } from '../../loaders';
-import { NotFoundPage } from '../../pages/NotFoundPage';
+import { NotFoundPage } from '../../components/NotFoundPage';
 import { useSite } from '../../site/SiteContext';
-import { PostPage } from '../posts/PostPage';
+import { PostPage } from '../posts';
 import { SectionPage, SubsectionPage } from './CategoryPages';
 
 /**

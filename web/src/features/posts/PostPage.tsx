@@ -6,8 +6,8 @@ import { usePageTitle } from '../../hooks/usePageTitle';
 import { useDateFormat } from '../../lib/format';
 import { carouselItems } from '../../lib/media';
 import { useSite } from '../../site/SiteContext';
-import { searchHref } from '../search/searchParams';
-import { carouselPart } from '../pageParts';
+import { searchHref } from '../../lib/searchParams';
+import { carouselPart } from './carouselPart';
 import './post-content.css';
 
 /** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */

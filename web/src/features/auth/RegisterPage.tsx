@@ -1,11 +1,11 @@
 import { ErrorText, describeValidationError, registerSchema } from '@blog/contracts';
 import { useState, type FormEvent } from 'react';
-import { useApi } from '../api/ApiContext';
-import { register } from '../api/auth';
-import { errorMessage } from '../api/client';
-import { CredentialsFields } from '../components/CredentialsFields';
+import { useApi } from '../../api/ApiContext';
+import { register } from '../../api/auth';
+import { errorMessage } from '../../api/client';
+import { CredentialsFields } from './CredentialsFields';
 import { SignInLink } from './SignInLink';
-import { useSite } from '../site/SiteContext';
+import { useSite } from '../../site/SiteContext';
 
 /** Registration form; the same rules as the server come from @blog/contracts. */
 export function RegisterPage() {

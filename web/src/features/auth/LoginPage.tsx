@@ -1,11 +1,11 @@
 import { ErrorText, describeValidationError, isAdmin, loginSchema } from '@blog/contracts';
 import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
-import { useApi } from '../api/ApiContext';
-import { login, needsTwoFactor } from '../api/auth';
-import { errorMessage } from '../api/client';
-import { useSession } from '../session/SessionContext';
-import { CredentialsFields } from '../components/CredentialsFields';
+import { useApi } from '../../api/ApiContext';
+import { login, needsTwoFactor } from '../../api/auth';
+import { errorMessage } from '../../api/client';
+import { useSession } from '../../session/SessionContext';
+import { CredentialsFields } from './CredentialsFields';
 import { SignInLink } from './SignInLink';
 
 /** Sign-in screen (SPEC.md §2): after success admins go to /admin, everyone else to /. */

@@ -1,4 +1,4 @@
-import { Link } from '../components/Link';
+import { Link } from './Link';
 import { usePageTitle } from '../hooks/usePageTitle';
 
 export function NotFoundPage() {

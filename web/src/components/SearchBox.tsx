@@ -1,6 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
-import { activeQuery, searchHref } from './searchParams';
+import { activeQuery, searchHref } from '../lib/searchParams';
 
 /** The header search box (SPEC.md §2): submits only non-blank trimmed text; a clear button. */
 export function SearchBox() {
