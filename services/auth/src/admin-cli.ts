@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import { CodeLock } from './auth/code-lock.service.js';
+import { CodeLock } from './auth/code-lock.js';
 import { PasswordHasher } from './users/password-hasher.js';
 
 export async function resetPassword(databaseUrl: string, username: string): Promise<string> {

@@ -4,7 +4,7 @@ import { AuthModule } from './app.module.js';
 import type { AuthConfig } from './config.js';
 
 export { loadAuthConfig, type AuthConfig } from './config.js';
-export { CREDENTIALS_FILE } from './admin-bootstrap.service.js';
+export { CREDENTIALS_FILE } from './admin-bootstrap.js';
 
 export function startAuthService(config: AuthConfig) {
   return startService(AuthModule.forRoot(config), {

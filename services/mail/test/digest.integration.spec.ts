@@ -8,7 +8,7 @@ import {
 } from '@blog/contracts';
 import { startTestRedis, type TestRedis } from '@blog/server-kit/testing';
 import { randomBytes } from 'node:crypto';
-import { DigestCalendar } from '../src/digest/digest-week.js';
+import { DigestCalendar } from '../src/digest/digest-calendar.js';
 import { eventually, sleep, startMailStack, type MailReplica, type MailStack } from './support/mail-stack.js';
 import { linkIn, startInProcessSmtp, type InProcessSmtp, type ReceivedMail } from './support/smtp.js';
 

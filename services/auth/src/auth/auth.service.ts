@@ -19,9 +19,9 @@ import { RpcError } from '@blog/server-kit';
 import { PasswordHasher } from '../users/password-hasher.js';
 import type { User } from '../users/user.entity.js';
 import { UsersService, toPublicUser } from '../users/users.service.js';
-import { CodeLock } from './code-lock.service.js';
-import { LoginThrottle } from './login-throttle.service.js';
-import { TwoFactor, type TwoFactorUse } from './two-factor.service.js';
+import { CodeLock } from './code-lock.js';
+import { LoginThrottle } from './login-throttle.js';
+import { TwoFactor, type TwoFactorUse } from './two-factor.js';
 
 @Injectable()
 export class AuthService {

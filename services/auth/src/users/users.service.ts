@@ -10,7 +10,7 @@ import {
 } from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
 import { QueryFailedError, Repository, type EntityManager } from 'typeorm';
-import type { TwoFactorUse } from '../auth/two-factor.service.js';
+import type { TwoFactorUse } from '../auth/two-factor.js';
 import { PasswordHasher } from './password-hasher.js';
 import { User } from './user.entity.js';
 

@@ -2,7 +2,7 @@ import type { PostView } from '@blog/contracts';
 import { simpleParser } from 'mailparser';
 import { createTransport } from 'nodemailer';
 import { DigestEmail, toDigestPost } from './digest-email.js';
-import { DigestCalendar } from './digest-week.js';
+import { DigestCalendar } from './digest-calendar.js';
 
 const post = (over: Partial<PostView>): PostView =>
   ({

@@ -9,7 +9,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { errorText, retryDelayMs } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
-import { DigestCalendar } from './digest-week.js';
+import { DigestCalendar } from './digest-calendar.js';
 import { DigestService } from './digest.service.js';
 
 export const DIGEST_QUEUE = 'mail-digest';

@@ -9,7 +9,7 @@ import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { SiteTitle } from '../common/site-title.js';
 import { MailTransport } from '../transport/mail-transport.js';
 import { DigestEmail, toDigestPost, type DigestContent } from './digest-email.js';
-import { DigestCalendar } from './digest-week.js';
+import { DigestCalendar } from './digest-calendar.js';
 import { PostsClient } from './posts-client.js';
 import { queryRows } from '../common/sql.js';
 

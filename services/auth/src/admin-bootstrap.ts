@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AUTH_CONFIG, type AuthConfig } from './config.js';
-import { LoginThrottle } from './auth/login-throttle.service.js';
+import { LoginThrottle } from './auth/login-throttle.js';
 import { SecretBox } from './auth/secret-box.js';
 import { UsersService } from './users/users.service.js';
 
