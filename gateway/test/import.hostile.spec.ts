@@ -6,9 +6,11 @@
  * a try past the wall-clock budget counts as one.
  */
 import { BLOG_ARCHIVE_FORMAT, BLOG_ARCHIVE_VERSION, type ImportReport, type PostView } from '@blog/contracts';
+import { ARCHIVE_ENTRY_READ, type ArchiveEntryRead } from '@blog/posts';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import pg from 'pg';
 import { ZipFile } from 'yazl';
-import { multipart } from './support/media-fixtures.js';
+import { makeImage, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
 const MB = 1024 * 1024;
@@ -318,6 +320,65 @@ describe('hostile import files', () => {
     );
     expectBounded('zip bomb', run);
   }, 120_000);
+
+  it('an entry that 50 posts name is read once: each post gets its own copy, the budget counts it once', async () => {
+    const picture = await makeImage('jpeg', 64, 48);
+    const posts = Array.from({ length: 50 }, (_, i) =>
+      archivePost(600 + i, `Shared picture ${i}`, `Post ${i} ![x](media:s${i})`, [
+        { id: `s${i}`, type: 'image', file: 'media/shared.jpg', name: 'shared.jpg', alt: `Alt ${i}` },
+      ]),
+    );
+    const archive = await zip({ 'blog.json': blogJson(posts), 'media/shared.jpg': picture });
+    // Every read of an entry that the posts service's archive reader ends, counted where it happens.
+    const reads: ArchiveEntryRead[] = [];
+    const onRead = (message: unknown) => reads.push(message as ArchiveEntryRead);
+    subscribe(ARCHIVE_ENTRY_READ, onRead);
+    let run: Awaited<ReturnType<typeof importWhileReading>>;
+    try {
+      run = await importWhileReading('shared.zip', archive);
+    } finally {
+      unsubscribe(ARCHIVE_ENTRY_READ, onRead);
+    }
+    expect(run.report).toMatchObject({
+      state: 'done',
+      imported: 50,
+      failed: 0,
+      media: { downloaded: 50, failed: 0 },
+    });
+    expect(reads.filter((r) => r.name === 'media/shared.jpg')).toEqual([
+      { name: 'media/shared.jpg', bytes: picture.length, budgetUsed: expect.any(Number) },
+    ]);
+    const jsonBytes = reads.filter((r) => r.name === 'blog.json').reduce((sum, r) => sum + r.bytes, 0);
+    expect(Math.max(...reads.map((r) => r.budgetUsed))).toBe(jsonBytes + picture.length);
+    // Each post's own item, processed from its own original.
+    const list = (await api(stack, `/api/posts?limit=100&status=all`, { token: admin }))
+      .json as unknown as PostView[];
+    const ids = list.filter((p) => p.title.startsWith('Shared picture ')).map((p) => p.id);
+    expect(ids).toHaveLength(50);
+    const images = new Map<string, string>();
+    for (const id of ids) {
+      for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 200))) {
+        const post = (await api(stack, `/api/posts/${id}`, { token: admin })).json as unknown as PostView & {
+          title: string;
+          content: string;
+          images: { id: string; path: string; status: string; alt: string | null }[];
+        };
+        if (post.images[0]?.status === 'ready') {
+          const [image] = post.images;
+          expect(post.content).toBe(`Post ${post.title.slice(15)} ![x](media:${image!.id})`);
+          expect(image).toMatchObject({ alt: `Alt ${post.title.slice(15)}` });
+          images.set(image!.id, image!.path);
+          const served = await fetch(`${stack.baseUrl}${image!.path}`);
+          expect(served.status).toBe(200);
+          break;
+        }
+        if (Date.now() > deadline) throw new Error(`${post.title}: ${JSON.stringify(post.images)}`);
+      }
+    }
+    expect(images.size).toBe(50);
+    expect(new Set(images.values()).size).toBe(50);
+    expectBounded('one entry named by 50 posts', run);
+  }, 180_000);
 
   it('an archive whose entries point outside it is refused', async () => {
     const archive = await zip({ 'blog.json': blogJson([]), 'xx/escape.txt': 'out' });

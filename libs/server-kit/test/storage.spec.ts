@@ -258,6 +258,31 @@ describe.each(implementations)('%s', (_name, start) => {
     ).rejects.toThrow(/content type/);
   });
 
+  it('copies an object inside the store: same bytes and type, independent of its source', async () => {
+    await storage.put('private/originals/from.mp4', chunked(data), { contentType: 'video/mp4' });
+    expect(await storage.copy('private/originals/from.mp4', 'private/originals/to/copy.mp4')).toEqual({
+      key: 'private/originals/to/copy.mp4',
+      size: data.length,
+    });
+    expect(await storage.stat('private/originals/to/copy.mp4')).toEqual({
+      size: data.length,
+      contentType: 'video/mp4',
+    });
+    await storage.delete('private/originals/from.mp4');
+    const copy = await storage.get('private/originals/to/copy.mp4');
+    expect(await sha256Of(copy!.body)).toBe(sha256(data));
+    await storage.put('empty/zero.png', Buffer.alloc(0), { contentType: 'image/png' });
+    expect(await storage.copy('empty/zero.png', 'empty/copy.png')).toEqual({
+      key: 'empty/copy.png',
+      size: 0,
+    });
+    expect(await storage.stat('empty/copy.png')).toEqual({ size: 0, contentType: 'image/png' });
+    expect(await storage.copy('private/originals/from.mp4', 'private/originals/never.mp4')).toBeNull();
+    expect(await storage.stat('private/originals/never.mp4')).toBeNull();
+    await expect(storage.copy('empty/zero.png', '../out.png')).rejects.toBeInstanceOf(InvalidKeyError);
+    await expect(storage.copy('../in.png', 'empty/x.png')).rejects.toBeInstanceOf(InvalidKeyError);
+  });
+
   it('overwrites a key with a whole new object', async () => {
     await storage.put('media/same.bin', Buffer.from('first version'), { contentType: 'text/plain' });
     await storage.put('media/same.bin', Buffer.from('second'), { contentType: 'image/png' });

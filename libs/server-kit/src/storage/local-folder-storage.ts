@@ -124,6 +124,19 @@ export class LocalFolderStorage implements ObjectStorage {
     }
   }
 
+  async copy(fromKey: string, toKey: string): Promise<PutResult | null> {
+    assertValidKey(toKey);
+    const opened = await this.openExisting(fromKey);
+    if (!opened) return null;
+    try {
+      const contentType = await this.contentTypeOf(opened.file, fromKey);
+      // Through put: the copy appears whole or not at all, like any other object.
+      return await this.put(toKey, opened.handle.createReadStream({ autoClose: false }), { contentType });
+    } finally {
+      await opened.handle.close();
+    }
+  }
+
   async delete(key: string): Promise<void> {
     assertValidKey(key);
     const dir = await this.existingDir(key);

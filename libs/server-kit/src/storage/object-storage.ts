@@ -53,6 +53,11 @@ export interface ObjectStorage {
   /** null when the key does not exist; throws RangeNotSatisfiableError for a range past the end. */
   get(key: string, range?: ByteRange): Promise<GetResult | null>;
   stat(key: string): Promise<ObjectStat | null>;
+  /**
+   * A second object at `toKey` with the bytes and content type of `fromKey`, made inside the
+   * store (nothing passes through this process on S3); null when `fromKey` does not exist.
+   */
+  copy(fromKey: string, toKey: string): Promise<PutResult | null>;
   /** Idempotent: deleting a missing key is not an error. */
   delete(key: string): Promise<void>;
   deleteMany(keys: string[]): Promise<void>;

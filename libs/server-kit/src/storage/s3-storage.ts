@@ -1,4 +1,5 @@
 import {
+  CopyObjectCommand,
   CreateBucketCommand,
   DeleteObjectCommand,
   DeleteObjectsCommand,
@@ -260,6 +261,28 @@ export class S3Storage implements ObjectStorage {
       if (isMissingObject(error)) return null;
       throw error;
     }
+  }
+
+  /** One CopyObject request (objects here are at most 100 MB, under S3's 5 GB single-copy limit). */
+  async copy(fromKey: string, toKey: string): Promise<PutResult | null> {
+    assertValidKey(toKey);
+    const source = await this.stat(fromKey);
+    if (!source) return null;
+    try {
+      await this.client.send(
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: toKey,
+          // Keys are [A-Za-z0-9._-/] only (assertValidKey): nothing to escape.
+          CopySource: `${this.bucket}/${fromKey}`,
+          MetadataDirective: 'COPY',
+        }),
+      );
+    } catch (error) {
+      if (isMissingObject(error)) return null;
+      throw error;
+    }
+    return { key: toKey, size: source.size };
   }
 
   async delete(key: string): Promise<void> {

@@ -93,8 +93,8 @@ export async function* archiveSubscribers(
 
 /**
  * A post's items that name the same file of the archive become one item (the text's
- * references to the others point at it), so an entry is read once per post however many
- * items name it.
+ * references to the others point at it); across posts, the import copies the original it
+ * stored the first time (ImportService.storeEntry).
  */
 export function shareArchiveFiles(post: ArchivePost): ArchivePost {
   const firstByFile = new Map<string, string>();

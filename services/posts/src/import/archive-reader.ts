@@ -1,4 +1,5 @@
 import type { ObjectStorage } from '@blog/server-kit';
+import { channel } from 'node:diagnostics_channel';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
 import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
@@ -16,6 +17,18 @@ export const ARCHIVE_BUDGET: ArchiveBudget = {
   totalBytes: IMPORT_LIMITS.archiveBytes,
   entries: IMPORT_LIMITS.archiveEntries,
 };
+
+/** What each read of an entry published when it ended (tests and tracing subscribe to it). */
+export interface ArchiveEntryRead {
+  name: string;
+  /** Inflated bytes of this read. */
+  bytes: number;
+  /** The archive's budget used so far, this read included. */
+  budgetUsed: number;
+}
+/** The channel (node:diagnostics_channel) each ended read of an entry is published on. */
+export const ARCHIVE_ENTRY_READ = 'blog:archive-entry-read';
+const entryRead = channel(ARCHIVE_ENTRY_READ);
 
 /** Byte ranges of a stored zip for yauzl: it asks for the central directory, then for each entry it opens. */
 function storedZipReader(storage: ObjectStorage, key: string): yauzl.RandomAccessReader {
@@ -95,7 +108,7 @@ export async function openStoredArchive(
   /** Counts an entry's bytes as they stream; passing a limit ends the stream with its error. */
   const counted = (name: string, maxBytes: number) => {
     let size = 0;
-    return new Transform({
+    const out = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         size += chunk.length;
         read += chunk.length;
@@ -110,6 +123,11 @@ export async function openStoredArchive(
         done(null, chunk);
       },
     });
+    out.once('close', () => {
+      if (entryRead.hasSubscribers)
+        entryRead.publish({ name, bytes: size, budgetUsed: read } satisfies ArchiveEntryRead);
+    });
+    return out;
   };
   return {
     names: () => [...entries.keys()],

@@ -25,6 +25,7 @@ import {
   outboundUserAgent,
   parseOrThrow,
   RpcError,
+  MediaFileRefused,
   storeMediaOriginal,
   type Job,
   type JobQueue,
@@ -91,6 +92,11 @@ interface MediaToBring {
 /** What one run of an import holds open: this blog's own export, read in place. */
 interface RunContext {
   archive?: OpenedArchive;
+  /**
+   * Each archive entry read during this run: the original it was stored as (or why it was
+   * refused). A later post naming the entry gets a copy of that original, not a second read.
+   */
+  storedEntries: Map<string, Promise<UploadedFile>>;
   budget: ReturnType<typeof attemptBudget>;
 }
 
@@ -297,7 +303,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
       return;
     }
     await this.save(row, 'running', report);
-    const context: RunContext = { budget: attemptBudget(this.budgetMs) };
+    const context: RunContext = { storedEntries: new Map(), budget: attemptBudget(this.budgetMs) };
     try {
       const entries = await this.entries(row, report, context);
       let index = 0;
@@ -463,7 +469,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
     report.postsDone++;
     if (entry.kind === 'archive') {
       try {
-        if (await this.restorePost(importId, entry.post, context.archive!.archive, report)) report.updated++;
+        if (await this.restorePost(importId, entry.post, context, report)) report.updated++;
         else report.imported++;
       } catch (error) {
         if (error instanceof ImportLimitError) throw error; // the file's limit, not this post's
@@ -571,7 +577,7 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
   private async restorePost(
     importId: string,
     archived: ArchivePost,
-    archive: StoredArchive,
+    context: RunContext,
     report: StoredReport,
   ): Promise<boolean> {
     const post = shareArchiveFiles(archived);
@@ -613,16 +619,43 @@ export class ImportService implements OnModuleInit, OnApplicationShutdown {
           caption: item.caption ?? undefined,
           title: item.title ?? undefined,
           fetch: item.file
-            ? async (key) =>
-                storeMediaOriginal(this.storage, await archive.open(item.file!, MAX_FILE_BYTES), {
-                  name: item.name ?? 'file',
-                  key,
-                })
+            ? (key) => this.storeEntry(context, item.file!, item.name ?? 'file', key)
             : undefined,
         })),
       },
       report,
     );
+  }
+
+  /**
+   * An archive entry stored as a post's original at `key`: read from the zip the first time
+   * the import meets it, copied inside the store from that first original afterwards, so an
+   * entry is read (and counted against the archive's budget) once however many posts name it.
+   * An entry refused for what it holds is refused again without a read; when the first
+   * original is gone (its post failed), the entry is read again.
+   */
+  private async storeEntry(
+    context: RunContext,
+    entry: string,
+    name: string,
+    key: (ext: string) => string,
+  ): Promise<UploadedFile> {
+    const first = context.storedEntries.get(entry);
+    if (first) {
+      const stored = await first;
+      const copyKey = key(stored.key.slice(stored.key.lastIndexOf('.') + 1));
+      if (await this.storage.copy(stored.key, copyKey)) return { ...stored, key: copyKey, name };
+    }
+    const reading = context
+      .archive!.archive.open(entry, MAX_FILE_BYTES)
+      .then((stream) => storeMediaOriginal(this.storage, stream, { name, key }));
+    context.storedEntries.set(entry, reading);
+    // Only a refusal of the bytes themselves is remembered (a lost connection may do better next time).
+    reading.catch((error: unknown) => {
+      if (!(error instanceof MediaFileRefused || error instanceof ImportFileError))
+        context.storedEntries.delete(entry);
+    });
+    return reading;
   }
 
   /**
