@@ -12,6 +12,7 @@ import { DigestController } from './digest/digest.controller.js';
 import { DigestScheduler } from './digest/digest.scheduler.js';
 import { DigestService } from './digest/digest.service.js';
 import { DigestCalendar } from './digest/digest-calendar.js';
+import { DigestRepository, PostgresDigestRepository } from './digest/digest.repository.js';
 import { PostsClient } from './digest/posts-client.js';
 import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
 import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
@@ -57,6 +58,7 @@ export class MailModule {
         ContactService,
         SubscriptionsService,
         PostsClient,
+        { provide: DigestRepository, useClass: PostgresDigestRepository },
         DigestService,
         DigestScheduler,
         MailSweeper,
