@@ -333,6 +333,13 @@ describe('visit statistics', () => {
     const other = await clockedGateway(new Date('2032-07-08T23:59:50.000Z'));
     const { StatsService } = await import('../../services/posts/src/stats/stats.service.js');
     const service = stack.services.posts.get(StatsService);
+    // The visitor keys as the posts service gets them, to look for in the dump.
+    const keys: string[] = [];
+    const record = service.record.bind(service);
+    service.record = (batch) => {
+      keys.push(...batch.views.map((v) => v.visitor));
+      return record(batch);
+    };
     try {
       for (const browser of [BROWSER, OTHER_BROWSER])
         await beacon(post.url!, { 'user-agent': browser }, other.base);
@@ -345,11 +352,15 @@ describe('visit statistics', () => {
       expect(dump.length).toBeGreaterThan(10_000);
       // The totals are there...
       expect(dump).toMatch(/2032-07-08[^\n]*\t2\t2\n/);
-      // ...but no 64-hex visitor key, no salt (hex, or as bytea), and no table that held them.
+      // ...but no visitor key, no 64-hex string, no salt (hex, or as bytea), and no table that held them.
+      expect(keys).toHaveLength(3);
+      for (const key of keys) expect(key).toMatch(/^[0-9a-f]{16}$/);
+      for (const key of keys) expect(dump.includes(key)).toBe(false);
       expect(dump.match(/(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])/g)).toBeNull();
       expect(dump.includes(salt)).toBe(false);
       expect(dump).not.toMatch(/view_salts|page_views/);
     } finally {
+      service.record = record;
       await other.app.close();
       await forgetDays('2032-01-01');
     }

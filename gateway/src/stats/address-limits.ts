@@ -20,7 +20,8 @@ export interface AddressLimitsOptions {
 export class AddressLimits {
   private minute = -1;
   private readonly hits = new Map<string, number>();
-  private day = '';
+  /** Days since the epoch (UTC): a number, so no date string is made per beacon. */
+  private day = -1;
   /** An address's first browser as a string, a Set from its second: most addresses have one. */
   private readonly browsers = new Map<string, string | Set<string>>();
 
@@ -29,12 +30,13 @@ export class AddressLimits {
   /** Counts the beacon of `browser` (a digest) from `client` at `now`, unless a limit is reached. */
   admit(client: string, browser: string, now: Date): FloodVerdict {
     const address = limitKey(client);
-    const minute = Math.floor(now.getTime() / 60_000);
+    const ms = now.getTime();
+    const minute = Math.floor(ms / 60_000);
     if (minute !== this.minute) {
       this.minute = minute;
       this.hits.clear();
     }
-    const day = now.toISOString().slice(0, 10);
+    const day = Math.floor(ms / 86_400_000);
     if (day !== this.day) {
       this.day = day;
       this.browsers.clear();
@@ -65,9 +67,9 @@ export class AddressLimits {
  * subscriber's network: a flood from one host could otherwise take a new address per beacon).
  */
 export function limitKey(address: string): string {
+  if (!address.includes(':')) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
   if (mapped) return mapped[1]!;
-  if (!address.includes(':')) return address;
   const [head = '', tail = ''] = address.toLowerCase().split('%')[0]!.split('::');
   const left = head ? head.split(':') : [];
   const right = address.includes('::') ? (tail ? tail.split(':') : []) : [];

@@ -9,11 +9,12 @@ import {
   type ViewBeacon,
   viewBeaconSchema,
   VIEWS_PER_ADDRESS_PER_MINUTE,
+  VISITOR_KEY_HEX,
   VISITORS_PER_ADDRESS_PER_DAY,
 } from '@blog/contracts';
 import type { NextFunction, Request, Response } from 'express';
 import { isbot } from 'isbot';
-import { createHash, randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { OptionalAuth } from '../common/optional-auth.js';
 import { siteUrl } from '../common/site-url.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
@@ -38,7 +39,6 @@ const MAX_ADDRESSES = 200_000;
 
 /** A view before its visitor key is made: held in memory only, never written or logged. */
 interface PendingView extends Omit<RecordedView, 'visitor'> {
-  day: string;
   address: string;
   /** A digest of the browser string, made on arrival: a header of any length costs 32 bytes here. */
   browser: string;
@@ -64,8 +64,8 @@ export type Clock = () => Date;
  * page nor a post; and, against flooding, past VIEWS_PER_ADDRESS_PER_MINUTE beacons or
  * VISITORS_PER_ADDRESS_PER_DAY browsers from one address, or when the waiting queue is full
  * (each counted in dropped() and logged once a minute). A counted view keeps its path, the
- * referrer's host, a device class, the proxy's country header and a visitor key: sha256 of the
- * day's salt (from the posts service, which keeps it in memory or Redis until the day is over),
+ * referrer's host, a device class, the proxy's country header and a visitor key: the first
+ * VISITOR_KEY_HEX hex digits of sha256 of the day's salt (from the posts service, which keeps it in memory or Redis until the day is over),
  * the site, the address and a digest of the browser. Views are handed to the posts service at
  * most once per VIEW_FLUSH_MS, in batches below BATCH_MAX_BYTES; a batch it cannot take stays
  * (same id, so it is never counted twice) and goes again on the next tick.
@@ -75,7 +75,8 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   private readonly logger = new Logger(ViewCounter.name);
   private readonly waiting = new WaitingQueue<PendingView>(MAX_WAITING);
   private retry: ViewBatch | null = null;
-  private salt: { day: string; value: string } | null = null;
+  /** The day's salt, and the start of each visitor key made with it (salt and site). */
+  private salt: { day: string; keyPrefix: string } | null = null;
   private timer?: NodeJS.Timeout;
   private flushing: Promise<void> | null = null;
   private readonly limits = new AddressLimits({
@@ -130,12 +131,11 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     if (!route || (route.kind !== 'page' && route.kind !== 'post')) return false;
     const now = this.clock();
     const address = req.ip ?? '';
-    const browser = createHash('sha256').update(userAgent).digest('hex').slice(0, 32);
+    const browser = hash('sha256', userAgent).slice(0, 32);
     const verdict = this.limits.admit(address, browser, now);
     if (verdict !== 'counted') return this.drop(verdict);
     const queued = this.waiting.push({
       at: now.toISOString(),
-      day: now.toISOString().slice(0, 10),
       path: route.kind === 'post' ? route.path : path.replace(/\/+$/, '') || '/',
       kind: route.kind,
       ...(route.kind === 'post' ? { slug: route.slug } : {}),
@@ -209,8 +209,8 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     const views: RecordedView[] = [];
     const size = new BatchSize(BATCH_MAX_BYTES);
     for (const view of this.waiting.peek(BATCH_MAX)) {
-      const { day, address, browser, ...rest } = view;
-      const recorded = { ...rest, visitor: await this.visitorKey(day, address, browser) };
+      const { address, browser, ...rest } = view;
+      const recorded = { ...rest, visitor: await this.visitorKey(view.at.slice(0, 10), address, browser) };
       if (!size.add(recorded)) break;
       views.push(recorded);
     }
@@ -220,11 +220,11 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async visitorKey(day: string, address: string, browser: string): Promise<string> {
-    if (this.salt?.day !== day)
-      this.salt = { day, value: await this.services.call<string>('posts', Patterns.posts.viewSalt, { day }) };
-    return createHash('sha256')
-      .update(`${this.salt.value}\n${this.config.SITE_URL ?? ''}\n${address}\n${browser}`)
-      .digest('hex');
+    if (this.salt?.day !== day) {
+      const salt = await this.services.call<string>('posts', Patterns.posts.viewSalt, { day });
+      this.salt = { day, keyPrefix: `${salt}\n${this.config.SITE_URL ?? ''}\n` };
+    }
+    return hash('sha256', `${this.salt.keyPrefix}${address}\n${browser}`).slice(0, VISITOR_KEY_HEX);
   }
 }
 
@@ -259,6 +259,9 @@ export function viewsThatFit(views: readonly RecordedView[], maxBytes: number): 
   return n;
 }
 
+/** The site's host for the last base address seen (the same on every beacon once SITE_URL is set). */
+let siteHost = { base: '', host: '' };
+
 /** The referrer's host, unless it is this site itself or not a web address. */
 function referrerHost(referrer: string, base: string): string | null {
   if (!referrer) return null;
@@ -266,7 +269,8 @@ function referrerHost(referrer: string, base: string): string | null {
     const url = new URL(referrer);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
     const host = url.hostname.toLowerCase().slice(0, 255);
-    return host === new URL(base).hostname.toLowerCase() ? null : host;
+    if (siteHost.base !== base) siteHost = { base, host: new URL(base).hostname.toLowerCase() };
+    return host === siteHost.host ? null : host;
   } catch {
     return null;
   }

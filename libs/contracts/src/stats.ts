@@ -27,7 +27,11 @@ export interface RecordedView {
   /** "post" views count for their post (by its slug). */
   kind: 'page' | 'post';
   slug?: string;
-  /** sha256 of (day's salt, site, address, browser), hex; never stored, only checked against the day's set. */
+  /**
+   * The first VISITOR_KEY_HEX hex digits of sha256(day's salt, site, address, browser): 64 bits
+   * tell a day's visitors apart (a clash is about 1 in 10^7 at a million a day); never stored,
+   * only checked against the day's set.
+   */
   visitor: string;
   referrerHost: string | null;
   device: DeviceClass;
@@ -39,6 +43,40 @@ export interface ViewBatch {
   id: string;
   views: RecordedView[];
 }
+
+/** Hex digits of a visitor key. */
+export const VISITOR_KEY_HEX = 16;
+
+/**
+ * A batch as the posts service accepts it. A visitor key of 64 hex (the whole sha256, as
+ * gateways before VISITOR_KEY_HEX sent it) is taken too, so a gateway not yet upgraded loses
+ * nothing; the posts service keeps only its first VISITOR_KEY_HEX digits.
+ */
+export const viewBatchSchema = z.object({
+  id: z.uuid(),
+  views: z
+    .array(
+      z.object({
+        at: z.iso.datetime(),
+        path: z.string().min(1).max(500),
+        kind: z.enum(['page', 'post']),
+        slug: z.string().max(200).optional(),
+        visitor: z.string().regex(/^[0-9a-f]{16}(?:[0-9a-f]{48})?$/),
+        referrerHost: z.string().max(255).nullable(),
+        device: z.enum(DEVICE_CLASSES),
+        country: z
+          .string()
+          .regex(/^[A-Z]{2}$/)
+          .nullable(),
+      }),
+    )
+    .max(50_000),
+});
+
+/** posts.viewSalt: the day whose salt is asked for. */
+export const viewSaltRequestSchema = z.object({ day: z.string().regex(/^\d{4}-\d{2}-\d{2}$/) });
+/** posts.recentViews: the posts (by id) whose last RECENT_VIEW_DAYS of views are asked for. */
+export const recentViewsRequestSchema = z.object({ ids: z.array(z.number().int()).max(1000) });
 
 /** Stats cover at most this many days at once. */
 export const STATS_MAX_DAYS = 366;

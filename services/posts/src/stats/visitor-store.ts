@@ -1,4 +1,4 @@
-import { STATS_LIVE_MINUTES } from '@blog/contracts';
+import { STATS_LIVE_MINUTES, VISITOR_KEY_HEX } from '@blog/contracts';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
@@ -40,8 +40,9 @@ const PRUNE_EVERY_MS = 10_000;
 
 /** When a day's salt and keys are forgotten: the end of that UTC day plus the grace. */
 export const forgetAt = (day: string) => Date.parse(`${day}T00:00:00Z`) + 86_400_000 + DAY_GRACE_MS;
-/** 64 bits of the key tell a day's visitors apart (a clash is about 1 in 10^7 at a million a day) and keep Redis small. */
-const short = (visitor: string) => visitor.slice(0, 16);
+/** The key as held: its first VISITOR_KEY_HEX digits, as gateways send it (one not yet upgraded sends all 64). */
+const short = (visitor: string) =>
+  visitor.length === VISITOR_KEY_HEX ? visitor : visitor.slice(0, VISITOR_KEY_HEX);
 const newSalt = () => randomBytes(32).toString('hex');
 
 /** Keys one process holds at most (about 100 MB); past it a day's new keys are not counted as visitors. */
