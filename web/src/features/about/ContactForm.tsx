@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useApi } from '../../api/ApiContext';
 import { sendContact } from '../../api/mail';
+import { Field, SubmitButton } from '../../components/ui';
 import { useFormStatus } from './useFormStatus';
 
 const empty = { name: '', email: '', subject: '', message: '' };
@@ -28,7 +29,7 @@ export function ContactForm() {
       {/* Without JavaScript the form posts to the About page, which answers with its texts. */}
       <form className="form" method="post" action="/about#contact" onSubmit={submit}>
         <input type="hidden" name="form" value="contact" />
-        <Field
+        <ContactField
           label="Name"
           name="name"
           maxLength={100}
@@ -36,7 +37,7 @@ export function ContactForm() {
           value={fields.name}
           onChange={set('name')}
         />
-        <Field
+        <ContactField
           label="Email"
           name="email"
           type="email"
@@ -45,15 +46,14 @@ export function ContactForm() {
           value={fields.email}
           onChange={set('email')}
         />
-        <Field
+        <ContactField
           label="Subject"
           name="subject"
           maxLength={200}
           value={fields.subject}
           onChange={set('subject')}
         />
-        <div className="field">
-          <label htmlFor="contact-message">Message</label>
+        <Field id="contact-message" label="Message">
           <textarea
             id="contact-message"
             name="message"
@@ -63,7 +63,7 @@ export function ContactForm() {
             value={fields.message}
             onChange={set('message')}
           />
-        </div>
+        </Field>
         {/* Hidden from people; a bot that fills it is answered and ignored by the server. */}
         <div className="honeypot" aria-hidden="true">
           <label htmlFor="contact-website">Website</label>
@@ -76,9 +76,9 @@ export function ContactForm() {
             onChange={(e) => setWebsite(e.target.value)}
           />
         </div>
-        <button type="submit" className="button" disabled={status === 'sending'}>
-          {status === 'sending' ? 'Sending...' : 'Send Message'}
-        </button>
+        <SubmitButton pending={status === 'sending'} pendingLabel="Sending...">
+          Send Message
+        </SubmitButton>
         <p role="status" className={status === 'error' ? 'form-error' : 'form-success'}>
           {status === 'success' && 'Message sent successfully!'}
           {status === 'error' && 'Failed to send message. Please try again.'}
@@ -88,7 +88,7 @@ export function ContactForm() {
   );
 }
 
-interface FieldProps {
+interface ContactFieldProps {
   label: string;
   name: string;
   maxLength: number;
@@ -99,11 +99,10 @@ interface FieldProps {
 }
 
 /** A required one-line field with its label. */
-function Field({ label, name, type = 'text', ...input }: FieldProps) {
+function ContactField({ label, name, type = 'text', ...input }: ContactFieldProps) {
   return (
-    <div className="field">
-      <label htmlFor={`contact-${name}`}>{label}</label>
+    <Field id={`contact-${name}`} label={label}>
       <input id={`contact-${name}`} name={name} type={type} required {...input} />
-    </div>
+    </Field>
   );
 }

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useApi } from '../../api/ApiContext';
 import { subscribe } from '../../api/mail';
 import { useFormStatus } from './useFormStatus';
+import { Field, SubmitButton } from '../../components/ui';
 
 /** Weekly digest subscription (SPEC.md §2, §8); the server then e-mails a confirmation link. */
 export function SubscribeForm() {
@@ -21,8 +22,7 @@ export function SubscribeForm() {
       <p>Get a weekly e-mail with the new posts. You can unsubscribe from any of them.</p>
       <form className="form form-inline" method="post" action="/about#subscribe" onSubmit={submit}>
         <input type="hidden" name="form" value="subscribe" />
-        <div className="field">
-          <label htmlFor="subscribe-email">Email</label>
+        <Field id="subscribe-email" label="Email">
           <input
             id="subscribe-email"
             name="email"
@@ -33,10 +33,10 @@ export function SubscribeForm() {
             value={email}
             onChange={(event) => setEmail(event.target.value)}
           />
-        </div>
-        <button type="submit" className="button" disabled={status === 'sending'}>
-          {status === 'sending' ? 'Subscribing...' : 'Subscribe'}
-        </button>
+        </Field>
+        <SubmitButton pending={status === 'sending'} pendingLabel="Subscribing...">
+          Subscribe
+        </SubmitButton>
         <p role="status" className={status === 'error' ? 'form-error' : 'form-success'}>
           {status === 'success' && 'Successfully subscribed!'}
           {status === 'error' && 'Failed to subscribe. Please try again.'}

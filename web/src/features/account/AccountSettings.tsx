@@ -18,22 +18,10 @@ import {
   signOutEverywhere,
 } from '../../api/auth';
 import { ApiError, errorMessage } from '../../api/client';
+import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../components/ui';
 import { useSession } from '../../session/SessionContext';
 import { QrCode } from './QrCode';
 import './account.css';
-
-type Message = { kind: 'success' | 'error'; text: string } | null;
-
-function Feedback({ message }: { message: Message }) {
-  return (
-    <p
-      role={message?.kind === 'error' ? 'alert' : 'status'}
-      className={message?.kind === 'error' ? 'form-error' : 'form-success'}
-    >
-      {message?.text}
-    </p>
-  );
-}
 
 /** The signed-in person's own account: password, sessions and two-factor sign-in. */
 export function AccountSettings() {
@@ -55,11 +43,7 @@ export function AccountSettings() {
       <section className="card" aria-labelledby="two-factor-heading">
         <h2 id="two-factor-heading">Two-factor sign-in</h2>
         {!account && !loadError && <p role="status">Loading your account...</p>}
-        {loadError && (
-          <p className="form-error" role="alert">
-            Could not load your account.
-          </p>
-        )}
+        {loadError && <ErrorLine error="Could not load your account." />}
         {account && <TwoFactorPanel account={account} onChange={setAccount} />}
       </section>
     </div>
@@ -71,34 +55,28 @@ function PasswordCard() {
   const { login } = useSession();
   const [currentPassword, setCurrent] = useState('');
   const [newPassword, setNew] = useState('');
-  const [message, setMessage] = useState<Message>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, message, submit, fail } = useSubmit();
 
-  const onSubmit = async (event: FormEvent) => {
+  const onSubmit = (event: FormEvent) => {
     event.preventDefault();
     const parsed = passwordChangeSchema.safeParse({ currentPassword, newPassword });
-    if (!parsed.success)
-      return setMessage({ kind: 'error', text: describeValidationError(parsed.error).message });
-    setPending(true);
-    setMessage(null);
-    try {
-      login(await changePassword(api, parsed.data));
-      setCurrent('');
-      setNew('');
-      setMessage({ kind: 'success', text: 'Password changed. Every other device is signed out.' });
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorMessage(error, 'Could not change the password') });
-    } finally {
-      setPending(false);
-    }
+    if (!parsed.success) return fail(describeValidationError(parsed.error).message);
+    void submit(
+      async () => {
+        login(await changePassword(api, parsed.data));
+        setCurrent('');
+        setNew('');
+        return 'Password changed. Every other device is signed out.';
+      },
+      { failure: (error) => errorMessage(error, 'Could not change the password') },
+    );
   };
 
   return (
     <section className="card" aria-labelledby="password-heading">
       <h2 id="password-heading">Change password</h2>
       <form className="form" onSubmit={onSubmit}>
-        <div className="field">
-          <label htmlFor="current-password">Current password</label>
+        <Field id="current-password" label="Current password">
           <input
             id="current-password"
             type="password"
@@ -106,9 +84,8 @@ function PasswordCard() {
             value={currentPassword}
             onChange={(e) => setCurrent(e.target.value)}
           />
-        </div>
-        <div className="field">
-          <label htmlFor="new-password">New password</label>
+        </Field>
+        <Field id="new-password" label="New password">
           <input
             id="new-password"
             type="password"
@@ -116,11 +93,11 @@ function PasswordCard() {
             value={newPassword}
             onChange={(e) => setNew(e.target.value)}
           />
-        </div>
-        <button type="submit" className="button" disabled={pending}>
-          {pending ? 'Saving...' : 'Change password'}
-        </button>
-        <Feedback message={message} />
+        </Field>
+        <SubmitButton pending={pending} pendingLabel="Saving...">
+          Change password
+        </SubmitButton>
+        <StatusLine message={message} />
       </form>
     </section>
   );
@@ -129,20 +106,15 @@ function PasswordCard() {
 function SessionsCard() {
   const api = useApi();
   const { login } = useSession();
-  const [message, setMessage] = useState<Message>(null);
-  const [pending, setPending] = useState(false);
-  const onClick = async () => {
-    setPending(true);
-    setMessage(null);
-    try {
-      login(await signOutEverywhere(api));
-      setMessage({ kind: 'success', text: 'Every other device is signed out.' });
-    } catch (error) {
-      setMessage({ kind: 'error', text: errorMessage(error, 'Could not sign out the other devices') });
-    } finally {
-      setPending(false);
-    }
-  };
+  const { pending, message, submit } = useSubmit();
+  const onClick = () =>
+    submit(
+      async () => {
+        login(await signOutEverywhere(api));
+        return 'Every other device is signed out.';
+      },
+      { failure: (error) => errorMessage(error, 'Could not sign out the other devices') },
+    );
   return (
     <section className="card" aria-labelledby="sessions-heading">
       <h2 id="sessions-heading">Devices</h2>
@@ -150,7 +122,7 @@ function SessionsCard() {
       <button type="button" className="button" disabled={pending} onClick={() => void onClick()}>
         Sign out everywhere else
       </button>
-      <Feedback message={message} />
+      <StatusLine message={message} />
     </section>
   );
 }
@@ -172,31 +144,21 @@ function TwoFactorPanel({
   const [recoveryCodes, setRecoveryCodes] = useState<{ codes: string[]; renewed: boolean } | null>(null);
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
-  const [message, setMessage] = useState<Message>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, message, submit } = useSubmit();
 
-  const run = async (work: () => Promise<void>, failure: string) => {
-    setPending(true);
-    setMessage(null);
-    try {
-      await work();
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 429) {
+  const run = (work: () => Promise<string | void>, failure: string) =>
+    submit(work, {
+      failure: async (error) => {
+        if (!(error instanceof ApiError && error.status === 429)) return errorMessage(error, failure);
         // Too many wrong codes: the account says until when (the server's clock decides).
         const locked = await getAccount(api).catch(() => null);
         if (locked) onChange(locked);
         const until = locked?.codeLockedUntil;
-        setMessage({
-          kind: 'error',
-          text: until
-            ? `${ErrorText.twoFactorLocked} Codes are accepted again at ${timeOfDay(until)}.`
-            : errorMessage(error, failure),
-        });
-      } else setMessage({ kind: 'error', text: errorMessage(error, failure) });
-    } finally {
-      setPending(false);
-    }
-  };
+        return until
+          ? `${ErrorText.twoFactorLocked} Codes are accepted again at ${timeOfDay(until)}.`
+          : errorMessage(error, failure);
+      },
+    });
   /** The password and code as the server reads them; a 400 naming the field otherwise. */
   const confirmation = () => {
     const parsed = twoFactorConfirmSchema.safeParse({ password, code });
@@ -241,8 +203,7 @@ function TwoFactorPanel({
   );
   const confirmFields = (codeLabel: string) => (
     <>
-      <div className="field">
-        <label htmlFor="two-factor-password">Your password</label>
+      <Field id="two-factor-password" label="Your password">
         <input
           id="two-factor-password"
           type="password"
@@ -250,16 +211,15 @@ function TwoFactorPanel({
           value={password}
           onChange={(e) => setPassword(e.target.value)}
         />
-      </div>
-      <div className="field">
-        <label htmlFor="two-factor-code">{codeLabel}</label>
+      </Field>
+      <Field id="two-factor-code" label={codeLabel}>
         <input
           id="two-factor-code"
           autoComplete="one-time-code"
           value={code}
           onChange={(e) => setCode(e.target.value)}
         />
-      </div>
+      </Field>
     </>
   );
 
@@ -278,10 +238,7 @@ function TwoFactorPanel({
               login({ token, username: view.username, role: view.role });
               onChange(view);
               clearFields();
-              setMessage({
-                kind: 'success',
-                text: 'Two-factor sign-in is off. Every other device is signed out.',
-              });
+              return 'Two-factor sign-in is off. Every other device is signed out.';
             }, 'Could not turn two-factor sign-in off');
           else
             void run(async () => {
@@ -298,14 +255,14 @@ function TwoFactorPanel({
         {lockLine}
         {confirmFields('Code from your authenticator app or a recovery code')}
         <div className="form-actions">
-          <button type="submit" className="button" value="renew" disabled={pending}>
+          <SubmitButton pending={pending} value="renew">
             Get new recovery codes
-          </button>
-          <button type="submit" className="button" value="off" disabled={pending}>
+          </SubmitButton>
+          <SubmitButton pending={pending} value="off">
             Turn off two-factor sign-in
-          </button>
+          </SubmitButton>
         </div>
-        <Feedback message={message} />
+        <StatusLine message={message} />
       </form>
     );
 
@@ -324,7 +281,7 @@ function TwoFactorPanel({
         >
           Set up two-factor sign-in
         </button>
-        <Feedback message={message} />
+        <StatusLine message={message} />
       </div>
     );
 
@@ -349,10 +306,8 @@ function TwoFactorPanel({
       </p>
       {lockLine}
       {confirmFields('Code from your authenticator app')}
-      <button type="submit" className="button" disabled={pending}>
-        Turn on
-      </button>
-      <Feedback message={message} />
+      <SubmitButton pending={pending}>Turn on</SubmitButton>
+      <StatusLine message={message} />
     </form>
   );
 }

@@ -1,3 +1,5 @@
+import { Field } from '../../components/ui';
+
 interface CredentialsFieldsProps {
   /** Prefix of the field ids, e.g. "login" gives login-username and login-password. */
   idPrefix: string;
@@ -16,8 +18,7 @@ export function CredentialsFields(props: CredentialsFieldsProps) {
   const { idPrefix, errorId } = props;
   return (
     <>
-      <div className="field">
-        <label htmlFor={`${idPrefix}-username`}>Username</label>
+      <Field id={`${idPrefix}-username`} label="Username">
         <input
           id={`${idPrefix}-username`}
           name="username"
@@ -30,9 +31,8 @@ export function CredentialsFields(props: CredentialsFieldsProps) {
           value={props.username}
           onChange={(e) => props.onUsername(e.target.value)}
         />
-      </div>
-      <div className="field">
-        <label htmlFor={`${idPrefix}-password`}>Password</label>
+      </Field>
+      <Field id={`${idPrefix}-password`} label="Password">
         <input
           id={`${idPrefix}-password`}
           name="password"
@@ -43,7 +43,7 @@ export function CredentialsFields(props: CredentialsFieldsProps) {
           value={props.password}
           onChange={(e) => props.onPassword(e.target.value)}
         />
-      </div>
+      </Field>
     </>
   );
 }

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router-dom';
 import { useApi } from '../../api/ApiContext';
 import { login, needsTwoFactor } from '../../api/auth';
 import { errorMessage } from '../../api/client';
+import { ErrorLine, Field, SubmitButton, useSubmit } from '../../components/ui';
 import { useSession } from '../../session/SessionContext';
 import { CredentialsFields } from './CredentialsFields';
 import { SignInLink } from './SignInLink';
@@ -18,32 +19,28 @@ export function LoginPage() {
   const [code, setCode] = useState('');
   /** The second step: the password was right, the account asks for its two-factor code. */
   const [askCode, setAskCode] = useState(false);
-  const [error, setError] = useState('');
-  const [pending, setPending] = useState(false);
+  const { pending, message, setMessage, submit, fail } = useSubmit();
+  const error = message?.text;
 
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (pending) return;
     const parsed = loginSchema.safeParse({ username, password, ...(askCode ? { code } : {}) });
-    if (!parsed.success) {
-      setError(describeValidationError(parsed.error).message);
-      return;
-    }
-    setError('');
-    setPending(true);
-    try {
-      const result = await login(api, parsed.data);
-      session.login(result);
-      navigate(isAdmin(result.role) ? '/admin' : '/', { replace: true });
-    } catch (caught) {
-      if (needsTwoFactor(caught) && !askCode) {
-        setAskCode(true);
-        setError('');
-      } else {
-        setError(errorMessage(caught, ErrorText.loginFailed));
-      }
-      setPending(false);
-    }
+    if (!parsed.success) return fail(describeValidationError(parsed.error).message);
+    void submit(
+      async () => {
+        const result = await login(api, parsed.data);
+        session.login(result);
+        navigate(isAdmin(result.role) ? '/admin' : '/', { replace: true });
+      },
+      {
+        failure: (caught) => {
+          if (!needsTwoFactor(caught) || askCode) return errorMessage(caught, ErrorText.loginFailed);
+          setAskCode(true);
+          return null;
+        },
+        leavesPage: true,
+      },
+    );
   };
 
   if (askCode)
@@ -51,8 +48,7 @@ export function LoginPage() {
       <section className="card form-card" aria-labelledby="login-heading">
         <h1 id="login-heading">Two-factor sign-in</h1>
         <form className="form" onSubmit={onSubmit}>
-          <div className="field">
-            <label htmlFor="login-code">Code from your authenticator app, or a recovery code</label>
+          <Field id="login-code" label="Code from your authenticator app, or a recovery code">
             <input
               id="login-code"
               name="code"
@@ -65,20 +61,18 @@ export function LoginPage() {
               aria-describedby={error ? 'login-error' : undefined}
               aria-invalid={error ? true : undefined}
             />
-          </div>
-          <p id="login-error" className="form-error" role="alert">
-            {error}
-          </p>
-          <button type="submit" className="button" disabled={pending}>
-            {pending ? 'Checking...' : 'Verify'}
-          </button>
+          </Field>
+          <ErrorLine id="login-error" error={error} />
+          <SubmitButton pending={pending} pendingLabel="Checking...">
+            Verify
+          </SubmitButton>
           <button
             type="button"
             className="button button-secondary"
             onClick={() => {
               setAskCode(false);
               setCode('');
-              setError('');
+              setMessage(null);
             }}
           >
             Back
@@ -100,12 +94,10 @@ export function LoginPage() {
           passwordAutoComplete="current-password"
           errorId={error ? 'login-error' : undefined}
         />
-        <p id="login-error" className="form-error" role="alert">
-          {error}
-        </p>
-        <button type="submit" className="button" disabled={pending}>
-          {pending ? 'Signing in...' : 'Sign in'}
-        </button>
+        <ErrorLine id="login-error" error={error} />
+        <SubmitButton pending={pending} pendingLabel="Signing in...">
+          Sign in
+        </SubmitButton>
       </form>
       <p className="form-aside">
         No account yet? <SignInLink to="/register">Create one</SignInLink>

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { useApi } from '../../api/ApiContext';
 import { register } from '../../api/auth';
 import { errorMessage } from '../../api/client';
+import { ErrorLine, SubmitButton, useSubmit } from '../../components/ui';
 import { CredentialsFields } from './CredentialsFields';
 import { SignInLink } from './SignInLink';
 import { useSite } from '../../site/SiteContext';
@@ -12,29 +13,22 @@ export function RegisterPage() {
   const api = useApi();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState('');
   const [done, setDone] = useState<string | null>(null);
-  const [pending, setPending] = useState(false);
+  const { pending, message, submit, fail } = useSubmit();
+  const error = message?.text;
   const site = useSite();
 
-  const onSubmit = async (event: FormEvent<HTMLFormElement>) => {
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    if (pending) return;
     const parsed = registerSchema.safeParse({ username, password });
-    if (!parsed.success) {
-      setError(describeValidationError(parsed.error).message);
-      return;
-    }
-    setError('');
-    setPending(true);
-    try {
-      const result = await register(api, parsed.data);
-      setDone(result?.message || `Account ${parsed.data.username} created.`);
-    } catch (caught) {
-      setError(errorMessage(caught, ErrorText.registrationFailed));
-    } finally {
-      setPending(false);
-    }
+    if (!parsed.success) return fail(describeValidationError(parsed.error).message);
+    void submit(
+      async () => {
+        const result = await register(api, parsed.data);
+        setDone(result?.message || `Account ${parsed.data.username} created.`);
+      },
+      { failure: (caught) => errorMessage(caught, ErrorText.registrationFailed) },
+    );
   };
 
   if (!site.registrationOpen) {
@@ -78,12 +72,8 @@ export function RegisterPage() {
           passwordAutoComplete="new-password"
           errorId={error ? 'register-error' : undefined}
         />
-        <p id="register-error" className="form-error" role="alert">
-          {error}
-        </p>
-        <button type="submit" className="button" disabled={pending}>
-          Register
-        </button>
+        <ErrorLine id="register-error" error={error} />
+        <SubmitButton pending={pending}>Register</SubmitButton>
       </form>
       <p className="form-aside">
         Already have an account? <SignInLink to="/login">Sign in</SignInLink>

@@ -20,6 +20,7 @@ import {
   type TextEdit,
 } from './markdownCommands';
 import './editor.css';
+import { ErrorLine } from '../../../components/ui';
 
 /** What the form can do to the editor from outside (the media list's "Insert in text"). */
 export interface MarkdownEditorHandle {
@@ -334,9 +335,7 @@ export function MarkdownEditor({
             aria-busy={preview.status === 'loading'}
           >
             {preview.status === 'error' ? (
-              <p className="form-error" role="alert">
-                The preview could not be made. Check your connection; your text is kept.
-              </p>
+              <ErrorLine error="The preview could not be made. Check your connection; your text is kept." />
             ) : preview.html ? (
               // The server's sanitised rendering: exactly what visitors will get.
               <div className="post-content" dangerouslySetInnerHTML={{ __html: preview.html }} />

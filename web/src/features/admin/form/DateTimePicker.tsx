@@ -1,5 +1,6 @@
 import { useId } from 'react';
 import { from12Hour, to12Hour, type Period, type PostFormValues } from '../lib/postForm';
+import { Field } from '../../../components/ui';
 
 type Value = Pick<PostFormValues, 'selectedDate' | 'selectedTime'>;
 
@@ -15,8 +16,7 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
   return (
     <fieldset className="admin-datetime">
       <legend>Date and time</legend>
-      <div className="field">
-        <label htmlFor={`${id}-post-date`}>Date</label>
+      <Field id={`${id}-post-date`} label="Date">
         <input
           id={`${id}-post-date`}
           type="date"
@@ -24,9 +24,8 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
           value={value.selectedDate}
           onChange={(e) => e.target.value && onChange({ ...value, selectedDate: e.target.value })}
         />
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-post-hour`}>Hour</label>
+      </Field>
+      <Field id={`${id}-post-hour`} label="Hour">
         <select
           id={`${id}-post-hour`}
           value={hour}
@@ -38,9 +37,8 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
             </option>
           ))}
         </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-post-minute`}>Minute</label>
+      </Field>
+      <Field id={`${id}-post-minute`} label="Minute">
         <select
           id={`${id}-post-minute`}
           value={value.selectedTime.minutes}
@@ -52,9 +50,8 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
             </option>
           ))}
         </select>
-      </div>
-      <div className="field">
-        <label htmlFor={`${id}-post-period`}>AM/PM</label>
+      </Field>
+      <Field id={`${id}-post-period`} label="AM/PM">
         <select
           id={`${id}-post-period`}
           value={period}
@@ -63,7 +60,7 @@ export function DateTimePicker({ value, onChange }: { value: Value; onChange(val
           <option>AM</option>
           <option>PM</option>
         </select>
-      </div>
+      </Field>
     </fieldset>
   );
 }

@@ -22,6 +22,7 @@ import { thumbnailSrc } from '../posts/MediaThumb';
 import { Thumbnail } from '../ui/Thumbnail';
 import { MEDIA_ALT_MAX, MEDIA_CAPTION_MAX } from '@blog/contracts/posts';
 import { mainImage, type FormMedia } from '../lib/formMedia';
+import { ErrorLine, Field } from '../../../components/ui';
 
 interface MediaAreaProps {
   media: FormMedia[];
@@ -140,8 +141,7 @@ export function MediaArea(props: MediaAreaProps) {
         </ul>
       )}
       <div className="admin-youtube">
-        <div className="field">
-          <label htmlFor={`${id}-youtube-url`}>YouTube link</label>
+        <Field id={`${id}-youtube-url`} label="YouTube link">
           <input
             id={`${id}-youtube-url`}
             type="url"
@@ -157,17 +157,14 @@ export function MediaArea(props: MediaAreaProps) {
               }
             }}
           />
-        </div>
-        <div className="field">
-          <label htmlFor={`${id}-youtube-title`}>Video title (optional)</label>
+        </Field>
+        <Field id={`${id}-youtube-title`} label="Video title (optional)">
           <input id={`${id}-youtube-title`} value={title} onChange={(e) => setTitle(e.target.value)} />
-        </div>
+        </Field>
         <button type="button" className="button button-secondary" onClick={addLink}>
           Add YouTube video
         </button>
-        <p id={`${id}-youtube-error`} className="form-error" role="alert">
-          {urlError}
-        </p>
+        <ErrorLine id={`${id}-youtube-error`} error={urlError} />
       </div>
       {media.length > 0 && (
         <DndContext

@@ -36,6 +36,7 @@ import { MediaArea } from './MediaArea';
 import { UploadOverlay } from './UploadOverlay';
 import { usePostSave } from './usePostSave';
 import { useAutosave } from './useAutosave';
+import { ErrorLine, Field } from '../../../components/ui';
 
 interface PostFormProps {
   /** The post to edit; a new post when absent. */
@@ -196,8 +197,7 @@ function PostFormBody({
           submit(false);
         }}
       >
-        <div className="field">
-          <label htmlFor={`${id}-title`}>Title</label>
+        <Field id={`${id}-title`} label="Title">
           <input
             id={`${id}-title`}
             ref={titleRef}
@@ -209,10 +209,8 @@ function PostFormBody({
               edit({ ...values, title: e.target.value });
             }}
           />
-          <p id={`${id}-title-error`} className="form-error" role="alert">
-            {titleError}
-          </p>
-        </div>
+          <ErrorLine id={`${id}-title-error`} error={titleError} />
+        </Field>
         <div className="field">
           {/* Names the editor (aria-labelledby); a contenteditable cannot be a label's `for`. */}
           <label id={`${id}-content`}>Content</label>
@@ -226,17 +224,15 @@ function PostFormBody({
             handle={editorRef}
           />
         </div>
-        <div className="field">
-          <label htmlFor={`${id}-tags`}>Tags (comma-separated)</label>
+        <Field id={`${id}-tags`} label="Tags (comma-separated)">
           <input
             id={`${id}-tags`}
             value={values.tags}
             onChange={(e) => edit({ ...values, tags: e.target.value })}
           />
-        </div>
+        </Field>
         <div className="admin-form-row">
-          <div className="field">
-            <label htmlFor={`${id}-category`}>Category</label>
+          <Field id={`${id}-category`} label="Category">
             <select
               id={`${id}-category`}
               value={values.category}
@@ -246,9 +242,8 @@ function PostFormBody({
                 <option key={c.label}>{c.label}</option>
               ))}
             </select>
-          </div>
-          <div className="field">
-            <label htmlFor={`${id}-submenu1`}>Submenu</label>
+          </Field>
+          <Field id={`${id}-submenu1`} label="Submenu">
             <select
               id={`${id}-submenu1`}
               value={values.submenu1}
@@ -258,10 +253,9 @@ function PostFormBody({
                 <option key={label}>{label}</option>
               ))}
             </select>
-          </div>
+          </Field>
           {level2.length > 0 && (
-            <div className="field">
-              <label htmlFor={`${id}-submenu2`}>Sub-submenu</label>
+            <Field id={`${id}-submenu2`} label="Sub-submenu">
               <select
                 id={`${id}-submenu2`}
                 value={values.submenu2}
@@ -271,12 +265,11 @@ function PostFormBody({
                   <option key={label}>{label}</option>
                 ))}
               </select>
-            </div>
+            </Field>
           )}
         </div>
         <DateTimePicker value={values} onChange={(next) => edit({ ...values, ...next })} />
-        <div className="field">
-          <label htmlFor={`${id}-status`}>Status</label>
+        <Field id={`${id}-status`} label="Status">
           <select
             id={`${id}-status`}
             value={values.status}
@@ -293,7 +286,7 @@ function PostFormBody({
                 ? `Scheduled for ${formatDateTime(scheduled.toISOString())}`
                 : null}
           </p>
-        </div>
+        </Field>
         <MediaArea
           media={media}
           errors={mediaErrors}
@@ -316,11 +309,7 @@ function PostFormBody({
             Main image crop: zoom {crop.scale}x, offset {crop.x}, {crop.y}.
           </p>
         )}
-        {saveError && (
-          <p className="form-error" role="alert">
-            {saveError.form}
-          </p>
-        )}
+        {saveError && <ErrorLine error={saveError.form} />}
         <div className="admin-actions">
           <button type="submit" className="button" disabled={upload !== null}>
             {isNew ? 'Create Post' : 'Update Post'}

@@ -2,6 +2,7 @@ import type { SiteConfig } from '@blog/contracts/site';
 import { useEffect, useState } from 'react';
 import type { PostFilters } from '../lib/filters';
 import { submenu1Options, submenu2Options } from '../lib/postForm';
+import { Field } from '../../../components/ui';
 
 interface Props {
   site: SiteConfig | null;
@@ -30,8 +31,7 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
       aria-label="Filter posts"
       onSubmit={(e) => e.preventDefault()}
     >
-      <div className="field admin-filter-search">
-        <label htmlFor="filter-search">Search text</label>
+      <Field id="filter-search" label="Search text" className="admin-filter-search">
         <input
           id="filter-search"
           type="search"
@@ -39,9 +39,8 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
           value={search}
           onChange={(event) => setSearch(event.target.value)}
         />
-      </div>
-      <div className="field">
-        <label htmlFor="filter-category">Category</label>
+      </Field>
+      <Field id="filter-category" label="Category">
         <select
           id="filter-category"
           value={filters.category}
@@ -54,9 +53,8 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
             </option>
           ))}
         </select>
-      </div>
-      <div className="field">
-        <label htmlFor="filter-submenu1">Submenu</label>
+      </Field>
+      <Field id="filter-submenu1" label="Submenu">
         <select
           id="filter-submenu1"
           value={filters.submenu1}
@@ -68,9 +66,8 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
             <option key={label}>{label}</option>
           ))}
         </select>
-      </div>
-      <div className="field">
-        <label htmlFor="filter-submenu2">Sub-submenu</label>
+      </Field>
+      <Field id="filter-submenu2" label="Sub-submenu">
         <select
           id="filter-submenu2"
           value={filters.submenu2}
@@ -82,27 +79,24 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
             <option key={label}>{label}</option>
           ))}
         </select>
-      </div>
-      <div className="field">
-        <label htmlFor="filter-from">Start date</label>
+      </Field>
+      <Field id="filter-from" label="Start date">
         <input
           id="filter-from"
           type="date"
           value={filters.from}
           onChange={(e) => onChange('from', e.target.value)}
         />
-      </div>
-      <div className="field">
-        <label htmlFor="filter-to">End date</label>
+      </Field>
+      <Field id="filter-to" label="End date">
         <input
           id="filter-to"
           type="date"
           value={filters.to}
           onChange={(e) => onChange('to', e.target.value)}
         />
-      </div>
-      <div className="field">
-        <label htmlFor="filter-status">Status</label>
+      </Field>
+      <Field id="filter-status" label="Status">
         <select
           id="filter-status"
           value={filters.status}
@@ -113,7 +107,7 @@ export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
           <option value="scheduled">Scheduled</option>
           <option value="draft">Draft</option>
         </select>
-      </div>
+      </Field>
       <div className="admin-filters-clear">
         <button type="button" className="button button-secondary" onClick={onClear}>
           Clear All Filters

@@ -5,6 +5,7 @@ import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { listPosts } from '../../../api/posts';
 import { Pagination } from '../../../components/Pagination';
+import { ErrorLine } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { pageCount } from '../../../lib/pagination';
 import { useSite } from '../../../site/SiteContext';
@@ -115,21 +116,13 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
       </h2>
       {creating && <PostForm onSaved={saved} onCancel={() => onCreatingChange(false)} />}
       <PostFiltersBar site={site} filters={filters} onChange={onFilter} onClear={onClear} />
-      {deleteError && (
-        <p className="form-error" role="alert">
-          {deleteError}
-        </p>
-      )}
+      {deleteError && <ErrorLine error={deleteError} />}
       {list.status === 'loading' && (
         <p role="status" className="loading">
           Loading posts...
         </p>
       )}
-      {list.status === 'error' && (
-        <p className="form-error" role="alert">
-          {fetchPostsError(list.error)}
-        </p>
-      )}
+      {list.status === 'error' && <ErrorLine error={fetchPostsError(list.error)} />}
       {list.status === 'ready' && (
         <>
           <p className="admin-count" role="status">

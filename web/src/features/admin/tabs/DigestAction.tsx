@@ -2,45 +2,33 @@ import type { DigestRunResult } from '@blog/contracts/mail';
 import { useState } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
+import { ErrorLine, useSubmit } from '../../../components/ui';
 import { formatDateTime } from '../../../lib/format';
 import { runDigest } from '../lib/adminApi';
-
-type State =
-  | { status: 'idle' | 'running' }
-  | { status: 'done'; result: DigestRunResult }
-  | { status: 'error'; text: string };
 
 /** 'Send digest now': runs this week's digest and shows the answer (week, sent, posts). */
 export function DigestAction() {
   const api = useApi();
-  const [state, setState] = useState<State>({ status: 'idle' });
-  const run = async () => {
-    setState({ status: 'running' });
-    try {
-      setState({ status: 'done', result: await runDigest(api) });
-    } catch (error) {
-      setState({ status: 'error', text: errorMessage(error, 'Failed to send the digest') });
-    }
-  };
+  const [result, setResult] = useState<DigestRunResult | null>(null);
+  const { pending, message, submit } = useSubmit();
+  const run = () =>
+    submit(
+      async () => {
+        setResult(null);
+        setResult(await runDigest(api));
+      },
+      { failure: (error) => errorMessage(error, 'Failed to send the digest') },
+    );
   return (
     <div className="admin-digest">
-      <button
-        type="button"
-        className="button button-secondary"
-        disabled={state.status === 'running'}
-        onClick={run}
-      >
-        {state.status === 'running' ? 'Sending...' : 'Send digest now'}
+      <button type="button" className="button button-secondary" disabled={pending} onClick={() => void run()}>
+        {pending ? 'Sending...' : 'Send digest now'}
       </button>
       <p role="status" className="admin-digest-result">
-        {state.status === 'done' &&
-          `Week of ${formatDateTime(state.result.week) || state.result.week}: sent ${state.result.sent}, posts ${state.result.posts}${state.result.skipped ? ' (no posts this week, nothing sent)' : ''}`}
+        {result &&
+          `Week of ${formatDateTime(result.week) || result.week}: sent ${result.sent}, posts ${result.posts}${result.skipped ? ' (no posts this week, nothing sent)' : ''}`}
       </p>
-      {state.status === 'error' && (
-        <p role="alert" className="form-error">
-          {state.text}
-        </p>
-      )}
+      {message && <ErrorLine error={message.text} />}
     </div>
   );
 }

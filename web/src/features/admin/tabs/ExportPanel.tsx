@@ -1,9 +1,7 @@
-import { useState } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
+import { StatusLine, useSubmit } from '../../../components/ui';
 import { useSession } from '../../../session/SessionContext';
-
-type State = { kind: 'idle' } | { kind: 'starting' } | { kind: 'started' } | { kind: 'error'; text: string };
 
 /**
  * Posts a form the browser answers with a download (the server sends it as an attachment, so
@@ -34,20 +32,19 @@ function postDownload(action: string, fields: Record<string, string>): void {
 export function ExportPanel() {
   const api = useApi();
   const { session } = useSession();
-  const [state, setState] = useState<State>({ kind: 'idle' });
+  const { pending, message, submit } = useSubmit();
 
-  const start = async () => {
-    setState({ kind: 'starting' });
-    try {
-      const link = await api.request<{ action: string; token: string }>('/api/admin/export/link', {
-        method: 'POST',
-      });
-      postDownload(link.action, { token: link.token, session: session?.token ?? '' });
-      setState({ kind: 'started' });
-    } catch (error) {
-      setState({ kind: 'error', text: `Error: ${errorMessage(error, 'Could not start the export')}` });
-    }
-  };
+  const start = () =>
+    submit(
+      async () => {
+        const link = await api.request<{ action: string; token: string }>('/api/admin/export/link', {
+          method: 'POST',
+        });
+        postDownload(link.action, { token: link.token, session: session?.token ?? '' });
+        return 'The download has started: your browser shows its progress.';
+      },
+      { failure: (error) => `Error: ${errorMessage(error, 'Could not start the export')}` },
+    );
 
   return (
     <section className="card" aria-labelledby="export-heading">
@@ -58,24 +55,10 @@ export function ExportPanel() {
         the users (without passwords) and the subscribers. A file whose location data cannot be removed is
         left out and named in the archive's blog.json. Import it here again to restore the blog.
       </p>
-      <button
-        type="button"
-        className="button"
-        disabled={state.kind === 'starting'}
-        onClick={() => void start()}
-      >
-        {state.kind === 'starting' ? 'Preparing...' : 'Export everything'}
+      <button type="button" className="button" disabled={pending} onClick={() => void start()}>
+        {pending ? 'Preparing...' : 'Export everything'}
       </button>
-      {state.kind === 'started' && (
-        <p role="status" className="form-success">
-          The download has started: your browser shows its progress.
-        </p>
-      )}
-      {state.kind === 'error' && (
-        <p role="alert" className="form-error">
-          {state.text}
-        </p>
-      )}
+      {message && <StatusLine message={message} />}
     </section>
   );
 }

@@ -8,6 +8,7 @@ import { useSession } from '../../../session/SessionContext';
 import { getSite } from '../lib/adminApi';
 import { UploadError } from '../lib/saveErrors';
 import { sendForm } from '../lib/upload';
+import { ErrorLine, Field, SubmitButton, useSubmit } from '../../../components/ui';
 
 /** A big export takes a while to send: an hour at most. */
 const IMPORT_UPLOAD_TIMEOUT_MS = 60 * 60 * 1000;
@@ -35,8 +36,10 @@ export function ImportPanel() {
   const [mappings, setMappings] = useState<Mapping[]>([{ slug: '', node: '' }]);
   const [sourceUrl, setSourceUrl] = useState('');
   const [drafts, setDrafts] = useState<'import' | 'skip'>('import');
-  const [sent, setSent] = useState<number | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  /** The file's upload, in percent, while it is sent. */
+  const [sent, setSent] = useState(0);
+  const { pending: sending, message, setMessage, submit } = useSubmit();
+  const error = message?.text;
   const [report, setReport] = useState<ImportReport | null>(null);
 
   useEffect(() => {
@@ -55,11 +58,11 @@ export function ImportPanel() {
         const next = await api.request<ImportReport>(`/api/admin/import/${encodeURIComponent(importId)}`);
         if (stopped) return;
         setReport(next);
-        setError(null);
+        setMessage(null);
         if (!finished(next)) timer = setTimeout(() => void poll(), 1000);
       } catch (cause) {
         if (stopped) return;
-        setError(errorMessage(cause, 'Could not read the import'));
+        setMessage({ kind: 'error', text: errorMessage(cause, 'Could not read the import') });
         timer = setTimeout(() => void poll(), 3000);
       }
     };
@@ -68,14 +71,25 @@ export function ImportPanel() {
       stopped = true;
       clearTimeout(timer);
     };
-  }, [api, importId]);
+  }, [api, importId, setMessage]);
 
   const nodes = site ? siteNodes(site) : [];
-  const start = async () => {
-    if (!file) return;
-    setError(null);
-    setReport(null);
-    setSent(0);
+  const start = (file: File) =>
+    submit(
+      async () => {
+        setReport(null);
+        setSent(0);
+        await startImport(file);
+      },
+      {
+        failure: (cause) =>
+          cause instanceof UploadError
+            ? (cause.serverMessage ?? 'The file could not be sent: check the connection and try again')
+            : errorMessage(cause, 'The import could not start'),
+      },
+    );
+  /** Sends the file with the category map; the import it starts goes into the URL (?import=). */
+  const startImport = async (file: File) => {
     const form = new FormData();
     const categoryMap = Object.fromEntries(
       mappings.filter((m) => m.slug.trim() && m.node).map((m) => [m.slug.trim(), m.node]),
@@ -84,38 +98,28 @@ export function ImportPanel() {
     form.append('sourceUrl', sourceUrl.trim());
     form.append('drafts', drafts);
     form.append('file', file);
-    try {
-      const started = await sendForm<ImportReport>({
-        method: 'POST',
-        url: '/api/admin/import',
-        body: form,
-        token: session?.token ?? null,
-        timeoutMs: IMPORT_UPLOAD_TIMEOUT_MS,
-        onProgress: setSent,
-        onUploaded: () => setSent(100),
-        onUnauthorized: () => {
-          logout();
-          navigate('/login', { replace: true });
-        },
-      });
-      setReport(started);
-      setParams((current) => {
-        const next = new URLSearchParams(current);
-        next.set('import', started.id);
-        return next;
-      });
-    } catch (cause) {
-      setError(
-        cause instanceof UploadError
-          ? (cause.serverMessage ?? 'The file could not be sent: check the connection and try again')
-          : errorMessage(cause, 'The import could not start'),
-      );
-    } finally {
-      setSent(null);
-    }
+    const started = await sendForm<ImportReport>({
+      method: 'POST',
+      url: '/api/admin/import',
+      body: form,
+      token: session?.token ?? null,
+      timeoutMs: IMPORT_UPLOAD_TIMEOUT_MS,
+      onProgress: setSent,
+      onUploaded: () => setSent(100),
+      onUnauthorized: () => {
+        logout();
+        navigate('/login', { replace: true });
+      },
+    });
+    setReport(started);
+    setParams((current) => {
+      const next = new URLSearchParams(current);
+      next.set('import', started.id);
+      return next;
+    });
   };
 
-  const busy = sent !== null || (importId !== null && report !== null && !finished(report));
+  const busy = sending || (importId !== null && report !== null && !finished(report));
   return (
     <section className="card" aria-labelledby="import-heading">
       <h2 id="import-heading">Import</h2>
@@ -129,18 +133,17 @@ export function ImportPanel() {
         className="form admin-import"
         onSubmit={(event) => {
           event.preventDefault();
-          void start();
+          if (file) void start(file);
         }}
       >
-        <div className="field">
-          <label htmlFor="import-file">Export file</label>
+        <Field id="import-file" label="Export file">
           <input
             id="import-file"
             type="file"
             accept=".xml,.json,.zip,application/xml,text/xml,application/json,application/zip"
             onChange={(event) => setFile(event.target.files?.[0] ?? null)}
           />
-        </div>
+        </Field>
         <fieldset className="import-map">
           <legend>Categories</legend>
           <p className="field-hint">
@@ -149,8 +152,7 @@ export function ImportPanel() {
           </p>
           {mappings.map((mapping, i) => (
             <div className="import-map-row" key={i}>
-              <div className="field">
-                <label htmlFor={`map-slug-${i}`}>Slug {i + 1}</label>
+              <Field id={`map-slug-${i}`} label={<>Slug {i + 1}</>}>
                 <input
                   id={`map-slug-${i}`}
                   value={mapping.slug}
@@ -159,9 +161,8 @@ export function ImportPanel() {
                     setMappings(mappings.map((m, j) => (j === i ? { ...m, slug: event.target.value } : m)))
                   }
                 />
-              </div>
-              <div className="field">
-                <label htmlFor={`map-node-${i}`}>Goes to</label>
+              </Field>
+              <Field id={`map-node-${i}`} label="Goes to">
                 <select
                   id={`map-node-${i}`}
                   value={mapping.node}
@@ -176,7 +177,7 @@ export function ImportPanel() {
                     </option>
                   ))}
                 </select>
-              </div>
+              </Field>
             </div>
           ))}
           <button
@@ -187,8 +188,7 @@ export function ImportPanel() {
             Add a category
           </button>
         </fieldset>
-        <div className="field">
-          <label htmlFor="import-source">Old site address (optional)</label>
+        <Field id="import-source" label="Old site address (optional)">
           <input
             id="import-source"
             type="url"
@@ -196,9 +196,8 @@ export function ImportPanel() {
             value={sourceUrl}
             onChange={(event) => setSourceUrl(event.target.value)}
           />
-        </div>
-        <div className="field">
-          <label htmlFor="import-drafts">Drafts</label>
+        </Field>
+        <Field id="import-drafts" label="Drafts">
           <select
             id="import-drafts"
             value={drafts}
@@ -207,12 +206,12 @@ export function ImportPanel() {
             <option value="import">Import them as drafts</option>
             <option value="skip">Leave them out</option>
           </select>
-        </div>
-        <button type="submit" className="button" disabled={!file || busy}>
-          {sent !== null ? 'Sending...' : 'Import'}
-        </button>
+        </Field>
+        <SubmitButton pending={sending} pendingLabel="Sending..." disabled={!file || busy}>
+          Import
+        </SubmitButton>
       </form>
-      {sent !== null && (
+      {sending && (
         <div className="import-progress">
           <label htmlFor="import-upload-progress">Sending the file</label>
           <progress id="import-upload-progress" max={100} value={sent}>
@@ -220,11 +219,7 @@ export function ImportPanel() {
           </progress>
         </div>
       )}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorLine error={error} />}
       {importId && !report && !error && <p role="status">Loading the import...</p>}
       {report && <ImportReportView report={report} />}
     </section>
@@ -253,11 +248,7 @@ function ImportReportView({ report }: { report: ImportReport }) {
         {report.failed} failed of {report.total} posts · pictures and videos: {report.media.downloaded}{' '}
         fetched, {report.media.failed} failed · {report.redirects} old addresses redirected
       </p>
-      {report.reason && (
-        <p className="form-error" role="alert">
-          {report.reason}
-        </p>
-      )}
+      {report.reason && <ErrorLine error={report.reason} />}
       {skipped.length > 0 && <p>Skipped: {skipped.map(([why, n]) => `${n} ${why}`).join(', ')}</p>}
       {report.restricted.length > 0 && (
         <>

@@ -7,6 +7,7 @@ import { useAsync } from '../../../hooks/useAsync';
 import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
 import { listMessages, listSubscribers, MAIL_PAGE_SIZE } from '../lib/adminApi';
+import { ErrorLine } from '../../../components/ui';
 
 interface ListTabProps<T> {
   id: string;
@@ -26,9 +27,7 @@ function ListTab<T>({ id, title, empty, load, head, row }: ListTabProps<T>) {
       <h2 id={`${id}-heading`}>{title}</h2>
       {state.status === 'loading' && <p role="status">Loading...</p>}
       {state.status === 'error' && (
-        <p className="form-error" role="alert">
-          {errorMessage(state.error, `Failed to load ${title.toLowerCase()}`)}
-        </p>
+        <ErrorLine error={errorMessage(state.error, `Failed to load ${title.toLowerCase()}`)} />
       )}
       {state.status === 'ready' &&
         (state.data.items.length === 0 ? (

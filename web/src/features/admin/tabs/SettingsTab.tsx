@@ -3,17 +3,15 @@ import { SETTINGS_DEFAULTS, SETTINGS_LIMITS, type ImageSettings } from '@blog/co
 import { useEffect, useState } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { ApiError } from '../../../api/client';
+import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../../components/ui';
 import { getSettings, saveSettings } from '../lib/adminApi';
-
-type Message = { kind: 'success' | 'error'; text: string } | null;
 
 /** Settings tab: the image settings panel (SPEC.md §2, §5 sliders, §8 messages). */
 export function SettingsTab() {
   const api = useApi();
   const [settings, setSettings] = useState<ImageSettings | null>(null);
   const [loadError, setLoadError] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [message, setMessage] = useState<Message>(null);
+  const { pending: saving, message, setMessage, submit } = useSubmit();
 
   useEffect(() => {
     const controller = new AbortController();
@@ -30,38 +28,33 @@ export function SettingsTab() {
     if (message?.kind !== 'success') return;
     const timer = setTimeout(() => setMessage(null), SETTINGS_MESSAGE_MS);
     return () => clearTimeout(timer);
-  }, [message]);
+  }, [message, setMessage]);
 
-  const save = async () => {
-    if (!settings) return;
-    setSaving(true);
-    setMessage(null);
-    try {
-      setSettings(await saveSettings(api, settings));
-      setMessage({ kind: 'success', text: AdminText.settingsSaved });
-    } catch (error) {
-      const server = error instanceof ApiError ? error.serverMessage : null;
-      setMessage({ kind: 'error', text: server ? `Error: ${server}` : AdminText.settingsFailed });
-    } finally {
-      setSaving(false);
-    }
-  };
+  const save = (settings: ImageSettings) =>
+    submit(
+      async () => {
+        setSettings(await saveSettings(api, settings));
+        return AdminText.settingsSaved;
+      },
+      {
+        failure: (error) => {
+          const server = error instanceof ApiError ? error.serverMessage : null;
+          return server ? `Error: ${server}` : AdminText.settingsFailed;
+        },
+      },
+    );
 
   return (
     <section className="card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Image Settings</h2>
       {!settings && <p role="status">Loading settings...</p>}
-      {loadError && (
-        <p className="form-error" role="alert">
-          Could not load the stored settings; showing the defaults.
-        </p>
-      )}
+      {loadError && <ErrorLine error="Could not load the stored settings; showing the defaults." />}
       {settings && (
         <form
           className="form admin-settings"
           onSubmit={(event) => {
             event.preventDefault();
-            void save();
+            void save(settings);
           }}
         >
           <Slider
@@ -91,16 +84,11 @@ export function SettingsTab() {
             <span className="admin-switch-state">{settings.image_auto_optimize ? 'On' : 'Off'}</span>
           </label>
           <div className="admin-actions">
-            <button type="submit" className="button" disabled={saving}>
-              {saving ? 'Saving...' : 'Save Settings'}
-            </button>
+            <SubmitButton pending={saving} pendingLabel="Saving...">
+              Save Settings
+            </SubmitButton>
           </div>
-          <p
-            role={message?.kind === 'error' ? 'alert' : 'status'}
-            className={message?.kind === 'error' ? 'form-error' : 'form-success'}
-          >
-            {message?.text}
-          </p>
+          <StatusLine message={message} />
         </form>
       )}
     </section>
@@ -118,10 +106,15 @@ interface SliderProps {
 
 function Slider({ id, label, unit, limits, value, onChange }: SliderProps) {
   return (
-    <div className="field admin-slider">
-      <label htmlFor={id}>
-        {label}: <output htmlFor={id}>{`${value}${unit}`}</output>
-      </label>
+    <Field
+      id={id}
+      className="admin-slider"
+      label={
+        <>
+          {label}: <output htmlFor={id}>{`${value}${unit}`}</output>
+        </>
+      }
+    >
       <input
         id={id}
         type="range"
@@ -137,6 +130,6 @@ function Slider({ id, label, unit, limits, value, onChange }: SliderProps) {
         {unit} to {limits.max}
         {unit}, steps of {limits.step}
       </span>
-    </div>
+    </Field>
   );
 }

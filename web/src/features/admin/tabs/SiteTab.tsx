@@ -2,11 +2,10 @@ import type { SiteConfig } from '@blog/contracts/site';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
+import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../../components/ui';
 import { useReplaceSite } from '../../../site/SiteContext';
 import { getSite, saveSite, uploadBanner } from '../lib/adminApi';
 import { TreeEditor, treeForSave, type TreeMove } from './TreeEditor';
-
-type Message = { kind: 'success' | 'error'; text: string } | null;
 
 /**
  * Site tab: the site's texts, whether visitors may register, and the category tree. Saving
@@ -18,8 +17,7 @@ export function SiteTab() {
   const replaceSite = useReplaceSite();
   const [site, setSite] = useState<SiteConfig | null>(null);
   const [loadError, setLoadError] = useState(false);
-  const [saving, setSaving] = useState(false);
-  const [message, setMessage] = useState<Message>(null);
+  const { pending: saving, message, submit } = useSubmit();
   const [moves, setMoves] = useState<TreeMove[]>([]);
 
   useEffect(() => {
@@ -30,44 +28,34 @@ export function SiteTab() {
     return () => controller.abort();
   }, [api]);
 
-  const save = async () => {
-    if (!site) return;
-    setSaving(true);
-    setMessage(null);
-    try {
-      const saved = await saveSite(api, treeForSave(site), moves);
-      setSite(saved);
-      setMoves([]);
-      replaceSite(saved);
-      setMessage({ kind: 'success', text: 'Site settings saved.' });
-    } catch (error) {
-      setMessage({
-        kind: 'error',
-        text: `Error: ${errorMessage(error, 'Could not save the site settings')}`,
-      });
-    } finally {
-      setSaving(false);
-    }
-  };
+  const save = (site: SiteConfig) =>
+    submit(
+      async () => {
+        const saved = await saveSite(api, treeForSave(site), moves);
+        setSite(saved);
+        setMoves([]);
+        replaceSite(saved);
+        return 'Site settings saved.';
+      },
+      { failure: (error) => `Error: ${errorMessage(error, 'Could not save the site settings')}` },
+    );
 
   const [banner, setBanner] = useState<File | null>(null);
-  const [bannerState, setBannerState] = useState<'uploading' | Message>(null);
+  const bannerUpload = useSubmit();
 
   // The banner is saved on its own: only bannerImage is taken from the answer, so edits
   // not yet saved in the form below stay as they are.
-  const upload = async () => {
-    if (!banner) return;
-    setBannerState('uploading');
-    try {
-      const saved = await uploadBanner(api, banner);
-      setSite((current) => (current ? { ...current, bannerImage: saved.bannerImage } : saved));
-      replaceSite(saved);
-      setBanner(null);
-      setBannerState({ kind: 'success', text: 'Banner uploaded.' });
-    } catch (error) {
-      setBannerState({ kind: 'error', text: `Error: ${errorMessage(error, 'Could not upload the banner')}` });
-    }
-  };
+  const upload = (banner: File) =>
+    bannerUpload.submit(
+      async () => {
+        const saved = await uploadBanner(api, banner);
+        setSite((current) => (current ? { ...current, bannerImage: saved.bannerImage } : saved));
+        replaceSite(saved);
+        setBanner(null);
+        return 'Banner uploaded.';
+      },
+      { failure: (error) => `Error: ${errorMessage(error, 'Could not upload the banner')}` },
+    );
 
   const text = (
     id: string,
@@ -76,53 +64,48 @@ export function SiteTab() {
     onChange: (value: string) => void,
     long = false,
   ): ReactNode => (
-    <div className="field">
-      <label htmlFor={id}>{label}</label>
+    <Field id={id} label={label}>
       {long ? (
         <textarea id={id} rows={4} value={value} onChange={(e) => onChange(e.target.value)} />
       ) : (
         <input id={id} value={value} onChange={(e) => onChange(e.target.value)} />
       )}
-    </div>
+    </Field>
   );
 
   return (
     <section className="card" aria-labelledby="site-heading">
       <h2 id="site-heading">Site</h2>
       {!site && !loadError && <p role="status">Loading the site settings...</p>}
-      {loadError && (
-        <p className="form-error" role="alert">
-          Could not load the site settings.
-        </p>
-      )}
+      {loadError && <ErrorLine error="Could not load the site settings." />}
       {site && (
         <div className="admin-banner">
           <img src={site.bannerImage} alt="The current banner" width={600} height={100} />
-          <div className="field">
-            <label htmlFor="site-banner">Banner image</label>
+          <Field id="site-banner" label="Banner image">
             <input
               id="site-banner"
               type="file"
               accept="image/*"
               onChange={(event) => setBanner(event.target.files?.[0] ?? null)}
             />
-          </div>
+          </Field>
           <button
             type="button"
             className="button button-secondary"
-            disabled={!banner || bannerState === 'uploading'}
-            onClick={() => void upload()}
+            disabled={!banner || bannerUpload.pending}
+            onClick={() => {
+              if (banner) void upload(banner);
+            }}
           >
-            {bannerState === 'uploading' ? 'Uploading...' : 'Upload banner'}
+            {bannerUpload.pending ? 'Uploading...' : 'Upload banner'}
           </button>
-          <p
-            role={bannerState !== 'uploading' && bannerState?.kind === 'error' ? 'alert' : 'status'}
-            className={
-              bannerState !== 'uploading' && bannerState?.kind === 'error' ? 'form-error' : 'form-success'
+          <StatusLine
+            message={
+              bannerUpload.pending
+                ? { kind: 'success', text: 'Processing the banner...' }
+                : bannerUpload.message
             }
-          >
-            {bannerState === 'uploading' ? 'Processing the banner...' : bannerState?.text}
-          </p>
+          />
         </div>
       )}
       {site && (
@@ -130,7 +113,7 @@ export function SiteTab() {
           className="form admin-site"
           onSubmit={(event) => {
             event.preventDefault();
-            void save();
+            void save(site);
           }}
         >
           {text('site-title', 'Site title', site.title, (title) => setSite({ ...site, title }))}
@@ -176,16 +159,11 @@ export function SiteTab() {
             onMove={(move) => setMoves((list) => [...list, move])}
           />
           <div className="admin-actions">
-            <button type="submit" className="button" disabled={saving}>
-              {saving ? 'Saving...' : 'Save Site'}
-            </button>
+            <SubmitButton pending={saving} pendingLabel="Saving...">
+              Save Site
+            </SubmitButton>
           </div>
-          <p
-            role={message?.kind === 'error' ? 'alert' : 'status'}
-            className={message?.kind === 'error' ? 'form-error' : 'form-success'}
-          >
-            {message?.text}
-          </p>
+          <StatusLine message={message} />
         </form>
       )}
     </section>

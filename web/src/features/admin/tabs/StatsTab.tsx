@@ -4,6 +4,7 @@ import { useSearchParams } from 'react-router-dom';
 import { Link } from '../../../components/Link';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
+import { ErrorLine } from '../../../components/ui';
 
 const RANGES = ['7', '30', '90'] as const;
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -124,11 +125,7 @@ export function StatsTab() {
         )}
       </div>
       {!report && !error && <p role="status">Loading the statistics...</p>}
-      {error && (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      )}
+      {error && <ErrorLine error={error} />}
       {report && totals && (
         <>
           <p className="stats-summary" role="status">

@@ -1,6 +1,7 @@
 import { deriveSegment, type SiteCategory, type SiteConfig, type SiteEntry } from '@blog/contracts/site';
 import { useState, type ReactNode } from 'react';
 import { Modal } from '../ui/Modal';
+import { Field } from '../../../components/ui';
 
 /** A move the save carries: the posts of a removed node go to a leaf of the new tree. */
 export interface TreeMove {
@@ -88,23 +89,21 @@ export function TreeEditor({ categories, onChange, onMove }: TreeEditorProps) {
               />
             }
           >
-            <div className="field">
-              <label htmlFor={`intro-${category.id}`}>Intro of {category.label}</label>
+            <Field id={`intro-${category.id}`} label={<>Intro of {category.label}</>}>
               <textarea
                 id={`intro-${category.id}`}
                 rows={2}
                 value={category.intro ?? ''}
                 onChange={(e) => setCategory(i, { ...category, intro: e.target.value })}
               />
-            </div>
-            <div className="field">
-              <label htmlFor={`empty-${category.id}`}>Text when {category.label} has no posts</label>
+            </Field>
+            <Field id={`empty-${category.id}`} label={<>Text when {category.label} has no posts</>}>
               <input
                 id={`empty-${category.id}`}
                 value={category.emptyText ?? ''}
                 onChange={(e) => setCategory(i, { ...category, emptyText: e.target.value })}
               />
-            </div>
+            </Field>
           </NodeFields>
           <ul className="tree-children">
             {category.subcategories.map((sub, j) => {
@@ -262,8 +261,7 @@ export function TreeEditor({ categories, onChange, onMove }: TreeEditorProps) {
             Its posts, and those of the levels under it, need another place. Saving is refused while any are
             left.
           </p>
-          <div className="field">
-            <label htmlFor="tree-move-target">Move its posts to</label>
+          <Field id="tree-move-target" label="Move its posts to">
             <select id="tree-move-target" value={target} onChange={(e) => setTarget(e.target.value)}>
               <option value="">Nowhere: it has no posts</option>
               {leaves(categories, removing.id).map((leaf) => (
@@ -272,7 +270,7 @@ export function TreeEditor({ categories, onChange, onMove }: TreeEditorProps) {
                 </option>
               ))}
             </select>
-          </div>
+          </Field>
           <div className="admin-actions">
             <button type="button" className="button button-secondary" onClick={() => setRemoving(null)}>
               Cancel
@@ -312,16 +310,14 @@ function NodeFields({
 }) {
   return (
     <div className="tree-fields">
-      <div className="field">
-        <label htmlFor={`label-${node.id}`}>{kind}</label>
+      <Field id={`label-${node.id}`} label={<>{kind}</>}>
         <input
           id={`label-${node.id}`}
           value={node.label}
           onChange={(e) => onChange({ ...node, label: e.target.value })}
         />
-      </div>
-      <div className="field">
-        <label htmlFor={`segment-${node.id}`}>URL segment of {node.label}</label>
+      </Field>
+      <Field id={`segment-${node.id}`} label={<>URL segment of {node.label}</>}>
         <input
           id={`segment-${node.id}`}
           value={node.segment}
@@ -332,7 +328,7 @@ function NodeFields({
         <span id={`url-${node.id}`} className="admin-hint">
           URL: <code>{url}</code>
         </span>
-      </div>
+      </Field>
       {children}
       {actions}
     </div>

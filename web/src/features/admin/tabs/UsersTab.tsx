@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { deleteUser, listUsers, setUserRole } from '../../../api/auth';
 import { errorMessage } from '../../../api/client';
 import { useApi } from '../../../api/ApiContext';
+import { ErrorLine } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatShortDate } from '../../../lib/format';
 import { useSession } from '../../../session/SessionContext';
@@ -38,15 +39,9 @@ export function UsersTab() {
   return (
     <section className="card" aria-labelledby="users-heading">
       <h2 id="users-heading">Users</h2>
-      <p className="form-error" role="alert">
-        {problem}
-      </p>
+      <ErrorLine error={problem} />
       {state.status === 'loading' && <p role="status">Loading users...</p>}
-      {state.status === 'error' && (
-        <p className="form-error" role="alert">
-          {errorMessage(state.error, 'Failed to load users')}
-        </p>
-      )}
+      {state.status === 'error' && <ErrorLine error={errorMessage(state.error, 'Failed to load users')} />}
       {state.status === 'ready' &&
         (state.data.length === 0 ? (
           <p className="empty">No users found.</p>

@@ -1,0 +1,24 @@
+/** What a form says after a submit: an error, announced at once, or a success. */
+export type StatusMessage = { kind: 'success' | 'error'; text: string } | null;
+
+/**
+ * A form's message line. Rendered even when empty where a form keeps it in place, so a screen
+ * reader hears the text that appears in it.
+ */
+export function StatusLine({ message }: { message: StatusMessage }) {
+  const error = message?.kind === 'error';
+  return (
+    <p role={error ? 'alert' : 'status'} className={error ? 'form-error' : 'form-success'}>
+      {message?.text}
+    </p>
+  );
+}
+
+/** A form's error line; fields point to its `id` with aria-describedby while it holds an error. */
+export function ErrorLine({ id, error }: { id?: string; error: string | null | undefined }) {
+  return (
+    <p id={id} className="form-error" role="alert">
+      {error}
+    </p>
+  );
+}
