@@ -9,7 +9,7 @@ import { siteNodes } from '@blog/contracts';
 import { loadSiteConfig } from '@blog/server-kit';
 import pg from 'pg';
 import { placePostsByLabels } from './site/place-posts.js';
-import { SITE_CHANNEL } from './site/site-settings.service.js';
+import { SITE_CHANNEL } from './site/site-settings.repository.js';
 
 export interface SiteReset {
   /** Posts whose labels name no leaf of the file's tree: they keep their labels and no place. */

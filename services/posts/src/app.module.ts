@@ -19,6 +19,7 @@ import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE, VISITOR_STORE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.service.js';
+import { PostgresSiteSettingsRepository, SiteSettingsRepository } from './site/site-settings.repository.js';
 import { ImportController } from './import/import.controller.js';
 import { StatsController } from './stats/stats.controller.js';
 import { StatsService } from './stats/stats.service.js';
@@ -73,6 +74,7 @@ export class PostsModule {
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
         { provide: POSTS_CONFIG, useValue: config },
+        { provide: SiteSettingsRepository, useClass: PostgresSiteSettingsRepository },
         SiteSettings,
         { provide: STORAGE, useValue: deps.storage },
         PostsService,

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   findSiteNode,
   parseSiteConfig,
@@ -13,16 +12,9 @@ import {
 } from '@blog/contracts';
 import { IdempotencyLedger, parseOrThrow, RpcError } from '@blog/server-kit';
 import { z } from 'zod';
-import type { Pool, PoolClient } from 'pg';
-import { DataSource, type EntityManager } from 'typeorm';
 import type { PostsConfig } from '../config.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG } from '../tokens.js';
-import { placePostsByLabels } from './place-posts.js';
-
-interface Row {
-  config: SiteConfig;
-  version: number;
-}
+import { SiteSettingsRepository, type SiteChange } from './site-settings.repository.js';
 
 /** A move of the posts of a node (and the nodes under it) to a leaf of the new tree. */
 const movesSchema = z
@@ -34,9 +26,6 @@ const movesSchema = z
   )
   .max(200)
   .default([]);
-
-/** The PostgreSQL channel a saved change is announced on. */
-export const SITE_CHANNEL = 'blog_site_settings';
 
 const describe = (node: SiteNodeInfo) => node.labels.join(' → ');
 
@@ -60,11 +49,11 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
   private redirectMap: Record<string, string> = {};
   private version = 0;
   private poll?: NodeJS.Timeout;
-  private listener?: PoolClient;
+  private stopListening?: () => void;
   private closing = false;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: SiteSettingsRepository,
     @Inject(SEED_SITE_CONFIG) private readonly seed: SiteConfig,
     @Inject(POSTS_CONFIG) private readonly config: PostsConfig,
     private readonly ledger: IdempotencyLedger,
@@ -72,12 +61,9 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
 
   /** Seeds the row from the file on the very first start (a later start leaves it alone), then loads it. */
   async onModuleInit(): Promise<void> {
-    await this.db.query(
-      `INSERT INTO posts.site_settings (id, config, version) VALUES (1, $1, 1) ON CONFLICT (id) DO NOTHING`,
-      [JSON.stringify(this.seed)],
-    );
+    await this.store.seed(this.seed);
     await this.refresh();
-    await this.placeUnplacedPosts();
+    await this.store.placeUnplacedPosts(this.site);
     await this.listen();
     this.poll = setInterval(() => this.refreshLogged(), this.config.SITE_REFRESH_MS);
     this.poll.unref();
@@ -86,7 +72,7 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.closing = true;
     clearInterval(this.poll);
-    this.listener?.release(true);
+    this.stopListening?.();
   }
 
   /**
@@ -96,23 +82,18 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
    * the fallback while this connection is down.
    */
   private async listen(): Promise<void> {
+    let stop: (() => void) | undefined;
     try {
-      const pool = (this.db.driver as unknown as { master: Pool }).master;
-      const client = await pool.connect();
-      this.listener = client;
-      client.on('notification', () => this.refreshLogged());
-      let lost = false;
-      client.on('error', (error: Error) => {
-        // A dropped connection may report more than one error (the server's termination
-        // notice, then the socket): release it and plan a new listener once.
-        if (lost) return;
-        lost = true;
-        this.logger.warn(`site settings listener lost: ${error.message}`);
-        client.release(true);
-        if (this.listener === client) this.listener = undefined;
-        if (!this.closing) setTimeout(() => void this.listen(), this.config.SITE_REFRESH_MS).unref();
-      });
-      await client.query(`LISTEN ${SITE_CHANNEL}`);
+      stop = await this.store.listen(
+        () => this.refreshLogged(),
+        (error) => {
+          this.logger.warn(`site settings listener lost: ${error.message}`);
+          if (this.stopListening === stop) this.stopListening = undefined;
+          if (!this.closing) setTimeout(() => void this.listen(), this.config.SITE_REFRESH_MS).unref();
+        },
+      );
+      if (this.closing) stop();
+      else this.stopListening = stop;
     } catch (error) {
       this.logger.warn(`site settings listener not started: ${(error as Error).message}`);
       if (!this.closing) setTimeout(() => void this.listen(), this.config.SITE_REFRESH_MS).unref();
@@ -159,22 +140,13 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
     }
     const moves = parseOrThrow(movesSchema, rawMoves);
     const result = await this.ledger.write(idempotency, async (manager) => {
+      const change = this.store.change(manager);
       // One change at a time: the row is locked until this one is stored.
-      const [{ config: previous }] = (await manager.query(
-        `SELECT config FROM posts.site_settings WHERE id = 1 FOR UPDATE`,
-      )) as Row[];
-      await this.assertNoSlugClash(manager, next);
-      const moved = await this.replacePosts(manager, siteNodes(previous), siteNodes(next), moves);
-      await this.keepOldPaths(manager, siteNodes(previous), siteNodes(next), moved);
-      // An UPDATE answers [rows, count] through TypeORM's PostgreSQL driver.
-      const [rows] = (await manager.query(
-        `UPDATE posts.site_settings SET config = $1, version = version + 1, updated_at = now()
-         WHERE id = 1 RETURNING config, version`,
-        [JSON.stringify(next)],
-      )) as [Row[], number];
-      // Delivered to every replica's listener when this transaction commits.
-      await manager.query(`SELECT pg_notify($1, $2)`, [SITE_CHANNEL, String(rows[0]!.version)]);
-      return rows[0]!.config;
+      const previous = await change.lockedConfig();
+      await this.assertNoSlugClash(change, next);
+      const moved = await this.replacePosts(change, siteNodes(previous), siteNodes(next), moves);
+      await this.keepOldPaths(change, siteNodes(previous), siteNodes(next), moved);
+      return change.save(next);
     });
     await this.refresh();
     return result;
@@ -182,18 +154,13 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
 
   /** Moves posts as asked, refuses to orphan any, and rewrites the labels of posts whose node was renamed. */
   private async replacePosts(
-    manager: EntityManager,
+    change: SiteChange,
     before: SiteNodeInfo[],
     after: SiteNodeInfo[],
     moves: { from: string; to: string }[],
   ): Promise<Map<string, SiteNodeInfo>> {
     const moved = new Map<string, SiteNodeInfo>();
     const afterById = new Map(after.map((node) => [node.id, node]));
-    const setPlace = (node: SiteNodeInfo, where: string, params: unknown[]) =>
-      manager.query(
-        `UPDATE posts.posts SET place_id = $1, category = $2, submenu1 = $3, submenu2 = $4 WHERE ${where}`,
-        [node.id, node.labels[0], node.labels[1], node.labels[2] ?? null, ...params],
-      );
     for (const move of moves) {
       const from = findSiteNode(before, move.from);
       if (!from) throw RpcError.badRequest(`moves: no node "${move.from}" in the current tree`);
@@ -201,16 +168,13 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
       if (!to) throw RpcError.badRequest(`moves: no node "${move.to}" in the new tree`);
       if (!to.leaf)
         throw RpcError.badRequest(`moves: ${describe(to)} has levels under it; move posts to one of them`);
-      await setPlace(to, `place_id = ANY($5)`, [subtree(before, from.id)]);
+      await change.placePosts(subtree(before, from.id), to);
       moved.set(from.id, to);
     }
     // Posts sit on leaves: a removed leaf, or one that now has levels under it, must be empty.
     const orphaned = before.filter((node) => node.leaf && !afterById.get(node.id)?.leaf);
     if (orphaned.length) {
-      const used = (await manager.query(
-        `SELECT place_id AS id, count(*)::int AS n FROM posts.posts WHERE place_id = ANY($1) GROUP BY place_id`,
-        [orphaned.map((node) => node.id)],
-      )) as { id: string; n: number }[];
+      const used = await change.postCounts(orphaned.map((node) => node.id));
       if (used.length) {
         const first = before.find((node) => node.id === used[0]!.id)!;
         const n = used[0]!.n;
@@ -222,7 +186,7 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
     for (const node of before) {
       const now = afterById.get(node.id);
       if (node.leaf && now && now.labels.join('\n') !== node.labels.join('\n'))
-        await setPlace(now, `place_id = $5`, [node.id]);
+        await change.placePosts([node.id], now);
     }
     return moved;
   }
@@ -232,7 +196,7 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
    * posts and pages under it), and so does a removed one whose posts were moved. A chain A→B→C stores A→C; a path in use again stops redirecting.
    */
   private async keepOldPaths(
-    manager: EntityManager,
+    change: SiteChange,
     before: SiteNodeInfo[],
     after: SiteNodeInfo[],
     movedPosts: Map<string, SiteNodeInfo>,
@@ -244,26 +208,13 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
       const now = afterById.get(node.id) ?? movedPosts.get(node.id);
       if (now && now.path !== node.path) moved.set(node.path, now.path);
     }
-    for (const [from, to] of moved) {
-      await manager.query(`UPDATE posts.site_redirects SET to_path = $2 WHERE to_path = $1`, [from, to]);
-      await manager.query(
-        `INSERT INTO posts.site_redirects (from_path, to_path) VALUES ($1, $2)
-         ON CONFLICT (from_path) DO UPDATE SET to_path = EXCLUDED.to_path, created_at = now()`,
-        [from, to],
-      );
-    }
-    await manager.query(`DELETE FROM posts.site_redirects WHERE from_path = ANY($1) OR from_path = to_path`, [
-      after.map((node) => node.path),
-    ]);
+    for (const [from, to] of moved) await change.redirect(from, to);
+    await change.dropRedirects(after.map((node) => node.path));
   }
 
-  private async assertNoSlugClash(manager: EntityManager, site: SiteConfig): Promise<void> {
-    const segments = [...reservedSegments(site)];
-    const [clash] = (await manager.query(`SELECT slug FROM posts.posts WHERE slug = ANY($1) LIMIT 1`, [
-      segments,
-    ])) as { slug: string }[];
-    if (clash)
-      throw RpcError.badRequest(`segment "${clash.slug}" is the slug of a post: choose another segment`);
+  private async assertNoSlugClash(change: SiteChange, site: SiteConfig): Promise<void> {
+    const clash = await change.usedSlug([...reservedSegments(site)]);
+    if (clash) throw RpcError.badRequest(`segment "${clash}" is the slug of a post: choose another segment`);
   }
 
   /**
@@ -284,29 +235,13 @@ export class SiteSettings implements OnModuleInit, OnApplicationShutdown {
 
   /** Reloads the configuration and redirects when the stored version moved (a one-row primary-key read otherwise). */
   private async refresh(): Promise<void> {
-    const [stored] = (await this.db.query(`SELECT version FROM posts.site_settings WHERE id = 1`)) as {
-      version: number;
-    }[];
-    if (!stored || stored.version === this.version) return;
-    const [row] = (await this.db.query(
-      `SELECT config, version FROM posts.site_settings WHERE id = 1`,
-    )) as Row[];
+    const stored = await this.store.storedVersion();
+    if (stored === undefined || stored === this.version) return;
+    const row = await this.store.load();
     if (!row || row.version === this.version) return;
-    const redirects = (await this.db.query(`SELECT from_path, to_path FROM posts.site_redirects`)) as {
-      from_path: string;
-      to_path: string;
-    }[];
     this.site = row.config;
     this.reserved = reservedSegments(row.config);
-    this.redirectMap = Object.fromEntries(redirects.map((r) => [r.from_path, r.to_path]));
+    this.redirectMap = row.redirects;
     this.version = row.version;
-  }
-
-  /** Posts written before the tree had ids get the id of the node their labels name. */
-  private async placeUnplacedPosts(): Promise<void> {
-    const [unplaced] = (await this.db.query(
-      `SELECT 1 FROM posts.posts WHERE place_id IS NULL LIMIT 1`,
-    )) as unknown[];
-    if (unplaced) await placePostsByLabels((sql, params) => this.db.query(sql, params), this.site);
   }
 }
