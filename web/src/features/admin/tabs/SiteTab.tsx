@@ -5,7 +5,8 @@ import { errorMessage } from '../../../api/client';
 import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../../components/ui';
 import { useReplaceSite } from '../../../site/SiteContext';
 import { getSite, saveSite, uploadBanner } from '../lib/adminApi';
-import { TreeEditor, treeForSave, type TreeMove } from './TreeEditor';
+import { TreeEditor } from './TreeEditor';
+import { treeForSave, type TreeMove } from './tree-rules';
 
 /**
  * Site tab: the site's texts, whether visitors may register, and the category tree. Saving
