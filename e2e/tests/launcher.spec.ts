@@ -1,5 +1,8 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@blog/server-kit/testing';
 import { simpleParser } from 'mailparser';
 import { startStack, stopAllStacks, type RunningStack } from '../support/stack.js';
 
@@ -23,10 +26,29 @@ describe('npm start (the embedded launcher)', () => {
   let stack: RunningStack;
 
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack({ env: { START_TIMINGS: '1' } });
   }, 120_000);
   afterAll(async () => {
     await stopAllStacks();
+  });
+
+  /** The steps of a `[who] timings (ms): step 12, other step 34` line, by name. */
+  const timings = (who: string) => {
+    const line = new RegExp(`\\[${who}\\] timings \\(ms\\): (.*)`).exec(stack.output())?.[1] ?? '';
+    return Object.fromEntries(
+      line.split(', ').map((step) => [step.replace(/ \d+$/, ''), Number(/\d+$/.exec(step)?.[0])]),
+    );
+  };
+
+  it('loads the servers while PostgreSQL starts, and with START_TIMINGS=1 says where the start went', () => {
+    const launcher = timings('launcher');
+    expect(launcher['servers spawned']).toBeLessThan(launcher['database up']!);
+    expect(launcher['database up']).toBeLessThanOrEqual(launcher['healthy']!);
+    const servers = timings('servers');
+    for (const step of ['modules loaded', 'database up', 'posts+auth up', 'media+mail up', 'gateway up'])
+      expect(servers[step]).toBeGreaterThan(0);
+    expect(servers['modules loaded']).toBeLessThanOrEqual(servers['database up']!);
+    expect(servers['database up']).toBeLessThanOrEqual(servers['posts+auth up']!);
   });
 
   it('creates the admin with a random password, kept 0600 in DATA_DIR, and the JWT secret likewise', async () => {
@@ -159,6 +181,28 @@ describe('npm start with EMBEDDED_PROCESSES=per-service', () => {
     expect(await stack.stop()).toBe(0);
     for (const pid of Object.values(state.children)) expect(alive(pid!)).toBe(false);
   }, 30_000);
+});
+
+describe('npm start when PostgreSQL cannot start', () => {
+  it("stops with one line giving PostgreSQL's reason, and the servers started beside it stop too", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'blog-e2e-'));
+    const pgPort = await freePort();
+    const taken = createServer().listen(pgPort, '127.0.0.1');
+    try {
+      await expect(startStack({ dataDir, env: { PG_PORT: String(pgPort) } })).rejects.toThrow(
+        /\[launcher\] failed: PostgreSQL did not start \(.*FATAL: +could not create any TCP\/IP sockets\)/,
+      );
+      const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as {
+        children: Record<string, number>;
+      };
+      const servers = new Set(Object.values(state.children));
+      expect(servers.size).toBe(1);
+      for (const pid of servers) expect(alive(pid)).toBe(false);
+    } finally {
+      taken.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('npm start with a mode it does not know', () => {

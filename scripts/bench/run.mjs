@@ -14,6 +14,7 @@ import { benchImport } from './import.mjs';
 import { benchViews } from './views.mjs';
 import { benchPages } from './pages.mjs';
 import { benchMemory } from './memory.mjs';
+import { benchStart } from './start.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -31,6 +32,7 @@ const benches = {
   views: benchViews,
   pages: benchPages,
   memory: benchMemory,
+  start: benchStart,
 };
 const only = process.argv.slice(2);
 const results = {};

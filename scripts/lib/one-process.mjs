@@ -22,6 +22,10 @@ const apps = [];
 
 async function main() {
   const env = process.env;
+  // START_TIMINGS=1: ms since this process began, at each step (`npm run bench -- start`).
+  const timings = env.START_TIMINGS === '1' ? [] : null;
+  const mark = (step) => timings?.push(`${step} ${Math.round(performance.now())}`);
+  mark('modules loaded');
   // Every config is read before anything starts: a bad variable stops here with its name.
   const configs = {
     auth: loadAuthConfig(env),
@@ -34,11 +38,39 @@ async function main() {
   // MEDIA_CONCURRENCY pictures at once share the cores (libvips' default: a thread per core each,
   // and each thread holds its own buffers).
   sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / configs.media.MEDIA_CONCURRENCY)));
+  await databaseUp();
+  mark('database up');
   // Posts first: media's first sweep asks it for pending items at once.
   const first = await Promise.all([startPostsService(configs.posts, env), startAuthService(configs.auth)]);
+  mark('posts+auth up');
   const then = await Promise.all([startMediaService(configs.media, env), startMailService(configs.mail)]);
+  mark('media+mail up');
   apps.push(await createGateway(configs.gateway, env), ...first, ...then);
+  mark('gateway up');
+  if (timings) process.stdout.write(`[servers] timings (ms): ${timings.join(', ')}\n`);
   takeOverSignals();
+}
+
+/**
+ * The launcher starts this process while PostgreSQL starts (DATABASE_STARTING=1), so the code
+ * above loads meanwhile; asked over IPC, it answers once the database is up. A launcher gone
+ * before then leaves nothing to wait for.
+ */
+function databaseUp() {
+  if (process.env.DATABASE_STARTING !== '1' || !process.send) return;
+  return new Promise((resolve) => {
+    const launcherGone = () => process.exit(1);
+    const onMessage = (message) => {
+      if (message?.database !== 'up') return;
+      process.off('message', onMessage);
+      process.off('disconnect', launcherGone);
+      process.channel?.unref(); // the channel alone keeps nothing running, as without it
+      resolve();
+    };
+    process.on('message', onMessage);
+    process.once('disconnect', launcherGone);
+    process.send({ waitingFor: 'database' });
+  });
 }
 
 /**
