@@ -23,6 +23,7 @@ import { PostgresSiteSettingsRepository, SiteSettingsRepository } from './site/s
 import { ImportController } from './import/import.controller.js';
 import { StatsController } from './stats/stats.controller.js';
 import { StatsService } from './stats/stats.service.js';
+import { PostgresStatsRepository, StatsRepository } from './stats/stats.repository.js';
 import { ImportService } from './import/import.service.js';
 import { ExportBatchService } from './import/export-batch.service.js';
 import { MailClient, MediaClient } from './import/media-client.js';
@@ -86,6 +87,7 @@ export class PostsModule {
         ImportService,
         ExportBatchService,
         BlogIdentity,
+        { provide: StatsRepository, useClass: PostgresStatsRepository },
         StatsService,
         {
           provide: VISITOR_STORE,

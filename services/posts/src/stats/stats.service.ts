@@ -1,5 +1,4 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
   DEVICE_CLASSES,
@@ -10,10 +9,9 @@ import {
   type StatsReport,
   type ViewBatch,
 } from '@blog/contracts';
-import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.service.js';
-import { VISIBILITY_SQL } from '../posts/visibility.js';
 import { VISITOR_STORE } from '../tokens.js';
+import { StatsRepository, type DayRow, type FacetKind, type FacetRow } from './stats.repository.js';
 import type { VisitorStore } from './visitor-store.js';
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -22,14 +20,6 @@ const TOP = 10;
 /** How often batch ids older than a day are deleted. */
 const BATCH_PRUNE_EVERY_MS = 60_000;
 
-/** One row of posts.view_days or posts.view_day_facets being added to. */
-interface DayRow {
-  day: string;
-  path: string;
-  postId: number | null;
-  views: number;
-  visitors: number;
-}
 /** Views of one batch alike in day, path, referrer, device and country (`view` is the first). */
 interface ViewGroup {
   day: string;
@@ -45,14 +35,6 @@ const isOfGroup = (group: ViewGroup, day: string, v: RecordedView) =>
   v.referrerHost === group.view.referrerHost &&
   v.device === group.view.device &&
   v.country === group.view.country;
-interface FacetRow {
-  day: string;
-  path: string;
-  postId: number | null;
-  kind: 'referrer' | 'device' | 'country';
-  value: string;
-  views: number;
-}
 
 /**
  * Stores counted views as daily totals and answers the Stats tab. PostgreSQL holds aggregates
@@ -67,7 +49,7 @@ export class StatsService implements OnApplicationShutdown {
   private batchesPrunedAt = 0;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: StatsRepository,
     private readonly settings: SiteSettings,
     @Inject(VISITOR_STORE) private readonly visitors: VisitorStore,
   ) {}
@@ -88,20 +70,10 @@ export class StatsService implements OnApplicationShutdown {
    * never high).
    */
   async record(batch: ViewBatch): Promise<{ recorded: number }> {
-    return this.db.transaction(async (manager) => {
-      const claimed = (await manager.query(
-        `INSERT INTO posts.view_batches (id) VALUES ($1) ON CONFLICT (id) DO NOTHING RETURNING id`,
-        [batch.id],
-      )) as unknown[];
-      if (!claimed.length || !batch.views.length) return { recorded: 0 };
+    return this.store.recordBatch(async (write) => {
+      if (!(await write.claim(batch.id)) || !batch.views.length) return { recorded: 0 };
       const slugs = [...new Set(batch.views.filter((v) => v.kind === 'post' && v.slug).map((v) => v.slug!))];
-      const posts = slugs.length
-        ? ((await manager.query(
-            `SELECT id, slug FROM posts.posts p WHERE slug = ANY($1) AND ${VISIBILITY_SQL.visible}`,
-            [slugs],
-          )) as { id: number; slug: string }[])
-        : [];
-      const ids = new Map(posts.map((p) => [p.slug, p.id]));
+      const ids = slugs.length ? await write.visiblePostIds(slugs) : new Map<string, number>();
       // A post path whose post a visitor cannot see counts nothing.
       const views = batch.views.filter((v) => v.kind !== 'post' || ids.has(v.slug ?? ''));
       if (!views.length) return { recorded: 0 };
@@ -143,7 +115,7 @@ export class StatsService implements OnApplicationShutdown {
         day: string,
         path: string,
         postId: number | null,
-        kind: FacetRow['kind'],
+        kind: FacetKind,
         value: string | null,
         views: number,
       ) => {
@@ -167,33 +139,8 @@ export class StatsService implements OnApplicationShutdown {
       // Rows in one order on every replica: two batches adding to the same rows wait, never deadlock.
       const dayRows = [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
       const facetRows = [...facets.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([, row]) => row);
-      await manager.query(
-        `INSERT INTO posts.view_days (day, path, post_id, views, visitors)
-         SELECT * FROM unnest($1::date[], $2::text[], $3::int[], $4::int[], $5::int[])
-         ON CONFLICT (day, path) DO UPDATE SET views = posts.view_days.views + EXCLUDED.views,
-           visitors = posts.view_days.visitors + EXCLUDED.visitors,
-           post_id = coalesce(EXCLUDED.post_id, posts.view_days.post_id)`,
-        [
-          dayRows.map((r) => r.day),
-          dayRows.map((r) => r.path),
-          dayRows.map((r) => r.postId),
-          dayRows.map((r) => r.views),
-          dayRows.map((r) => r.visitors),
-        ],
-      );
-      await manager.query(
-        `INSERT INTO posts.view_day_facets (day, path, post_id, kind, value, views)
-         SELECT * FROM unnest($1::date[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[])
-         ON CONFLICT (day, path, kind, value) DO UPDATE SET views = posts.view_day_facets.views + EXCLUDED.views`,
-        [
-          facetRows.map((r) => r.day),
-          facetRows.map((r) => r.path),
-          facetRows.map((r) => r.postId),
-          facetRows.map((r) => r.kind),
-          facetRows.map((r) => r.value),
-          facetRows.map((r) => r.views),
-        ],
-      );
+      await write.addDays(dayRows);
+      await write.addFacets(facetRows);
       await this.visitors.touch(
         views.map((v) => ({
           visitor: v.visitor,
@@ -204,7 +151,7 @@ export class StatsService implements OnApplicationShutdown {
       // Ids past their day go once a minute, not in every batch's transaction.
       if (Date.now() - this.batchesPrunedAt >= BATCH_PRUNE_EVERY_MS) {
         this.batchesPrunedAt = Date.now();
-        await manager.query(`DELETE FROM posts.view_batches WHERE at < now() - interval '1 day'`);
+        await write.pruneBatches();
       }
       return { recorded: views.length };
     });
@@ -212,46 +159,17 @@ export class StatsService implements OnApplicationShutdown {
 
   async stats(query: StatsQuery, now: Date = new Date()): Promise<StatsReport> {
     const { from, to, postId } = query;
-    // One post's rows (any path it had), or the whole site's ('').
-    const scope = postId ? `post_id = ${Number(postId)}` : `path = ''`;
-    const dayRows = (await this.db.query(
-      `SELECT day::text AS date, sum(views)::int AS views, sum(visitors)::int AS visitors
-       FROM posts.view_days WHERE day BETWEEN $1 AND $2 AND ${scope} GROUP BY day`,
-      [from, to],
-    )) as { date: string; views: number; visitors: number }[];
+    const range = { from, to, postId };
+    const dayRows = await this.store.dailyTotals(range);
     const byDay = new Map(dayRows.map((r) => [r.date, r]));
     const days: StatsReport['days'] = [];
     for (let at = Date.parse(`${from}T00:00:00Z`); at <= Date.parse(`${to}T00:00:00Z`); at += 86_400_000) {
       const date = isoDay(new Date(at));
       days.push({ date, views: byDay.get(date)?.views ?? 0, visitors: byDay.get(date)?.visitors ?? 0 });
     }
-    const post = postId ? `AND post_id = ${Number(postId)}` : '';
-    const top = (await this.db.query(
-      `SELECT t.post_id AS "postId", p.title, p.slug, p.category, p.submenu1, p.submenu2,
-              sum(t.views)::int AS views, sum(t.visitors)::int AS visitors
-       FROM posts.view_days t JOIN posts.posts p ON p.id = t.post_id
-       WHERE t.day BETWEEN $1 AND $2 AND t.post_id IS NOT NULL ${post}
-       GROUP BY t.post_id, p.title, p.slug, p.category, p.submenu1, p.submenu2
-       ORDER BY views DESC, t.post_id LIMIT ${TOP}`,
-      [from, to],
-    )) as {
-      postId: number;
-      title: string;
-      slug: string;
-      category: string;
-      submenu1: string;
-      submenu2: string | null;
-      views: number;
-      visitors: number;
-    }[];
+    const top = await this.store.topPosts(range, TOP);
     const site = this.settings.current();
-    const facet = async (kind: 'referrer' | 'device' | 'country') =>
-      (await this.db.query(
-        `SELECT value, sum(views)::int AS views FROM posts.view_day_facets
-         WHERE day BETWEEN $1 AND $2 AND kind = $3 AND ${scope}
-         GROUP BY value ORDER BY views DESC, value LIMIT ${TOP}`,
-        [from, to, kind],
-      )) as { value: string; views: number }[];
+    const facet = (kind: FacetKind) => this.store.facetTotals(range, kind, TOP);
     const live = await this.visitors.live(now.getTime() - STATS_LIVE_MINUTES * 60_000, postId);
     const devices = new Map((await facet('device')).map((d) => [d.value, d.views]));
     return {
@@ -273,11 +191,7 @@ export class StatsService implements OnApplicationShutdown {
   /** Views of each post in the last RECENT_VIEW_DAYS days (the admin's post list). */
   async recentViews(ids: number[]): Promise<Record<number, number>> {
     if (!ids.length) return {};
-    const rows = (await this.db.query(
-      `SELECT post_id, sum(views)::int AS views FROM posts.view_days
-       WHERE post_id = ANY($1) AND day > current_date - $2::int GROUP BY post_id`,
-      [ids, RECENT_VIEW_DAYS],
-    )) as { post_id: number; views: number }[];
-    return Object.fromEntries(rows.map((r) => [r.post_id, r.views]));
+    const rows = await this.store.recentViews(ids, RECENT_VIEW_DAYS);
+    return Object.fromEntries(rows.map((r) => [r.postId, r.views]));
   }
 }
