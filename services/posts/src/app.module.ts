@@ -18,7 +18,7 @@ import { MediaItemsService } from './media-items/media-items.service.js';
 import { SearchService } from './search/search.service.js';
 import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE, VISITOR_STORE } from './tokens.js';
-import { SiteSettings } from './site/site-settings.service.js';
+import { SiteSettings } from './site/site-settings.js';
 import { PostgresSiteSettingsRepository, SiteSettingsRepository } from './site/site-settings.repository.js';
 import { ImportController } from './import/import.controller.js';
 import { StatsController } from './stats/stats.controller.js';

@@ -1,7 +1,7 @@
 import { parseSiteConfig, siteNodes, type SiteConfig } from '@blog/contracts';
 import type { IdempotencyLedger } from '@blog/server-kit';
 import type { PostsConfig } from '../src/config.js';
-import { SiteSettings } from '../src/site/site-settings.service.js';
+import { SiteSettings } from '../src/site/site-settings.js';
 import { InMemorySiteSettingsRepository } from './support/in-memory-site-settings.repository.js';
 
 /** The rules of changing the site's tree (posts keep or change places, old paths redirect) against an in-memory repository. */

@@ -1,5 +1,5 @@
 import { parseSiteConfig, type RecordedView } from '@blog/contracts';
-import type { SiteSettings } from '../src/site/site-settings.service.js';
+import type { SiteSettings } from '../src/site/site-settings.js';
 import { StatsService } from '../src/stats/stats.service.js';
 import { MemoryVisitorStore } from '../src/stats/visitor-store.js';
 import { InMemoryStatsRepository } from './support/in-memory-stats.repository.js';

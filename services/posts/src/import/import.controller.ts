@@ -5,7 +5,7 @@ import { parseOrThrow } from '@blog/server-kit';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
-import { SiteSettings } from '../site/site-settings.service.js';
+import { SiteSettings } from '../site/site-settings.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
 import { BlogIdentity } from './blog-identity.js';
 import { ExportBatchService } from './export-batch.service.js';

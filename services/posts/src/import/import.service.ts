@@ -38,7 +38,7 @@ import { z } from 'zod';
 import type { PostsConfig } from '../config.js';
 import { MediaItem } from '../posts/media-item.entity.js';
 import { PostsService } from '../posts/posts.service.js';
-import { SiteSettings } from '../site/site-settings.service.js';
+import { SiteSettings } from '../site/site-settings.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
 import { BlogIdentity, madeByThisBlog } from './blog-identity.js';
 import { ghostEntries, indexGhost } from './ghost-reader.js';

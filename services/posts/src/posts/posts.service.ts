@@ -25,7 +25,7 @@ import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-ki
 import { randomUUID } from 'node:crypto';
 import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { STORAGE } from '../tokens.js';
-import { SiteSettings } from '../site/site-settings.service.js';
+import { SiteSettings } from '../site/site-settings.js';
 import { MediaItem } from './media-item.entity.js';
 import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';

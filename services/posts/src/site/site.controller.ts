@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { idempotencyRequestSchema, Patterns, type RpcEnvelope, type SiteConfig } from '@blog/contracts';
 import { parseOrThrow } from '@blog/server-kit';
 import { z } from 'zod';
-import { SiteSettings } from './site-settings.service.js';
+import { SiteSettings } from './site-settings.js';
 
 const updateSchema = z.object({
   site: z.unknown().optional(),

@@ -9,7 +9,7 @@ import {
   type StatsReport,
   type ViewBatch,
 } from '@blog/contracts';
-import { SiteSettings } from '../site/site-settings.service.js';
+import { SiteSettings } from '../site/site-settings.js';
 import { VISITOR_STORE } from '../tokens.js';
 import { StatsRepository, type DayRow, type FacetKind, type FacetRow } from './stats.repository.js';
 import type { VisitorStore } from './visitor-store.js';
