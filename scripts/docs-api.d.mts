@@ -1,0 +1,13 @@
+/** A route the gateway answers, as scripts/docs-api.mjs reads it from the controllers. */
+export interface GatewayRoute {
+  method: string;
+  /** Nest's `:id` written `{id}`, as docs/api.md writes it. */
+  path: string;
+  access: 'public' | 'signed-in' | 'admin';
+  /** The file that answers it, from the repository's root. */
+  source: string;
+}
+
+export const MIDDLEWARE_ROUTES: GatewayRoute[];
+export function gatewayRoutes(root?: string): GatewayRoute[];
+export function routeHeading(route: GatewayRoute): string;
