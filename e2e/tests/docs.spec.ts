@@ -90,6 +90,18 @@ describe('links in README.md and docs/', () => {
     },
   );
 
+  it.each(pages.map((file) => [relative(ROOT, file), file]))(
+    '%s names only repository paths that exist',
+    (_, file) => {
+      const named = [
+        ...readFileSync(file, 'utf8').matchAll(
+          /`((?:libs|gateway|services|web|scripts|e2e|infra|config|docs)\/[^`\s<>{}*…]*)`/g,
+        ),
+      ].map((match) => match[1]!);
+      expect(named.filter((path) => !existsSync(join(ROOT, path)))).toEqual([]);
+    },
+  );
+
   it('name nothing outside the repository', () => {
     const outside = pages.filter((file) =>
       /\.\.\/shared|SPEC\.md|ARCHITECTURE\.md/.test(readFileSync(file, 'utf8')),
