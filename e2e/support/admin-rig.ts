@@ -35,6 +35,23 @@ export async function stopRig(rig: AdminRig | undefined) {
   await stopAllStacks(); // also one whose start a failing beforeAll abandoned
 }
 
+/**
+ * The file's rig: started before its first test (and before the file's own beforeAll hooks
+ * declared after this call), stopped after its last. Call it at the top of a spec; the answer
+ * reads the rig from inside hooks and tests.
+ */
+export function useAdminRig(env?: Record<string, string>): () => AdminRig {
+  let rig: AdminRig | undefined;
+  beforeAll(async () => {
+    rig = await startRig(env);
+  }, 120_000);
+  afterAll(() => stopRig(rig));
+  return () => {
+    if (!rig) throw new Error('The admin rig did not start');
+    return rig;
+  };
+}
+
 /** A context that may run axe (the site's CSP forbids injected scripts otherwise). */
 export async function newAdminPage(
   rig: AdminRig,

@@ -12,22 +12,19 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 
 beforeAll(async () => {
-  rig = await startRig();
   // 25 posts: 15 in Garage (10 Automobiles/Car One, 5 Motorcycles), 10 in Projects; one a day.
   for (let i = 1; i <= 25; i++) {
     const garage = i <= 15;
-    await createPost(rig.stack.baseUrl, rig.token, {
+    await createPost(rig().stack.baseUrl, rig().token, {
       title: `Seeded post ${String(i).padStart(2, '0')}`,
       content: `${'Body text '.repeat(20)}number ${i}`,
       category: garage ? 'Garage' : 'Projects',
@@ -39,10 +36,8 @@ beforeAll(async () => {
   }
 }, 180_000);
 
-afterAll(() => stopRig(rig));
-
 beforeEach(async () => {
-  ({ context, page } = await newAdminPage(rig!));
+  ({ context, page } = await newAdminPage(rig()));
 });
 afterEach(() => context.close());
 
@@ -50,8 +45,8 @@ const countLine = () => page.locator('.admin-count');
 const rowTitles = () => page.locator('.admin-post-title').allTextContents();
 
 test('the dashboard greets the owner; each tab passes axe and stays open across reload and back', async () => {
-  await openAsAdmin(rig!, page);
-  await page.getByText(`Welcome, ${rig!.stack.admin.username}`, { exact: true }).waitFor();
+  await openAsAdmin(rig(), page);
+  await page.getByText(`Welcome, ${rig().stack.admin.username}`, { exact: true }).waitFor();
   await page.getByRole('button', { name: 'New Post' }).waitFor();
   await countLine().waitFor();
   expect(await axeProblems(page)).toEqual([]);
@@ -73,7 +68,7 @@ test('the dashboard greets the owner; each tab passes axe and stays open across 
   await page.getByRole('tab', { name: 'Users' }).click();
   // Username, role and created date.
   await page
-    .getByRole('row', { name: new RegExp(`^${rig!.stack.admin.username} admin \\w{3} \\d{1,2}, \\d{4}$`) })
+    .getByRole('row', { name: new RegExp(`^${rig().stack.admin.username} admin \\w{3} \\d{1,2}, \\d{4}$`) })
     .waitFor();
 
   await page.reload();
@@ -88,7 +83,7 @@ test('the dashboard greets the owner; each tab passes axe and stays open across 
 });
 
 test('filters, count line and paging run in the API over 25 posts; the URL keeps them', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await expect(countLine().textContent()).resolves.toBe(AdminText.showing(1, 10, 25, 25));
   expect(await rowTitles()).toHaveLength(10);
   expect((await rowTitles())[0]).toBe('Seeded post 25');
@@ -141,7 +136,7 @@ test('filters, count line and paging run in the API over 25 posts; the URL keeps
 });
 
 test('settings: the sliders and the switch save, the message clears after 3 s; a refusal shows the server error', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=settings');
+  await openAsAdmin(rig(), page, '/admin?tab=settings');
   const size = page.getByLabel(/Maximum image size/);
   await size.waitFor();
   await expect(size.getAttribute('min')).resolves.toBe('400');
@@ -153,7 +148,7 @@ test('settings: the sliders and the switch save, the message clears after 3 s; a
   await page.getByText('1200px').waitFor();
   await page.getByRole('button', { name: 'Save Settings' }).click();
   await page.getByText(AdminText.settingsSaved).waitFor();
-  expect(await adminGet<ImageSettings>(rig!, '/api/settings')).toEqual({
+  expect(await adminGet<ImageSettings>(rig(), '/api/settings')).toEqual({
     image_max_size: 1200,
     image_quality: 70,
     image_auto_optimize: false,
@@ -181,7 +176,7 @@ test('settings: the sliders and the switch save, the message clears after 3 s; a
 });
 
 test('Send digest now shows the answer; the messages list shows a contact message', async () => {
-  const sent = await fetch(`${rig!.stack.baseUrl}/api/contact`, {
+  const sent = await fetch(`${rig().stack.baseUrl}/api/contact`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({
@@ -192,7 +187,7 @@ test('Send digest now shows the answer; the messages list shows a contact messag
     }),
   });
   expect(sent.status).toBeLessThan(300);
-  await openAsAdmin(rig!, page, '/admin?tab=messages');
+  await openAsAdmin(rig(), page, '/admin?tab=messages');
   await page.getByRole('cell', { name: 'Hello there' }).waitFor();
   await page.getByRole('button', { name: 'Send digest now' }).click();
   await page
@@ -202,7 +197,7 @@ test('Send digest now shows the answer; the messages list shows a contact messag
 });
 
 test('Delete asks first, removes the post and reloads; a failed delete says so', async () => {
-  await openAsAdmin(rig!, page, '/admin?search=Seeded+post+07');
+  await openAsAdmin(rig(), page, '/admin?search=Seeded+post+07');
   await page.getByText(AdminText.showing(1, 1, 1, 25)).waitFor();
   page.once('dialog', (dialog) => void dialog.dismiss());
   await page.getByRole('button', { name: 'Delete Seeded post 07' }).click();
@@ -224,7 +219,7 @@ test('Delete asks first, removes the post and reloads; a failed delete says so',
 });
 
 test('a non-admin and an expired session are sent to /login', async () => {
-  await fetch(`${rig!.stack.baseUrl}/api/auth/register`, {
+  await fetch(`${rig().stack.baseUrl}/api/auth/register`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ username: 'reader', password: 'reader-password-1' }),
@@ -239,8 +234,8 @@ test('a non-admin and an expired session are sent to /login', async () => {
 
   // The admin's token expires while the dashboard is open: session cleared, /login.
   await page.clock.install();
-  await openAsAdmin(rig!, page);
-  const exp = JSON.parse(Buffer.from(rig!.token.split('.')[1]!, 'base64url').toString()).exp as number;
+  await openAsAdmin(rig(), page);
+  const exp = JSON.parse(Buffer.from(rig().token.split('.')[1]!, 'base64url').toString()).exp as number;
   await page.clock.fastForward(exp * 1000 - Date.now() + 1000);
   await page.waitForURL((url) => url.pathname === '/login');
   expect(await page.evaluate(() => localStorage.getItem('token'))).toBeNull();

@@ -13,25 +13,21 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 let photo: Buffer;
 
 beforeAll(async () => {
-  [rig, photo] = await Promise.all([startRig(), makeJpeg(1400, 900, { r: 200, g: 40, b: 40 })]);
+  photo = await makeJpeg(1400, 900, { r: 200, g: 40, b: 40 });
 }, 120_000);
 
-afterAll(() => stopRig(rig));
-
 beforeEach(async () => {
-  ({ context, page } = await newAdminPage(rig!));
+  ({ context, page } = await newAdminPage(rig()));
 });
 afterEach(() => context.close());
 
@@ -45,7 +41,7 @@ const text = () =>
 const modifier = process.platform === 'darwin' ? 'Meta' : 'Control';
 
 async function openNewPost() {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await page.getByRole('button', { name: 'New Post' }).click();
   await form().getByRole('heading', { name: 'New Post' }).waitFor();
   await editor().waitFor();
@@ -172,16 +168,16 @@ test('a picture dropped into the text joins the media, uploads with the post and
   expect(await axeProblems(page)).toEqual([]);
   await save();
 
-  const [post] = await adminGet<PostView[]>(rig!, '/api/posts?search=Dropped+picture');
+  const [post] = await adminGet<PostView[]>(rig(), '/api/posts?search=Dropped+picture');
   const item = post!.media[0]!;
   expect(post!.content).toBe(`Before the picture.\n\n![](media:${item.id})\n\nAfter the picture.`);
   await eventually(
-    async () => expect((await adminGet<PostView>(rig!, `/api/posts/${post!.id}`)).mediaReady).toBe(true),
+    async () => expect((await adminGet<PostView>(rig(), `/api/posts/${post!.id}`)).mediaReady).toBe(true),
     60_000,
   );
 
   // A visitor's page: the picture between the paragraphs and in the carousel, with its alt text.
-  const visitor = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl });
+  const visitor = await rig().browser.newContext({ baseURL: rig().stack.baseUrl });
   try {
     const reader = await visitor.newPage();
     await reader.goto(post!.url!);
@@ -239,7 +235,7 @@ test('a draft is marked in the list and is nowhere for a guest; a date ahead say
   );
   await expect(page.locator('#filter-status').inputValue()).resolves.toBe('draft');
 
-  const [post] = await adminGet<PostView[]>(rig!, '/api/posts?status=draft');
-  expect((await fetch(`${rig!.stack.baseUrl}/api/posts/by-slug/${post!.slug}`)).status).toBe(404);
-  expect((await fetch(`${rig!.stack.baseUrl}${post!.url}`)).status).toBe(404);
+  const [post] = await adminGet<PostView[]>(rig(), '/api/posts?status=draft');
+  expect((await fetch(`${rig().stack.baseUrl}/api/posts/by-slug/${post!.slug}`)).status).toBe(404);
+  expect((await fetch(`${rig().stack.baseUrl}${post!.url}`)).status).toBe(404);
 });

@@ -16,25 +16,21 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 let photo: Buffer;
 
 beforeAll(async () => {
-  [rig, photo] = await Promise.all([startRig(), makeJpeg(1600, 1000, { r: 40, g: 160, b: 60 })]);
+  photo = await makeJpeg(1600, 1000, { r: 40, g: 160, b: 60 });
 }, 120_000);
 
-afterAll(() => stopRig(rig));
-
 beforeEach(async () => {
-  ({ context, page } = await newAdminPage(rig!));
+  ({ context, page } = await newAdminPage(rig()));
 });
 afterEach(() => context.close());
 
@@ -48,7 +44,7 @@ async function openNewPost() {
 
 test('the draft autosaves 2 s after a change, is restored after a reload without its files, and expires after 24 hours', async () => {
   await page.clock.install();
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   await form().getByLabel('Title', { exact: true }).fill('Half-written');
   await form().getByLabel('Tags (comma-separated)').fill('draft, later');
@@ -87,7 +83,7 @@ test('the draft autosaves 2 s after a change, is restored after a reload without
 });
 
 test('HEIC files are refused with the modal, singular and plural; a 101 MB file never leaves the browser', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   const uploads: string[] = [];
   // Writes only: the editor's preview (a POST that stores nothing) is not an upload.
@@ -137,7 +133,7 @@ test('HEIC files are refused with the modal, singular and plural; a 101 MB file 
 });
 
 test('a 413 and a 5xx answer show their banners and notifications', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   await form().getByLabel('Title', { exact: true }).fill('Refused');
   // The gateway's real 413 needs a 100 MB body; a route answers it (and the 500) instead.
@@ -166,7 +162,7 @@ test('a 413 and a 5xx answer show their banners and notifications', async () => 
 });
 
 test('with the gateway gone the form keeps everything and offers Retry; Retry succeeds once it is back', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   await form().getByLabel('Title', { exact: true }).fill('Sent twice');
   await form()
@@ -175,10 +171,10 @@ test('with the gateway gone the form keeps everything and offers Retry; Retry su
   await form().locator('img[src^="data:image/jpeg"]').waitFor();
 
   // Kill the gateway; the launcher restarts it after a short delay.
-  const { children } = await rig!.stack.state();
+  const { children } = await rig().stack.state();
   process.kill(children.gateway!, 'SIGKILL');
   await eventually(async () => {
-    await expect(fetch(`${rig!.stack.baseUrl}/api/health`)).rejects.toThrow();
+    await expect(fetch(`${rig().stack.baseUrl}/api/health`)).rejects.toThrow();
   }, 5000);
   await form().getByRole('button', { name: 'Create Post' }).click();
   await form().getByText(FormSaveText.network).waitFor();
@@ -193,17 +189,17 @@ test('with the gateway gone the form keeps everything and offers Retry; Retry su
   await form().getByText(FormSaveText.retryFailed).waitFor();
   await page.unroute('**/api/posts');
 
-  await rig!.stack.waitHealthy(30_000);
+  await rig().stack.waitHealthy(30_000);
   await form().getByRole('button', { name: 'Retry', exact: true }).click();
   await page.getByText(AdminText.uploaded).waitFor();
-  const [post] = await adminGet<PostView[]>(rig!, '/api/posts?search=sent+twice');
+  const [post] = await adminGet<PostView[]>(rig(), '/api/posts?search=sent+twice');
   expect(post).toMatchObject({ title: 'Sent twice' });
   expect(post!.media).toHaveLength(1);
   expect(await storedDraft()).toBeNull();
 });
 
 test('an answer lost on the way after the post was stored, then Retry: one post, one file', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   await form().getByLabel('Title', { exact: true }).fill('Answer lost');
   await form()
@@ -234,7 +230,7 @@ test('an answer lost on the way after the post was stored, then Retry: one post,
   expect(keys).toHaveLength(2);
   expect(keys[1]).toBe(keys[0]);
   expect(keys[0]).toMatch(/^[0-9a-f]{32}$/);
-  const posts = await adminGet<PostView[]>(rig!, '/api/posts?search=answer+lost');
+  const posts = await adminGet<PostView[]>(rig(), '/api/posts?search=answer+lost');
   expect(posts.map((p) => p.id)).toEqual([stored!.id]);
   expect(posts[0]!.media).toHaveLength(1);
   expect(await page.evaluate((key) => localStorage.getItem(key), SUBMISSION_KEY)).toBeNull();
@@ -246,7 +242,7 @@ test('an answer lost on the way after the post was stored, then Retry: one post,
 });
 
 test('leaving during an upload warns; staying lets the upload finish', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await openNewPost();
   await form().getByLabel('Title', { exact: true }).fill('Slow upload');
   await form()

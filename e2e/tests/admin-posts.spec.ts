@@ -17,13 +17,11 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 let red: Buffer;
@@ -31,18 +29,15 @@ let blue: Buffer;
 let clip: Buffer;
 
 beforeAll(async () => {
-  [rig, red, blue, clip] = await Promise.all([
-    startRig(),
+  [red, blue, clip] = await Promise.all([
     makeJpeg(1200, 800, { r: 200, g: 30, b: 30 }),
     makeJpeg(900, 600, { r: 30, g: 30, b: 200 }),
     makeMp4(),
   ]);
 }, 120_000);
 
-afterAll(() => stopRig(rig));
-
 beforeEach(async () => {
-  ({ context, page } = await newAdminPage(rig!));
+  ({ context, page } = await newAdminPage(rig()));
 });
 afterEach(() => context.close());
 
@@ -97,7 +92,7 @@ async function watchUpload() {
 }
 
 test('create with two images, a video and a YouTube link; order by drag and keyboard; crop; upload with progress; edit; delete', async () => {
-  await openAsAdmin(rig!, page);
+  await openAsAdmin(rig(), page);
   await page.getByRole('button', { name: 'New Post' }).click();
   const form = page.locator('.admin-form-card');
   await form.getByRole('heading', { name: 'New Post' }).waitFor();
@@ -193,8 +188,8 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   const row = page.locator('.admin-post-row', { hasText: 'Race day at the track' });
   await eventually(async () => expect(await row.locator('.admin-thumb').count()).toBe(4));
 
-  const [listed] = (await adminGet<PostView[]>(rig!, '/api/posts?search=race+day')) as PostView[];
-  const ready = await waitMediaReady(rig!.stack.baseUrl, rig!.token, listed!.id);
+  const [listed] = (await adminGet<PostView[]>(rig(), '/api/posts?search=race+day')) as PostView[];
+  const ready = await waitMediaReady(rig().stack.baseUrl, rig().token, listed!.id);
   expect(ready.media.map((m) => m.type)).toEqual(['video', 'image', 'youtube', 'image']);
   expect(ready).toMatchObject({
     category: 'Activities',
@@ -207,10 +202,10 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
 
   // The public post (no token) carries the cropped card picture, served at 400x128. The
   // public card itself is being built in parallel; this checks the API it will use.
-  const publicPost = (await (await fetch(`${rig!.stack.baseUrl}/api/posts/${ready.id}`)).json()) as PostView;
+  const publicPost = (await (await fetch(`${rig().stack.baseUrl}/api/posts/${ready.id}`)).json()) as PostView;
   const cropped = publicPost.images[0]!.croppedPreviewPath!;
   expect(cropped).toMatch(/^\/uploads\//);
-  const picture = await fetch(`${rig!.stack.baseUrl}${cropped}`);
+  const picture = await fetch(`${rig().stack.baseUrl}${cropped}`);
   expect(picture.status).toBe(200);
   expect(await sharp(Buffer.from(await picture.arrayBuffer())).metadata()).toMatchObject({
     width: 400,
@@ -235,7 +230,7 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   const model = await edit.getByLabel('Sub-submenu').inputValue();
   await edit.getByRole('button', { name: 'Update Post' }).click();
   await page.getByText(AdminText.updated).waitFor();
-  const updated = await adminGet<PostView>(rig!, `/api/posts/${ready.id}`);
+  const updated = await adminGet<PostView>(rig(), `/api/posts/${ready.id}`);
   expect(updated).toMatchObject({ category: 'Garage', submenu1: 'Motorcycles', submenu2: model });
   expect(updated.media.map((m) => m.name ?? m.title)).toEqual([
     'clip.mp4',
@@ -247,11 +242,11 @@ test('create with two images, a video and a YouTube link; order by drag and keyb
   page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Delete Race day at the track' }).click();
   await page.getByText(AdminText.noPosts).waitFor();
-  expect((await fetch(`${rig!.stack.baseUrl}/api/posts/${ready.id}`)).status).toBe(404);
+  expect((await fetch(`${rig().stack.baseUrl}/api/posts/${ready.id}`)).status).toBe(404);
 });
 
 test('saved settings drive the next upload: max size 400 scales a 1200 px photo to 400', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=settings');
+  await openAsAdmin(rig(), page, '/admin?tab=settings');
   await page.getByLabel(/Maximum image size/).fill('400');
   await page.getByRole('switch', { name: /Auto-optimise/ }).check();
   await page.getByRole('button', { name: 'Save Settings' }).click();
@@ -278,8 +273,8 @@ test('saved settings drive the next upload: max size 400 scales a 1200 px photo 
   await form.getByRole('button', { name: 'Create Post' }).click();
   await page.getByRole('dialog', { name: AdminText.processingFiles }).getByRole('progressbar').waitFor();
   await page.getByText(AdminText.uploaded).waitFor();
-  const [post] = await adminGet<PostView[]>(rig!, '/api/posts?search=small+pictures');
-  const ready = await waitMediaReady(rig!.stack.baseUrl, rig!.token, post!.id);
+  const [post] = await adminGet<PostView[]>(rig(), '/api/posts?search=small+pictures');
+  const ready = await waitMediaReady(rig().stack.baseUrl, rig().token, post!.id);
   expect(ready.images[0]).toMatchObject({ width: 400, height: 267 });
 });
 
@@ -290,18 +285,18 @@ test('a failed item shows its error and a placeholder; Retry queues it again and
     Buffer.from('JFIF\0'),
     Buffer.alloc(3000, 0x5a),
   ]);
-  const post = await createPost(rig!.stack.baseUrl, rig!.token, {
+  const post = await createPost(rig().stack.baseUrl, rig().token, {
     title: 'Broken upload',
     category: 'Projects',
     files: [{ name: 'broken.jpg', type: 'image/jpeg', data: broken }],
   });
   await eventually(
     async () =>
-      expect((await adminGet<PostView>(rig!, `/api/posts/${post.id}`)).media[0]!.status).toBe('failed'),
+      expect((await adminGet<PostView>(rig(), `/api/posts/${post.id}`)).media[0]!.status).toBe('failed'),
     30_000,
   );
 
-  await openAsAdmin(rig!, page, '/admin?search=broken+upload');
+  await openAsAdmin(rig(), page, '/admin?search=broken+upload');
   const row = page.locator('.admin-post-row', { hasText: 'Broken upload' });
   await row
     .locator('.admin-thumb[data-status=failed]')
@@ -314,7 +309,7 @@ test('a failed item shows its error and a placeholder; Retry queues it again and
   expect(await axeProblems(page)).toEqual([]);
 
   // Mend the owner's original on disk (the stack stores files in its data folder), then retry.
-  const originals = join(rig!.stack.dataDir, 'uploads', 'private', 'originals');
+  const originals = join(rig().stack.dataDir, 'uploads', 'private', 'originals');
   for (const file of await listFiles(originals)) {
     if ((await stat(file)).size === broken.length) await writeFile(file, blue);
   }
@@ -322,15 +317,15 @@ test('a failed item shows its error and a placeholder; Retry queues it again and
   await page.getByText('broken.jpg is being processed again.').waitFor();
   await eventually(
     async () =>
-      expect((await adminGet<PostView>(rig!, `/api/posts/${post.id}`)).media[0]!.status).toBe('ready'),
+      expect((await adminGet<PostView>(rig(), `/api/posts/${post.id}`)).media[0]!.status).toBe('ready'),
     30_000,
   );
 });
 
 test('the form, the list and the crop dialog work on a phone', async () => {
   await context.close();
-  ({ context, page } = await newAdminPage(rig!, { width: 390, height: 844 }));
-  await openAsAdmin(rig!, page);
+  ({ context, page } = await newAdminPage(rig(), { width: 390, height: 844 }));
+  await openAsAdmin(rig(), page);
   await page.getByRole('button', { name: 'New Post' }).click();
   const form = page.locator('.admin-form-card');
   await form

@@ -7,25 +7,13 @@
 import { readFile } from 'node:fs/promises';
 import type { BrowserContext, Page } from 'playwright-core';
 import yauzl from 'yauzl';
-import {
-  adminGet,
-  newAdminPage,
-  openAsAdmin,
-  screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
-} from '../support/admin-rig.js';
+import { adminGet, newAdminPage, openAsAdmin, screenshot, useAdminRig } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  rig = await startRig();
-}, 120_000);
-afterAll(() => stopRig(rig));
 afterEach(() => context?.close());
 
 const wxr = `<?xml version="1.0" encoding="UTF-8"?>
@@ -54,8 +42,8 @@ function zipNames(path: string): Promise<string[]> {
 }
 
 test('imports a WordPress export from the Backup tab: mapped category, progress, report kept in the URL', async () => {
-  ({ context, page } = await newAdminPage(rig!));
-  await openAsAdmin(rig!, page, '/admin?tab=backup');
+  ({ context, page } = await newAdminPage(rig()));
+  await openAsAdmin(rig(), page, '/admin?tab=backup');
   await page.getByRole('heading', { name: 'Import' }).waitFor();
   expect(await axeProblems(page)).toEqual([]);
   await page
@@ -77,7 +65,7 @@ test('imports a WordPress export from the Backup tab: mapped category, progress,
   await page.reload();
   await page.getByRole('heading', { name: 'Import finished' }).waitFor();
   const posts = await adminGet<{ title: string; url: string }[]>(
-    rig!,
+    rig(),
     '/api/posts?search=imported+in+the+browser&status=all',
   );
   expect(posts.map((p) => p.url).sort()).toEqual([
@@ -88,8 +76,8 @@ test('imports a WordPress export from the Backup tab: mapped category, progress,
 });
 
 test('"Export everything" downloads the archive', async () => {
-  ({ context, page } = await newAdminPage(rig!));
-  await openAsAdmin(rig!, page, '/admin?tab=backup');
+  ({ context, page } = await newAdminPage(rig()));
+  await openAsAdmin(rig(), page, '/admin?tab=backup');
   const downloading = page.waitForEvent('download');
   const requests: { method: string; url: string }[] = [];
   page.on('request', (request) => requests.push({ method: request.method(), url: request.url() }));
@@ -98,7 +86,10 @@ test('"Export everything" downloads the archive', async () => {
   const download = await downloading;
   // The one-time token and the session travel in a form's body, never in a URL.
   const { token } = (await (await linkAnswer).json()) as { token: string };
-  expect(requests).toContainEqual({ method: 'POST', url: `${rig!.stack.baseUrl}/api/admin/export/download` });
+  expect(requests).toContainEqual({
+    method: 'POST',
+    url: `${rig().stack.baseUrl}/api/admin/export/download`,
+  });
   expect(requests.filter((r) => r.url.includes(token) || r.url.includes('?t='))).toEqual([]);
   expect(page.url()).toContain('/admin');
   expect(download.suggestedFilename()).toMatch(/^blog-export-\d{4}-\d{2}-\d{2}\.zip$/);
@@ -113,8 +104,8 @@ test('"Export everything" downloads the archive', async () => {
 });
 
 test('the Backup tab on a phone-sized screen', async () => {
-  ({ context, page } = await newAdminPage(rig!, { width: 390, height: 844 }));
-  await openAsAdmin(rig!, page, '/admin?tab=backup');
+  ({ context, page } = await newAdminPage(rig(), { width: 390, height: 844 }));
+  await openAsAdmin(rig(), page, '/admin?tab=backup');
   await page.getByRole('button', { name: 'Export everything' }).waitFor();
   // Nothing wider than the screen.
   const wide = await page.evaluate(() =>

@@ -5,19 +5,13 @@
  * the admin previews while a guest gets "not found".
  */
 import { SessionKeys, type PostView } from '@blog/contracts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { XSS_CORPUS } from '../../services/posts/test/xss-corpus.js';
 import { axeProblems } from '../support/axe.js';
-import { launchBrowser } from '../support/browser.js';
-import { createPost, makeJpeg, makeMp4, signInApi, waitMediaReady } from '../support/content.js';
-import { startStack, stopAllStacks } from '../support/stack.js';
+import { useAdminRig } from '../support/admin-rig.js';
+import { createPost, makeJpeg, makeMp4, waitMediaReady } from '../support/content.js';
 
-type Stack = Awaited<ReturnType<typeof startStack>>;
-
-const ADMIN = { username: 'owner', password: 'owner-password-1234' };
-let stack: Stack | undefined;
-let browser: Browser | undefined;
-let token: string;
+const rig = useAdminRig();
 let article: PostView;
 let hostile: PostView;
 let draft: PostView;
@@ -55,12 +49,8 @@ torque: 110 Nm
 Read more at https://example.com/roadsters or ~~never~~ later.`;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ env: { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password } }),
-    launchBrowser(),
-  ]);
-  const base = stack.baseUrl;
-  token = await signInApi(base, ADMIN.username, ADMIN.password);
+  const base = rig().stack.baseUrl;
+  const { token } = rig();
   const created = await createPost(base, token, {
     title: 'Roadster weekend',
     content: ARTICLE,
@@ -108,28 +98,23 @@ beforeAll(async () => {
   });
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stopAllStacks();
-});
-
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));
 });
 
 /** A guest's page; `axe` lets axe-core in (the CSP forbids injected scripts otherwise). */
 async function newPage(options: { axe?: boolean; admin?: boolean } = {}): Promise<Page> {
-  const context = await browser!.newContext({ baseURL: stack!.baseUrl, bypassCSP: !!options.axe });
+  const context = await rig().browser.newContext({ baseURL: rig().stack.baseUrl, bypassCSP: !!options.axe });
   contexts.push(context);
   context.setDefaultTimeout(10_000);
   if (options.admin) {
     await context.addInitScript(
-      ({ keys, value }) => {
+      ({ keys, value, username }) => {
         localStorage.setItem(keys.token, value);
-        localStorage.setItem(keys.username, 'owner');
+        localStorage.setItem(keys.username, username);
         localStorage.setItem(keys.role, 'admin');
       },
-      { keys: SessionKeys, value: token },
+      { keys: SessionKeys, value: rig().token, username: rig().stack.admin.username },
     );
   }
   return context.newPage();

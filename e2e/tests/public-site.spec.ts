@@ -5,28 +5,20 @@
 import type { PostView } from '@blog/contracts';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { axeProblems } from '../support/axe.js';
-import { launchBrowser } from '../support/browser.js';
-import { createPost, makeJpeg, makeMp4, signInApi, waitMediaReady } from '../support/content.js';
-import { startStack, stopAllStacks } from '../support/stack.js';
+import { useAdminRig } from '../support/admin-rig.js';
+import { createPost, makeJpeg, makeMp4, waitMediaReady } from '../support/content.js';
 
-type Stack = Awaited<ReturnType<typeof startStack>>;
-
-let stack: Stack | undefined;
-let browser: Browser | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 let showcase: PostView;
 const SOURDOUGH_POSTS = 32;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ env: { ADMIN_USERNAME: 'owner', ADMIN_PASSWORD: 'owner-password-1234' } }),
-    launchBrowser(),
-  ]);
-  const base = stack.baseUrl;
-  const token = await signInApi(base, 'owner', 'owner-password-1234');
+  const base = rig().stack.baseUrl;
+  const { token } = rig();
   for (let i = 1; i <= SOURDOUGH_POSTS; i++) {
     await createPost(base, token, {
       title: `Sourdough diary day ${i}`,
@@ -56,13 +48,8 @@ beforeAll(async () => {
   showcase = await waitMediaReady(base, token, created.id);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stopAllStacks(); // also one whose start a failing beforeAll abandoned
-});
-
 beforeEach(async () => {
-  context = await browser!.newContext({ baseURL: stack!.baseUrl, bypassCSP: true });
+  context = await rig().browser.newContext({ baseURL: rig().stack.baseUrl, bypassCSP: true });
   context.setDefaultTimeout(10_000);
   page = await context.newPage();
 });
@@ -221,8 +208,8 @@ describe('navigation', () => {
   });
 
   test('phone: the menu toggle and the section sidebar drawer (Escape and overlay close it)', async () => {
-    const phone = await browser!.newContext({
-      baseURL: stack!.baseUrl,
+    const phone = await rig().browser.newContext({
+      baseURL: rig().stack.baseUrl,
       viewport: { width: 390, height: 844 },
       hasTouch: true,
     });
@@ -357,7 +344,7 @@ describe('post page', () => {
     const video = page.locator('.carousel-slide video');
     expect(await video.getAttribute('poster')).toMatch(/^\/uploads\//);
     const src = (await video.getAttribute('src'))!;
-    const ranged = await fetch(`${stack!.baseUrl}${src}`, { headers: { Range: 'bytes=100-199' } });
+    const ranged = await fetch(`${rig().stack.baseUrl}${src}`, { headers: { Range: 'bytes=100-199' } });
     expect(ranged.status).toBe(206);
     expect((await ranged.arrayBuffer()).byteLength).toBe(100);
 
@@ -413,7 +400,7 @@ describe('post page', () => {
 
 describe('about, contact and subscribe', () => {
   async function outboxMessages(): Promise<string[]> {
-    const dir = join(stack!.dataDir, 'outbox');
+    const dir = join(rig().stack.dataDir, 'outbox');
     const files = await readdir(dir).catch(() => [] as string[]);
     return Promise.all(files.map((f) => readFile(join(dir, f), 'utf8')));
   }

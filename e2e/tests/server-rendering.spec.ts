@@ -4,27 +4,19 @@
  * no console error and no hydration mismatch, and in-app navigation that fetches data only.
  */
 import type { PostView } from '@blog/contracts';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { axeProblems } from '../support/axe.js';
-import { launchBrowser } from '../support/browser.js';
-import { createPost, makeJpeg, signInApi, waitMediaReady } from '../support/content.js';
-import { startStack, stopAllStacks } from '../support/stack.js';
+import { useAdminRig } from '../support/admin-rig.js';
+import { createPost, makeJpeg, waitMediaReady } from '../support/content.js';
 
-type Stack = Awaited<ReturnType<typeof startStack>>;
-
-let stack: Stack | undefined;
-let browser: Browser | undefined;
+const rig = useAdminRig();
 let post: PostView;
 const contexts: BrowserContext[] = [];
 const LOG_POSTS = 17;
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ env: { ADMIN_USERNAME: 'owner', ADMIN_PASSWORD: 'owner-password-1234' } }),
-    launchBrowser(),
-  ]);
-  const base = stack.baseUrl;
-  const token = await signInApi(base, 'owner', 'owner-password-1234');
+  const base = rig().stack.baseUrl;
+  const { token } = rig();
   for (let i = 1; i <= LOG_POSTS; i++) {
     await createPost(base, token, {
       title: `Workshop log ${i}`,
@@ -47,18 +39,13 @@ beforeAll(async () => {
   post = await waitMediaReady(base, token, created.id);
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await stopAllStacks();
-});
-
 afterEach(async () => {
   await Promise.all(contexts.splice(0).map((c) => c.close()));
 });
 
 async function newPage(options: { javaScript?: boolean; axe?: boolean } = {}): Promise<Page> {
-  const context = await browser!.newContext({
-    baseURL: stack!.baseUrl,
+  const context = await rig().browser.newContext({
+    baseURL: rig().stack.baseUrl,
     javaScriptEnabled: options.javaScript ?? true,
     bypassCSP: !!options.axe,
   });
@@ -128,8 +115,8 @@ describe('without JavaScript', () => {
   });
 
   test('a phone without JavaScript still has the menu', async () => {
-    const context = await browser!.newContext({
-      baseURL: stack!.baseUrl,
+    const context = await rig().browser.newContext({
+      baseURL: rig().stack.baseUrl,
       javaScriptEnabled: false,
       viewport: { width: 390, height: 844 },
     });
@@ -246,7 +233,10 @@ describe('with JavaScript', () => {
   });
 
   test('dates show in the reader’s time zone once hydrated (UTC in the server’s HTML)', async () => {
-    const context = await browser!.newContext({ baseURL: stack!.baseUrl, timezoneId: 'Asia/Tokyo' });
+    const context = await rig().browser.newContext({
+      baseURL: rig().stack.baseUrl,
+      timezoneId: 'Asia/Tokyo',
+    });
     contexts.push(context);
     const page = await context.newPage();
     const html = await (await page.goto(post.url!))!.text();

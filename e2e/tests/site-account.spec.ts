@@ -14,22 +14,16 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig();
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  rig = await startRig();
-}, 120_000);
-afterAll(() => stopRig(rig));
 beforeEach(async () => {
-  ({ context, page } = await newAdminPage(rig!));
+  ({ context, page } = await newAdminPage(rig()));
 });
 afterEach(() => context.close());
 
@@ -39,7 +33,7 @@ const codeAt = (secret: string, offsetSteps = 0) =>
   });
 
 test('the Site tab edits the welcome text; the home page shows it', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=site');
+  await openAsAdmin(rig(), page, '/admin?tab=site');
   const form = page.locator('form.admin-site');
   await form.getByLabel('Welcome text').waitFor();
   expect(await axeProblems(page)).toEqual([]);
@@ -57,11 +51,11 @@ test('the Site tab edits the welcome text; the home page shows it', async () => 
   await form.getByLabel('Site title').fill('');
   await form.getByRole('button', { name: 'Save Site' }).click();
   await form.getByRole('alert').filter({ hasText: /title/ }).waitFor();
-  expect((await adminGet<{ title: string }>(rig!, '/api/site')).title).not.toBe('');
+  expect((await adminGet<{ title: string }>(rig(), '/api/site')).title).not.toBe('');
 });
 
 test('uploading a banner in the Site tab: processed, shown in the header of every page', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=site');
+  await openAsAdmin(rig(), page, '/admin?tab=site');
   const picker = page.getByLabel('Banner image');
   await picker.waitFor();
   const wide = await sharp({
@@ -72,7 +66,7 @@ test('uploading a banner in the Site tab: processed, shown in the header of ever
   await picker.setInputFiles([{ name: 'banner.jpg', mimeType: 'image/jpeg', buffer: wide }]);
   await page.getByRole('button', { name: 'Upload banner' }).click();
   await page.getByText('Banner uploaded.').waitFor();
-  const { bannerImage } = await adminGet<{ bannerImage: string }>(rig!, '/api/site');
+  const { bannerImage } = await adminGet<{ bannerImage: string }>(rig(), '/api/site');
   expect(bannerImage).toMatch(/^\/uploads\/media\/site\/banner-/);
 
   await page.goto('/');
@@ -92,11 +86,11 @@ test('uploading a banner in the Site tab: processed, shown in the header of ever
   ]);
   await page.getByRole('button', { name: 'Upload banner' }).click();
   await page.getByRole('alert').filter({ hasText: /Error/ }).waitFor();
-  expect((await adminGet<{ bannerImage: string }>(rig!, '/api/site')).bannerImage).toBe(bannerImage);
+  expect((await adminGet<{ bannerImage: string }>(rig(), '/api/site')).bannerImage).toBe(bannerImage);
 });
 
 test('renaming a model in the tree: the URL preview follows, the post form offers it, an old link lands on the new page', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=site');
+  await openAsAdmin(rig(), page, '/admin?tab=site');
   await page.locator('.tree-category > summary', { hasText: 'Garage' }).click();
   const segment = page.getByLabel('URL segment of Car One');
   const id = (await segment.getAttribute('id'))!.replace(/^segment-/, '');
@@ -116,7 +110,7 @@ test('renaming a model in the tree: the URL preview follows, the post form offer
   expect(await form.getByLabel('Sub-submenu').locator('option').allTextContents()).toContain('Red Roadster');
 
   // An old link (bookmarked, shared) answers 301 and shows the renamed model's page.
-  const visitor = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl });
+  const visitor = await rig().browser.newContext({ baseURL: rig().stack.baseUrl });
   try {
     const reader = await visitor.newPage();
     await eventually(async () => {
@@ -131,12 +125,12 @@ test('renaming a model in the tree: the URL preview follows, the post form offer
 });
 
 test('closing registration in the Site tab: the register page says so', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=site');
+  await openAsAdmin(rig(), page, '/admin?tab=site');
   const form = page.locator('form.admin-site');
   await form.getByRole('switch').uncheck();
   await form.getByRole('button', { name: 'Save Site' }).click();
   await form.getByText('Site settings saved.').waitFor();
-  const visitor = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl });
+  const visitor = await rig().browser.newContext({ baseURL: rig().stack.baseUrl });
   try {
     const register = await visitor.newPage();
     await eventually(async () => {
@@ -152,26 +146,26 @@ test('closing registration in the Site tab: the register page says so', async ()
 });
 
 test('the Users tab changes a role', async () => {
-  const base = rig!.stack.baseUrl;
+  const base = rig().stack.baseUrl;
   await fetch(`${base}/api/auth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ username: 'helper', password: 'helper-password' }),
   });
-  await openAsAdmin(rig!, page, '/admin?tab=users');
+  await openAsAdmin(rig(), page, '/admin?tab=users');
   const role = page.getByLabel('Role of helper');
   await role.selectOption('admin');
   await eventually(async () => {
-    const users = await adminGet<{ username: string; role: string }[]>(rig!, '/api/auth/users');
+    const users = await adminGet<{ username: string; role: string }[]>(rig(), '/api/auth/users');
     expect(users.find((u) => u.username === 'helper')?.role).toBe('admin');
   });
   // The owner's own row has no Delete button; the last-admin rule is the server's.
   await page.getByRole('button', { name: 'Delete helper' }).waitFor();
-  expect(await page.getByRole('button', { name: `Delete ${rig!.stack.admin.username}` }).count()).toBe(0);
+  expect(await page.getByRole('button', { name: `Delete ${rig().stack.admin.username}` }).count()).toBe(0);
 });
 
 test('two-factor sign-in: set up from the QR code, then the sign-in asks for a code', async () => {
-  await openAsAdmin(rig!, page, '/admin?tab=account');
+  await openAsAdmin(rig(), page, '/admin?tab=account');
   await page.getByRole('button', { name: 'Set up two-factor sign-in' }).click();
   await page.getByRole('img', { name: 'QR code for your authenticator app' }).waitFor();
   expect(await axeProblems(page)).toEqual([]);
@@ -180,19 +174,19 @@ test('two-factor sign-in: set up from the QR code, then the sign-in asks for a c
   // Turning it on asks for the password beside the code.
   await page.getByRole('button', { name: 'Turn on' }).click();
   await page.getByRole('alert').filter({ hasText: 'password is required' }).waitFor();
-  await page.getByLabel('Your password').fill(rig!.stack.admin.password);
+  await page.getByLabel('Your password').fill(rig().stack.admin.password);
   await page.getByRole('button', { name: 'Turn on' }).click();
   const codes = page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem');
   await codes.first().waitFor();
   expect(await codes.count()).toBe(10);
   await screenshot(page, 'account-two-factor');
 
-  const fresh = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl, bypassCSP: true });
+  const fresh = await rig().browser.newContext({ baseURL: rig().stack.baseUrl, bypassCSP: true });
   try {
     const login = await fresh.newPage();
     await login.goto('/login');
-    await login.getByLabel('Username').fill(rig!.stack.admin.username);
-    await login.getByLabel('Password').fill(rig!.stack.admin.password);
+    await login.getByLabel('Username').fill(rig().stack.admin.username);
+    await login.getByLabel('Password').fill(rig().stack.admin.password);
     await login.getByRole('button', { name: 'Sign in' }).click();
     await login.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
     expect(await axeProblems(login)).toEqual([]);
@@ -208,7 +202,7 @@ test('two-factor sign-in: set up from the QR code, then the sign-in asks for a c
 
   // Five wrong codes lock the account's code checks; the sixth try says until when, and so does the page.
   await page.getByRole('button', { name: 'I have saved them' }).click();
-  await page.getByLabel('Your password').fill(rig!.stack.admin.password);
+  await page.getByLabel('Your password').fill(rig().stack.admin.password);
   const turnOff = async (code: string) => {
     await page.getByLabel(/^Code from your authenticator app/).fill(code);
     const answer = page.waitForResponse((r) => r.url().endsWith('/api/auth/2fa/disable'));

@@ -10,9 +10,7 @@ import {
   newAdminPage,
   openAsAdmin,
   screenshot,
-  startRig,
-  stopRig,
-  type AdminRig,
+  useAdminRig,
 } from '../support/admin-rig.js';
 import { axeProblems } from '../support/axe.js';
 import { createPost } from '../support/content.js';
@@ -21,20 +19,16 @@ import { createPost } from '../support/content.js';
 const READER =
   'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36';
 
-let rig: AdminRig | undefined;
+const rig = useAdminRig({ VIEW_FLUSH_MS: '100' });
 let context: BrowserContext;
 let page: Page;
 
-beforeAll(async () => {
-  rig = await startRig({ VIEW_FLUSH_MS: '100' });
-}, 120_000);
-afterAll(() => stopRig(rig));
 afterEach(() => context?.close());
 
 const today = () => new Date().toISOString().slice(0, 10);
 
 test('a guest reading three pages moves the chart and the top posts; the admin counts nothing', async () => {
-  const post = await createPost(rig!.stack.baseUrl, rig!.token, {
+  const post = await createPost(rig().stack.baseUrl, rig().token, {
     title: 'Read by a guest',
     content: 'Worth reading.',
     category: 'Garage',
@@ -42,10 +36,10 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
     submenu2: 'Car One',
   });
   const before = await adminGet<{ days: { views: number }[] }>(
-    rig!,
+    rig(),
     `/api/admin/stats?from=${today()}&to=${today()}`,
   );
-  const guest = await rig!.browser.newContext({ baseURL: rig!.stack.baseUrl, userAgent: READER });
+  const guest = await rig().browser.newContext({ baseURL: rig().stack.baseUrl, userAgent: READER });
   const reader = await guest.newPage();
   await reader.goto('/');
   await reader.getByRole('link', { name: 'Read by a guest' }).first().click();
@@ -58,14 +52,14 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
   await guest.close();
   await eventually(async () => {
     const now = await adminGet<{ days: { views: number }[] }>(
-      rig!,
+      rig(),
       `/api/admin/stats?from=${today()}&to=${today()}`,
     );
     expect(now.days[0]!.views).toBe(before.days[0]!.views + 3);
   });
 
-  ({ context, page } = await newAdminPage(rig!));
-  await openAsAdmin(rig!, page, '/admin?tab=stats&range=7');
+  ({ context, page } = await newAdminPage(rig()));
+  await openAsAdmin(rig(), page, '/admin?tab=stats&range=7');
   await page.getByRole('img', { name: /Views \(bars\) and visitors \(line\) per day/ }).waitFor();
   const top = page.getByRole('table', { name: 'Top posts' });
   await top.getByRole('link', { name: 'Read by a guest', exact: true }).waitFor();
@@ -87,22 +81,22 @@ test('a guest reading three pages moves the chart and the top posts; the admin c
 
   // The admin's own reading sends no beacon.
   const counted = await adminGet<{ days: { views: number }[] }>(
-    rig!,
+    rig(),
     `/api/admin/stats?from=${today()}&to=${today()}`,
   );
   await page.goto(post.url!);
   await page.getByRole('heading', { level: 1, name: 'Read by a guest' }).waitFor();
   await page.waitForTimeout(500);
   const after = await adminGet<{ days: { views: number }[] }>(
-    rig!,
+    rig(),
     `/api/admin/stats?from=${today()}&to=${today()}`,
   );
   expect(after.days[0]!.views).toBe(counted.days[0]!.views);
 }, 90_000);
 
 test('the Stats tab on a phone-sized screen, with axe', async () => {
-  ({ context, page } = await newAdminPage(rig!, { width: 390, height: 844 }));
-  await openAsAdmin(rig!, page, '/admin?tab=stats');
+  ({ context, page } = await newAdminPage(rig(), { width: 390, height: 844 }));
+  await openAsAdmin(rig(), page, '/admin?tab=stats');
   await page.getByText(/by \d+ visitors? in/).waitFor();
   const wide = await page.evaluate(() =>
     [...document.querySelectorAll('body *')]
