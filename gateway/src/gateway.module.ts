@@ -20,13 +20,11 @@ import { SiteConfigSource } from './pages/site-config.service.js';
 import { SiteAdminController } from './pages/site-admin.controller.js';
 import { ImportsController } from './imports/imports.controller.js';
 import { ExportController } from './imports/export.controller.js';
-import { ExportService } from './imports/export.service.js';
-import { LocationStripper } from './imports/strip-location.js';
 import { StatsController } from './stats/stats.controller.js';
 import { VIEW_CLOCK, ViewCounter, type Clock } from './stats/view-counter.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
-import { resolveBinaries, type ObjectStorage } from '@blog/server-kit';
+import type { ObjectStorage } from '@blog/server-kit';
 
 @Module({})
 export class GatewayModule {
@@ -67,8 +65,6 @@ export class GatewayModule {
         SiteConfigSource,
         PagesService,
         FeedsService,
-        ExportService,
-        { provide: LocationStripper, useFactory: () => new LocationStripper(resolveBinaries().ffmpeg) },
         ViewCounter,
         { provide: VIEW_CLOCK, useValue: clock },
       ],

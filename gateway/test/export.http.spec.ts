@@ -5,7 +5,7 @@
  * location atoms; pixels unchanged), a video that cannot be cleaned left out and listed in
  * blog.json's notes, and one Markdown file per post with front matter; admins only.
  */
-import { blogArchiveSchema, type PostView } from '@blog/contracts';
+import { blogArchiveSchema, type ExportReport, type PostView } from '@blog/contracts';
 import { resolveBinaries, run } from '@blog/server-kit';
 import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -106,10 +106,33 @@ describe('export everything', () => {
       throw new Error(`create answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as PostView;
   };
-  const exportZip = async (token = admin) =>
-    fetch(`${stack.baseUrl}/api/admin/export`, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
+  /** An export run to its end (its report polled), answered by its archive's download. */
+  const finishedExport = async (token = admin): Promise<ExportReport> => {
+    const started = await api(stack, '/api/admin/export', { method: 'POST', token });
+    expect([started.status, started.json]).toEqual([
+      202,
+      expect.objectContaining({ id: expect.any(String), state: expect.any(String) }),
+    ]);
+    const { id } = started.json as unknown as ExportReport;
+    for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
+      const report = (await api(stack, `/api/admin/export/jobs/${id}`, { token }))
+        .json as unknown as ExportReport;
+      if (report.state === 'done' || report.state === 'failed') return report;
+      if (Date.now() > deadline) throw new Error(`export still ${report.state}: ${JSON.stringify(report)}`);
+    }
+  };
+  const exportZip = async (token = admin) => {
+    const report = await finishedExport(token);
+    expect(report).toMatchObject({
+      state: 'done',
+      percent: 100,
+      posts: report.total,
+      bytes: expect.any(Number),
     });
+    return fetch(`${stack.baseUrl}/api/admin/export/jobs/${report.id}/archive`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+  };
 
   beforeAll(async () => {
     stack = await startTestStack();
@@ -339,8 +362,18 @@ describe('export everything', () => {
     });
     afterAll(() => replica?.close());
 
+    /** A finished export whose archive the links download. */
+    let exported: ExportReport;
+    beforeAll(async () => {
+      exported = await finishedExport();
+    }, 60_000);
+
     const askLink = async (session: string) => {
-      const answer = await api(stack, '/api/admin/export/link', { method: 'POST', token: session });
+      const answer = await api(stack, '/api/admin/export/link', {
+        method: 'POST',
+        token: session,
+        body: { id: exported.id },
+      });
       expect(answer.status).toBe(200);
       return answer.json as unknown as { action: string; token: string; expiresInSeconds: number };
     };
@@ -373,6 +406,14 @@ describe('export everything', () => {
       expect((await post(stack.baseUrl, other.action, { token: other.token, session: admin })).status).toBe(
         401,
       );
+
+      // A link is only for an export that exists and is finished.
+      const unknown = await api(stack, '/api/admin/export/link', {
+        method: 'POST',
+        token: admin,
+        body: { id: '00000000-0000-4000-8000-000000000000' },
+      });
+      expect(unknown.status).toBe(404);
 
       // The token is never a session, and the old query-string download is gone.
       expect((await api(stack, '/api/auth/account', { token: link.token })).status).toBe(401);
@@ -435,12 +476,20 @@ describe('export everything', () => {
   });
 
   it('is for admins only', async () => {
-    expect((await exportZip('')).status).toBe(401);
+    const start = (token: string) => api(stack, '/api/admin/export', { method: 'POST', token });
+    expect((await start('')).status).toBe(401);
+    const { id } = (await finishedExport()) as ExportReport;
     await api(stack, '/api/auth/register', {
       body: { username: 'exporter', password: 'exporter-password-1' },
     });
     const user = await loginAs(stack, 'exporter', 'exporter-password-1');
-    expect((await exportZip(user)).status).toBe(403);
+    expect((await start(user)).status).toBe(403);
+    // The archive waits in private storage: never served as an upload.
+    expect((await fetch(`${stack.baseUrl}/uploads/private/exports/${id}.zip`)).status).toBe(404);
+    for (const path of [`/api/admin/export/jobs/${id}`, `/api/admin/export/jobs/${id}/archive`]) {
+      expect((await api(stack, path, { token: '' })).status).toBe(401);
+      expect((await api(stack, path, { token: user })).status).toBe(403);
+    }
     expect((await api(stack, '/api/admin/export/link', { method: 'POST', token: user })).status).toBe(403);
   });
 });

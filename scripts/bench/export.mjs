@@ -1,6 +1,7 @@
 // Export benchmark: a blog of 10,000 posts (BENCH_EXPORT_POSTS) and 5 GB of media originals
-// (BENCH_EXPORT_MEDIA_MB, in 100 MB files) exported through GET /api/admin/export; the
-// archive is read to the end and counted, the gateway's RSS sampled from /proc every 100 ms.
+// (BENCH_EXPORT_MEDIA_MB, in 100 MB files) exported as a job (POST /api/admin/export, its
+// report polled), then downloaded; the archive is read to the end and counted, the posts
+// service's RSS (it writes the archive) and the gateway's (it streams it) sampled from /proc.
 // Memory that stays flat while gigabytes go by is the point. The media are real QuickTime
 // videos (raw frames, so 100 MB is quick to make): the export re-muxes each one to remove its
 // location data, through a temporary file.
@@ -41,25 +42,42 @@ async function makeVideo() {
   }
 }
 
-/** Exports once: seconds, bytes, and the gateway's RSS before and at its peak. */
-async function exportOnce(stack, token, pid) {
-  const idle = await rssKb(pid);
-  const sampler = sampleRss(pid);
+/**
+ * One export through the API as the dashboard makes it: started, its report polled every
+ * 200 ms until it ends, then its archive downloaded (the response, unread).
+ */
+export async function exportArchive(baseUrl, headers) {
+  const started = await fetch(`${baseUrl}/api/admin/export`, { method: 'POST', headers });
+  let report = await started.json();
+  if (started.status !== 202)
+    throw new Error(`export start answered ${started.status}: ${JSON.stringify(report)}`);
+  while (report.state !== 'done') {
+    if (report.state === 'failed') throw new Error(`export failed: ${report.reason}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    report = await (await fetch(`${baseUrl}/api/admin/export/jobs/${report.id}`, { headers })).json();
+  }
+  return fetch(`${baseUrl}/api/admin/export/jobs/${report.id}/archive`, { headers });
+}
+
+/** Exports once: seconds, bytes, and the RSS of the posts service and the gateway before and at their peak. */
+async function exportOnce(stack, token, pids) {
+  const idle = { posts: await rssKb(pids.posts), gateway: await rssKb(pids.gateway) };
+  const samplers = { posts: sampleRss(pids.posts), gateway: sampleRss(pids.gateway) };
   const started = performance.now();
-  const response = await fetch(`${stack.baseUrl}/api/admin/export`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
+  const response = await exportArchive(stack.baseUrl, { authorization: `Bearer ${token}` });
   let bytes = 0;
   for await (const chunk of response.body) bytes += chunk.length;
   const seconds = (performance.now() - started) / 1000;
-  const peak = Math.max(idle, sampler.stop());
+  const peak = { posts: samplers.posts.stop(), gateway: samplers.gateway.stop() };
   return {
     status: response.status,
     seconds: Math.round(seconds * 10) / 10,
     archiveMb: Math.round(bytes / 1024 / 1024),
     mbPerSecond: Math.round(bytes / 1024 / 1024 / seconds),
-    gatewayIdleRssMb: Math.round(idle / 1024),
-    gatewayPeakRssMb: Math.round(peak / 1024),
+    postsIdleRssMb: Math.round(idle.posts / 1024),
+    postsPeakRssMb: Math.round(Math.max(idle.posts, peak.posts) / 1024),
+    gatewayIdleRssMb: Math.round(idle.gateway / 1024),
+    gatewayPeakRssMb: Math.round(Math.max(idle.gateway, peak.gateway) / 1024),
   };
 }
 
@@ -70,9 +88,9 @@ export async function benchExport() {
   });
   try {
     await seedPosts(stack.databaseUrl, POSTS);
-    const pid = (await stackPids(stack)).gateway;
+    const pids = await stackPids(stack);
     const token = await signInToken(stack.baseUrl, ADMIN);
-    const postsOnly = await exportOnce(stack, token, pid);
+    const postsOnly = await exportOnce(stack, token, pids);
 
     // The media: 100 MB files in the stack's own storage, each an item of one of the first posts.
     const storage = await createStorage({ DATA_DIR: stack.dataDir });
@@ -95,7 +113,7 @@ export async function benchExport() {
     } finally {
       await db.end();
     }
-    const withMedia = await exportOnce(stack, token, pid);
+    const withMedia = await exportOnce(stack, token, pids);
     return { posts: POSTS, mediaMb: MEDIA_MB, postsOnly, withMedia };
   } finally {
     await stack.stop();

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
+import { exportArchive } from './export.mjs';
 import { writeWxr } from './import.mjs';
 import { benchTargets, signInToken } from './measure.mjs';
 import { makePhoto } from './media.mjs';
@@ -214,7 +215,7 @@ const steps = {
   },
 
   async export({ baseUrl, headers }) {
-    const response = await fetch(`${baseUrl}/api/admin/export`, { headers });
+    const response = await exportArchive(baseUrl, headers);
     let bytes = 0;
     for await (const chunk of response.body) bytes += chunk.length;
     return { status: response.status, archiveMb: Math.round(bytes / 1024 / 1024) };

@@ -95,10 +95,39 @@ export const blogArchiveSchema = z.object({
 });
 export type BlogArchive = Omit<z.infer<typeof blogArchiveSchema>, 'site'> & { site: SiteConfig };
 
-/** posts.exportBatch: the next page of posts after `afterId`, each with everything the archive keeps. */
+/** The export's walk: the next page of posts after `afterId`, each with everything the archive keeps. */
 export interface ExportBatch {
   posts: (Omit<ArchivePost, 'media'> & {
     media: (Omit<ArchiveMedia, 'file'> & { originalKey: string | null; position: number })[];
   })[];
   lastId: number | null;
+}
+
+export type ExportState = 'queued' | 'running' | 'done' | 'failed';
+
+/** Where an export job stands (posts.export.report), and what its archive holds once done. */
+export interface ExportReport {
+  id: string;
+  state: ExportState;
+  percent: number;
+  /** Posts in the blog when the export began, and those written to the archive so far. */
+  total: number;
+  posts: number;
+  /** Originals and banner files written, and those left out (each named in blog.json's notes). */
+  files: number;
+  leftOut: number;
+  /** The archive's size in bytes, once done. */
+  bytes: number | null;
+  /** Why the export failed. */
+  reason?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A finished archive is kept this long (in private storage) for its download; a later export removes it after. */
+export const EXPORT_KEEP_HOURS = 24;
+
+/** Where an export's archive waits for its download: a private key, never served under /uploads. */
+export function exportArchiveKey(id: string): string {
+  return `private/exports/${id}.zip`;
 }

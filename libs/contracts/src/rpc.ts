@@ -37,10 +37,10 @@ export const Patterns = {
     importReport: 'posts.import.report',
     /** The post an old URL of an imported post leads to (its current path), or null. */
     oldPath: 'posts.oldPath',
-    /** The export's walk: the next posts after an id, with their source, media and old paths. */
-    exportBatch: 'posts.exportBatch',
-    /** This blog's identity for its archives (ArchiveBlog: its id and public address). */
-    blogIdentity: 'posts.blog.identity',
+    /** Starts an export of the whole blog (answers its ExportReport); the job queue writes the archive. */
+    exportStart: 'posts.export.start',
+    /** Where an export stands (ExportReport). */
+    exportReport: 'posts.export.report',
     /** Uses up an export download link's id ({ id, expiresAt } → true the first time only, whichever gateway asks). */
     claimExportLink: 'posts.export.claimLink',
     /** A batch of counted page views (ViewBatch), stored once per batch id. */

@@ -1,6 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import type { SiteConfig } from '@blog/contracts';
-import { IdempotencyKeys1764300000000, ServiceCoreModule, type ObjectStorage } from '@blog/server-kit';
+import {
+  IdempotencyKeys1764300000000,
+  resolveBinaries,
+  ServiceCoreModule,
+  type ObjectStorage,
+} from '@blog/server-kit';
 import type { PostsConfig } from './config.js';
 import { CreatePosts1763810000000 } from './migrations/1763810000000-CreatePosts.js';
 import { SlugPrefixIndex1763820000000 } from './migrations/1763820000000-SlugPrefixIndex.js';
@@ -25,7 +30,13 @@ import { StatsController } from './stats/stats.controller.js';
 import { StatsService } from './stats/stats.service.js';
 import { PostgresStatsRepository, StatsRepository } from './stats/stats.repository.js';
 import { ImportService } from './import/import.service.js';
-import { ExportBatchService } from './import/export-batch.service.js';
+import { ExportBatchService } from './archive/export-batch.service.js';
+import { ArchiveWriter } from './archive/archive-writer.js';
+import { AuthClient } from './archive/auth-client.js';
+import { ExportController } from './archive/export.controller.js';
+import { ExportJobs } from './archive/export-jobs.js';
+import { LocationStripper } from './archive/strip-location.js';
+import { ExportJobs1764880000000 } from './migrations/1764880000000-ExportJobs.js';
 import { MailClient, MediaClient } from './import/media-client.js';
 import { SiteSettings1764400000000 } from './migrations/1764400000000-SiteSettings.js';
 import { ImportSources1764600000000 } from './migrations/1764600000000-ImportSources.js';
@@ -54,6 +65,7 @@ export const POSTS_MIGRATIONS = [
   ImportAttempts1764810000000,
   StatsAggregatesOnly1764830000000,
   UsedExportLinks1764870000000,
+  ExportJobs1764880000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -71,7 +83,7 @@ export class PostsModule {
           migrations: POSTS_MIGRATIONS,
         }),
       ],
-      controllers: [PostsController, SiteController, ImportController, StatsController],
+      controllers: [PostsController, SiteController, ImportController, ExportController, StatsController],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
         { provide: POSTS_CONFIG, useValue: config },
@@ -86,6 +98,10 @@ export class PostsModule {
         MailClient,
         ImportService,
         ExportBatchService,
+        AuthClient,
+        ArchiveWriter,
+        ExportJobs,
+        { provide: LocationStripper, useFactory: () => new LocationStripper(resolveBinaries().ffmpeg) },
         BlogIdentity,
         { provide: StatsRepository, useClass: PostgresStatsRepository },
         StatsService,

@@ -12,7 +12,10 @@ export const postsConfigSchema = z
     /** Where the media service listens under TRANSPORT=tcp: imported media are queued there at once. */
     MEDIA_HOST: envSchemas.host('127.0.0.1'),
     MEDIA_PORT: envSchemas.port(4003),
-    /** Where the mail service listens under TRANSPORT=tcp: an export's subscribers go back there. */
+    /** Where the auth service listens under TRANSPORT=tcp: an export lists the accounts. */
+    AUTH_HOST: envSchemas.host('127.0.0.1'),
+    AUTH_PORT: envSchemas.port(4001),
+    /** Where the mail service listens under TRANSPORT=tcp: an export lists the subscribers, an import restores them. */
     MAIL_HOST: envSchemas.host('127.0.0.1'),
     MAIL_PORT: envSchemas.port(4004),
     /** The blog's public address: its archives name it, and an archive made at it is this blog's. */

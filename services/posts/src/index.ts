@@ -18,4 +18,4 @@ export async function startPostsService(config: PostsConfig, env: NodeJS.Process
   });
 }
 export { POSTS_MIGRATIONS } from './app.module.js';
-export { ARCHIVE_ENTRY_READ, type ArchiveEntryRead } from './import/archive-reader.js';
+export { ARCHIVE_ENTRY_READ, type ArchiveEntryRead } from './archive/archive-reader.js';

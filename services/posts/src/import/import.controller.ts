@@ -7,25 +7,16 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SiteSettings } from '../site/site-settings.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
-import { BlogIdentity } from './blog-identity.js';
-import { ExportBatchService } from './export-batch.service.js';
 import { ImportService } from './import.service.js';
 
 const oldPathSchema = z.object({ path: z.string().max(1000) });
-const linkClaimSchema = z.object({ id: z.uuid(), expiresAt: z.coerce.date() });
-const batchSchema = z.object({
-  afterId: z.number().int().min(0).default(0),
-  limit: z.number().int().min(1).max(500).default(200),
-});
 
-/** The dashboard's imports and exports, and the old URLs of imported posts. */
+/** The dashboard's imports, and the old URLs of imported posts. */
 @Controller()
 export class ImportController {
   constructor(
     private readonly imports: ImportService,
-    private readonly exports: ExportBatchService,
     private readonly settings: SiteSettings,
-    private readonly identity: BlogIdentity,
     @InjectDataSource() private readonly db: DataSource,
   ) {}
 
@@ -40,24 +31,6 @@ export class ImportController {
   }
 
   /** The current path of the post an old URL ("/?p=12", "/2019/05/my-post") belonged to, or null. */
-  @MessagePattern(Patterns.posts.exportBatch)
-  exportBatch(@Payload() message: RpcEnvelope<unknown>) {
-    const { afterId, limit } = parseOrThrow(batchSchema, message.data ?? {});
-    return this.exports.batch(afterId, limit);
-  }
-
-  /** What the export writes as the archive's `blog`: an import of it here then knows it as this blog's. */
-  @MessagePattern(Patterns.posts.blogIdentity)
-  blogIdentity() {
-    return this.identity.current();
-  }
-
-  @MessagePattern(Patterns.posts.claimExportLink)
-  claimExportLink(@Payload() message: RpcEnvelope<unknown>): Promise<boolean> {
-    const { id, expiresAt } = parseOrThrow(linkClaimSchema, message.data);
-    return this.exports.claimLink(id, expiresAt);
-  }
-
   @MessagePattern(Patterns.posts.oldPath)
   async oldPath(@Payload() message: RpcEnvelope<unknown>): Promise<string | null> {
     const { path } = parseOrThrow(oldPathSchema, message.data);

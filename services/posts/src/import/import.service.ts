@@ -50,8 +50,8 @@ import {
   shareArchiveFiles,
   openBlogArchive,
   type OpenedArchive,
-} from './archive-entries.js';
-import type { StoredArchive } from './archive-reader.js';
+} from '../archive/archive-entries.js';
+import type { StoredArchive } from '../archive/archive-reader.js';
 import { attemptBudget, claimAttempt, errorMessage, IMPORT_ATTEMPTS, ImportTimeout } from './import-job.js';
 import { describeBytes, IMPORT_LIMITS, ImportLimitError } from './import-limits.js';
 import { MediaFetcher } from './media-fetcher.js';

@@ -1,6 +1,12 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
-import { isRpcErrorBody, Patterns, type BlogArchive } from '@blog/contracts';
+import {
+  isRpcErrorBody,
+  Patterns,
+  type BlogArchive,
+  type MailListResult,
+  type SubscriberView,
+} from '@blog/contracts';
 import { createRpcClient, currentRequestId } from '@blog/server-kit';
 import { firstValueFrom, timeout } from 'rxjs';
 import type { PostsConfig } from '../config.js';
@@ -32,7 +38,7 @@ export class MediaClient implements OnApplicationShutdown {
   }
 }
 
-/** The posts service's own client of the mail service: an export's subscribers go back there. */
+/** The posts service's own client of the mail service: an export lists its subscribers, an import restores them. */
 @Injectable()
 export class MailClient implements OnApplicationShutdown {
   private readonly client: ClientProxy;
@@ -56,6 +62,20 @@ export class MailClient implements OnApplicationShutdown {
     );
     if (isRpcErrorBody(answer)) throw new Error(answer.error);
     return answer as { restored: number; unconfirmed: number };
+  }
+
+  /** One page of the subscribers, every status (the export's list). */
+  async listSubscribers(page: number, limit: number): Promise<MailListResult<SubscriberView>> {
+    const answer = await firstValueFrom(
+      this.client
+        .send(Patterns.mail.listSubscribers, {
+          requestId: currentRequestId() ?? 'export',
+          data: { page, limit },
+        })
+        .pipe(timeout(30_000)),
+    );
+    if (isRpcErrorBody(answer)) throw new Error(answer.error);
+    return answer as MailListResult<SubscriberView>;
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,3 +1,5 @@
+import { useState } from 'react';
+import type { ExportReport } from '@blog/contracts/blog-archive';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { StatusLine, useSubmit } from '../../../components/ui';
@@ -24,21 +26,36 @@ function postDownload(action: string, fields: Record<string, string>): void {
   form.remove();
 }
 
+/** How often the dashboard asks where a running export stands. */
+const POLL_MS = 1000;
+
 /**
- * "Export everything": the dashboard asks for a one-time link and the browser downloads the
- * .zip with it itself (a form post with the link and the session, checked again by the
- * server), saving it straight to disk with its own progress, however large.
+ * "Export everything": the server writes the archive as a job (its progress shown on the
+ * button), then the dashboard asks for a one-time link and the browser downloads the .zip
+ * with it itself (a form post with the link and the session, checked again by the server),
+ * saving it straight to disk with its own progress, however large.
  */
 export function ExportPanel() {
   const api = useApi();
   const { session } = useSession();
   const { pending, message, submit } = useSubmit();
+  const [percent, setPercent] = useState(0);
 
   const start = () =>
     submit(
       async () => {
+        setPercent(0);
+        let report = await api.request<ExportReport>('/api/admin/export', { method: 'POST' });
+        while (report.state !== 'done') {
+          if (report.state === 'failed') throw new Error(report.reason ?? 'The export failed');
+          setPercent(report.percent);
+          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+          report = await api.request<ExportReport>(`/api/admin/export/jobs/${report.id}`);
+        }
+        setPercent(100);
         const link = await api.request<{ action: string; token: string }>('/api/admin/export/link', {
           method: 'POST',
+          body: { id: report.id },
         });
         postDownload(link.action, { token: link.token, session: session?.token ?? '' });
         return 'The download has started: your browser shows its progress.';
@@ -56,7 +73,7 @@ export function ExportPanel() {
         left out and named in the archive's blog.json. Import it here again to restore the blog.
       </p>
       <button type="button" className="button" disabled={pending} onClick={() => void start()}>
-        {pending ? 'Preparing...' : 'Export everything'}
+        {pending ? `Preparing... ${percent}%` : 'Export everything'}
       </button>
       {message && <StatusLine message={message} />}
     </section>

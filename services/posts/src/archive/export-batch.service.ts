@@ -47,19 +47,6 @@ interface MediaRow {
 export class ExportBatchService {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Uses up a download link's id: true the first time, false after (on any replica, since the
-   * row is the claim). Ids of expired links are forgotten: their tokens no longer verify.
-   */
-  async claimLink(id: string, expiresAt: Date): Promise<boolean> {
-    await this.db.query(`DELETE FROM posts.used_export_links WHERE expires_at < now()`);
-    const claimed = (await this.db.query(
-      `INSERT INTO posts.used_export_links (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id`,
-      [id, expiresAt],
-    )) as unknown[];
-    return claimed.length === 1;
-  }
-
   async batch(afterId: number, limit: number): Promise<ExportBatch> {
     const posts = (await this.db.query(
       `SELECT id, title, slug, status, created_at, updated_at, category, submenu1, submenu2, place_id, tags,

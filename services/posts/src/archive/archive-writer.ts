@@ -6,23 +6,28 @@ import {
   keyFromUploadsPath,
   UPLOADS_PREFIX,
   MAIL_PAGE_MAX,
-  Patterns,
-  type ArchiveBlog,
   type ArchiveNote,
   type ArchivePost,
   type ExportBatch,
-  type MailListResult,
-  type PublicUser,
-  type SiteConfig,
-  type SubscriberView,
 } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
 import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'yaml';
 import { ZipFile } from 'yazl';
-import { ServiceClients } from '../rpc/service-clients.js';
+import { BlogIdentity } from '../import/blog-identity.js';
+import { MailClient } from '../import/media-client.js';
+import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
+import { AuthClient } from './auth-client.js';
+import { ExportBatchService } from './export-batch.service.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
+
+/** What the writer has put in the archive so far (the export job's progress). */
+export interface ArchiveProgress {
+  posts: number;
+  files: number;
+  leftOut: number;
+}
 
 const BATCH = 200;
 
@@ -68,27 +73,36 @@ function markdownFile(post: ArchivePost): string {
  * lists everything, is written last, from the pages as they went by.
  */
 @Injectable()
-export class ExportService {
+export class ArchiveWriter {
   constructor(
-    private readonly services: ServiceClients,
+    private readonly batches: ExportBatchService,
+    private readonly settings: SiteSettings,
+    private readonly identity: BlogIdentity,
+    private readonly auth: AuthClient,
+    private readonly mail: MailClient,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly stripper: LocationStripper,
   ) {}
 
-  /** The zip as a stream; `signal` (the client gone) stops the walk. */
-  archive(signal: AbortSignal): Readable {
+  /** The zip as a stream; `signal` stops the walk; `progress` hears of each post and file written. */
+  archive(signal: AbortSignal, progress: (done: ArchiveProgress) => void = () => undefined): Readable {
     const zip = new ZipFile();
     const out = new PassThrough();
     zip.outputStream.pipe(out);
     zip.outputStream.on('error', (error) => out.destroy(error));
-    this.fill(zip, signal).catch((error: Error) => {
+    this.fill(zip, signal, progress).catch((error: Error) => {
       out.destroy(error);
     });
     return out;
   }
 
-  private async fill(zip: ZipFile, signal: AbortSignal): Promise<void> {
+  private async fill(
+    zip: ZipFile,
+    signal: AbortSignal,
+    progress: (done: ArchiveProgress) => void,
+  ): Promise<void> {
     const leftOut: ArchiveNote[] = [];
+    const written: ArchiveProgress = { posts: 0, files: 0, leftOut: 0 };
     // One file is cleaned ahead of the one the zip is writing: the walk waits for the zip to
     // reach each file before it prepares the next, so memory holds at most two originals.
     let reached: Promise<void> = Promise.resolve();
@@ -100,8 +114,10 @@ export class ExportService {
       const stripped = await open();
       if ('leftOut' in stripped) {
         leftOut.push({ file: name, note: `left out: ${stripped.leftOut}` });
+        written.leftOut++;
         return;
       }
+      written.files++;
       prepared = stripped.stream;
       let start!: () => void;
       reached = new Promise<void>((resolve) => (start = resolve));
@@ -137,6 +153,8 @@ export class ExportService {
             done(null, Readable.from([markdown]));
           });
         }
+        written.posts++;
+        progress({ ...written });
       }
     }
     await this.addBanner(addFile);
@@ -150,7 +168,7 @@ export class ExportService {
   private async addBanner(
     addFile: (name: string, open: () => Promise<Stripped>) => Promise<void>,
   ): Promise<void> {
-    const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
+    const site = this.settings.current();
     if (!site.bannerImage.startsWith(`${UPLOADS_PREFIX}${BANNER_FOLDER}`)) return;
     const key = keyFromUploadsPath(site.bannerImage);
     const folder = key.slice(0, key.lastIndexOf('/') + 1);
@@ -166,10 +184,7 @@ export class ExportService {
   private async *pages(signal: AbortSignal): AsyncGenerator<ExportPost[]> {
     for (let afterId = 0; ;) {
       if (signal.aborted) throw new Error('export cancelled');
-      const batch = await this.services.read<ExportBatch>('posts', Patterns.posts.exportBatch, {
-        afterId,
-        limit: BATCH,
-      });
+      const batch = await this.batches.batch(afterId, BATCH);
       if (batch.posts.length) yield batch.posts.map(withFiles);
       if (batch.lastId === null || batch.posts.length < BATCH) return;
       afterId = batch.lastId;
@@ -177,8 +192,8 @@ export class ExportService {
   }
 
   private async *blogJson(signal: AbortSignal, notes: ArchiveNote[]): AsyncGenerator<string> {
-    const site = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
-    const blog = await this.services.read<ArchiveBlog>('posts', Patterns.posts.blogIdentity, {});
+    const site = this.settings.current();
+    const blog = await this.identity.current();
     yield `{"format":${JSON.stringify(BLOG_ARCHIVE_FORMAT)},"version":${BLOG_ARCHIVE_VERSION},"exportedAt":${JSON.stringify(new Date().toISOString())},"blog":${JSON.stringify(blog)},"site":${JSON.stringify(site)},"posts":[`;
     let first = true;
     for await (const page of this.pages(signal)) {
@@ -187,18 +202,11 @@ export class ExportService {
         .join('');
       first = false;
     }
-    const users = await this.services.read<PublicUser[]>('auth', Patterns.auth.listUsers, {});
+    const users = await this.auth.listUsers();
     yield `],"users":${JSON.stringify(users.map((u) => ({ username: u.username, role: u.role, createdAt: u.created_at })))},"subscribers":[`;
     first = true;
     for (let page = 1; ; page++) {
-      const result = await this.services.read<MailListResult<SubscriberView>>(
-        'mail',
-        Patterns.mail.listSubscribers,
-        {
-          page,
-          limit: MAIL_PAGE_MAX,
-        },
-      );
+      const result = await this.mail.listSubscribers(page, MAIL_PAGE_MAX);
       yield result.items
         .map(
           (s, i) =>

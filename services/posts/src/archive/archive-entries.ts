@@ -10,8 +10,8 @@ import {
 import type { ArchivePost } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
 import { openStoredArchive, type StoredArchive } from './archive-reader.js';
-import { jsonAt } from './json-stream.js';
-import { ImportFileError, type SourceEntry } from './source-post.js';
+import { jsonAt } from '../import/json-stream.js';
+import { ImportFileError, type SourceEntry } from '../import/source-post.js';
 
 const postSchema = blogArchiveSchema.shape.posts.element;
 const subscriberSchema = blogArchiveSchema.shape.subscribers.element;

@@ -21,7 +21,7 @@ const JPEG_HEAD_MAX = 4 * 1024 * 1024;
 const IMAGE_BYTES_MAX = 256 * 1024 * 1024;
 /**
  * A video is copied to a temporary file for ffmpeg, which writes another: uploads are at most
- * 100 MB, imports may bring larger ones (the gateway's /tmp in infra/k8s/gateway.yaml fits two).
+ * 100 MB, imports may bring larger ones (the posts service's /tmp in infra/k8s/posts.yaml fits two).
  */
 const VIDEO_BYTES_MAX = 1024 * 1024 * 1024;
 const REMUX_TIMEOUT_MS = 10 * 60 * 1000;

@@ -2,8 +2,8 @@ import type { ObjectStorage } from '@blog/server-kit';
 import { channel } from 'node:diagnostics_channel';
 import { PassThrough, Transform, type Readable } from 'node:stream';
 import yauzl from 'yauzl';
-import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
-import { ImportFileError } from './source-post.js';
+import { describeBytes, IMPORT_LIMITS, overLimit } from '../import/import-limits.js';
+import { ImportFileError } from '../import/source-post.js';
 
 /** What reading an archive may cost: a zip of a few KB can expand to terabytes. */
 export interface ArchiveBudget {
