@@ -2,8 +2,9 @@ import { DRAFT_KEY, DRAFT_LIFETIME_MS, SUBMISSION_KEY } from '@blog/contracts/ad
 import { MemoryStorage } from '../../../testing/memoryStorage';
 import { clearDraft, loadDraft, loadSubmission, makeDraft, saveDraft, saveSubmission } from './draft';
 import type { FormMedia } from './formMedia';
+import type { PostFormValues } from './postForm';
 
-const values = {
+const values: PostFormValues = {
   title: 'Draft',
   content: '',
   tags: '',
@@ -12,6 +13,7 @@ const values = {
   submenu2: '',
   selectedDate: '2025-03-05',
   selectedTime: { hours: 9, minutes: 30 },
+  status: 'published',
 };
 const media: FormMedia[] = [
   { key: 'f', source: 'new', type: 'image', order: 0, file: {} as File, name: 'a.jpg', preview: 'data:,' },
