@@ -11,3 +11,8 @@ export interface GatewayRoute {
 export const MIDDLEWARE_ROUTES: GatewayRoute[];
 export function gatewayRoutes(root?: string): GatewayRoute[];
 export function routeHeading(route: GatewayRoute): string;
+export function headingAnchor(heading: string): string;
+export const TABLE_START: string;
+export const TABLE_END: string;
+export function routeTable(routes: GatewayRoute[]): string;
+export function withRouteTable(text: string, table: string): string;

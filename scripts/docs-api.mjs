@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Lists every HTTP route the gateway answers, read from its controllers' decorators (and the
 // two routes mounted as middleware before Nest's routing), with who may call it.
-// `node scripts/docs-api.mjs` prints them as a Markdown table; e2e/tests/docs.spec.ts checks
-// that docs/api.md documents exactly these routes.
-import { readdirSync, readFileSync } from 'node:fs';
+// `node scripts/docs-api.mjs` prints them as a Markdown table; `--write` puts that table, each
+// route linked to its section, into docs/api.md between its `routes:start`/`routes:end` marks.
+// e2e/tests/docs.spec.ts checks that docs/api.md has that table as generated now and a section
+// for exactly these routes.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -23,7 +25,8 @@ export const MIDDLEWARE_ROUTES = [
 const METHOD_DECORATOR = /@(Get|Post|Put|Delete|Patch)\(\s*(?:'([^']*)')?\s*\)/;
 
 function sourceFiles(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+  const entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name));
+  return entries.flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
     return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
@@ -96,9 +99,40 @@ export function gatewayRoutes(root = ROOT) {
 /** The heading docs/api.md gives a route: `METHOD path`. */
 export const routeHeading = (route) => `${route.method} ${route.path}`;
 
+/** The anchor GitHub gives a heading: lowercase, punctuation dropped, spaces to hyphens. */
+export const headingAnchor = (heading) =>
+  heading
+    .replace(/<[^>]+>/g, '')
+    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+
+export const TABLE_START = '<!-- routes:start (made by node scripts/docs-api.mjs --write) -->';
+export const TABLE_END = '<!-- routes:end -->';
+
+/** The route table of docs/api.md: each route linked to its section, with who may call it. */
+export function routeTable(routes) {
+  const rows = routes.map(
+    (route) =>
+      `| [\`${route.method} ${route.path}\`](#${headingAnchor(routeHeading(route))}) | ${route.access} | \`${route.source}\` |`,
+  );
+  return ['| Route | Who may call | Handled in |', '|---|---|---|', ...rows].join('\n');
+}
+
+/** `text` with the part between the marks replaced by `table`. */
+export function withRouteTable(text, table) {
+  const start = text.indexOf(TABLE_START);
+  const end = text.indexOf(TABLE_END);
+  if (start < 0 || end < start) throw new Error(`docs/api.md lacks the marks ${TABLE_START} … ${TABLE_END}`);
+  return `${text.slice(0, start + TABLE_START.length)}\n\n${table}\n\n${text.slice(end)}`;
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  console.log('| Method | Path | Who may call | Handler |');
-  console.log('|---|---|---|---|');
-  for (const route of gatewayRoutes())
-    console.log(`| ${route.method} | \`${route.path}\` | ${route.access} | \`${route.source}\` |`);
+  const table = routeTable(gatewayRoutes());
+  if (process.argv.includes('--write')) {
+    const file = join(ROOT, 'docs/api.md');
+    writeFileSync(file, withRouteTable(readFileSync(file, 'utf8'), table));
+    console.log('docs/api.md: route table written');
+  } else console.log(table);
 }

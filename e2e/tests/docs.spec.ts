@@ -6,7 +6,13 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
-import { gatewayRoutes, routeHeading } from '../../scripts/docs-api.mjs';
+import {
+  gatewayRoutes,
+  headingAnchor,
+  routeHeading,
+  routeTable,
+  withRouteTable,
+} from '../../scripts/docs-api.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DOCS = join(ROOT, 'docs');
@@ -22,17 +28,12 @@ function prose(file: string): string {
   return readFileSync(file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
 }
 
-/** The anchors GitHub gives a file's headings: lowercase, punctuation dropped, spaces to hyphens, repeats numbered. */
+/** The anchors GitHub gives a file's headings, repeats numbered (`-1`, `-2`). */
 function anchorsOf(file: string): Set<string> {
   const seen = new Map<string, number>();
   const anchors = new Set<string>();
   for (const [, text] of prose(file).matchAll(/^#{1,6}\s+(.+?)\s*#*\s*$/gm)) {
-    const base = text!
-      .replace(/<[^>]+>/g, '')
-      .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-      .toLowerCase()
-      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
-      .replace(/\s/g, '-');
+    const base = headingAnchor(text!);
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     anchors.add(count === 0 ? base : `${base}-${count}`);
@@ -62,6 +63,11 @@ describe('docs/api.md', () => {
   it('documents every route the gateway answers', () => {
     const missing = routes.map(routeHeading).filter((heading) => !documented.includes(heading));
     expect(missing).toEqual([]);
+  });
+
+  it('holds the route table as `node scripts/docs-api.mjs --write` makes it from the controllers now', () => {
+    const text = readFileSync(join(DOCS, 'api.md'), 'utf8');
+    expect(withRouteTable(text, routeTable(routes))).toBe(text);
   });
 
   it('documents no route the gateway does not answer, and each once', () => {
