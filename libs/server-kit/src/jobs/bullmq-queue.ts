@@ -1,5 +1,11 @@
-import { Queue, Worker, type ConnectionOptions } from 'bullmq';
+import type { ConnectionOptions, Queue, Worker } from 'bullmq';
+import { createRequire } from 'node:module';
 import { JOB_DEFAULTS, type JobHandler, type JobQueue, type JobQueueOptions } from './job-queue.js';
+
+// BullMQ and ioredis (6 MB of heap) load only where a queue runs on Redis: the in-process
+// runner (no REDIS_URL, as `npm start` runs) never needs them.
+const require = createRequire(import.meta.url);
+const bullmq = () => require('bullmq') as typeof import('bullmq');
 
 function connection(redisUrl: string, forWorker: boolean): ConnectionOptions {
   const url = new URL(redisUrl);
@@ -33,7 +39,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
     options: JobQueueOptions,
   ) {
     this.options = { ...JOB_DEFAULTS, ...options } as Required<JobQueueOptions>;
-    this.queue = new Queue(options.name, {
+    this.queue = new (bullmq().Queue)(options.name, {
       connection: connection(redisUrl, false),
       defaultJobOptions: {
         attempts: this.options.attempts,
@@ -51,7 +57,7 @@ export class BullMqJobQueue<T> implements JobQueue<T> {
 
   process(handler: JobHandler<T>): void {
     if (this.worker) throw new Error('process() was already called');
-    this.worker = new Worker(
+    this.worker = new (bullmq().Worker)(
       this.options.name,
       async (job) => handler({ id: job.id!, data: job.data as T, attempt: job.attemptsMade + 1 }),
       {

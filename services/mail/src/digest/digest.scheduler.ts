@@ -5,8 +5,8 @@ import {
   type OnApplicationBootstrap,
   type OnModuleDestroy,
 } from '@nestjs/common';
-import { Queue, Worker, type Job } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { Job, Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { errorText, retryDelayMs } from '../common/retry.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { DigestCalendar } from './digest-calendar.js';
@@ -96,8 +96,8 @@ export class DigestScheduler implements OnApplicationBootstrap, OnModuleDestroy 
 
   // ---- BullMQ ----------------------------------------------------------------------------
 
-  private connect(url: string): Redis {
-    const connection = new Redis(url, { maxRetriesPerRequest: null });
+  private connect(RedisClient: typeof Redis, url: string): Redis {
+    const connection = new RedisClient(url, { maxRetriesPerRequest: null });
     // ioredis reconnects by itself; one line per minute is enough while Redis is away.
     let lastLogged = 0;
     connection.on('error', (error) => {
@@ -112,10 +112,13 @@ export class DigestScheduler implements OnApplicationBootstrap, OnModuleDestroy 
   }
 
   private async startQueue(url: string) {
+    // BullMQ and ioredis (6 MB of heap) load only where the digest runs on Redis.
+    const [{ Queue, Worker }, { Redis }] = await Promise.all([import('bullmq'), import('ioredis')]);
+    if (this.stopped) return;
     const prefix = this.config.REDIS_PREFIX ? { prefix: this.config.REDIS_PREFIX } : {};
-    this.queue = new Queue(DIGEST_QUEUE, { connection: this.connect(url), ...prefix });
+    this.queue = new Queue(DIGEST_QUEUE, { connection: this.connect(Redis, url), ...prefix });
     this.worker = new Worker(DIGEST_QUEUE, (job: Job) => this.process(job), {
-      connection: this.connect(url),
+      connection: this.connect(Redis, url),
       concurrency: 1,
       ...prefix,
     });

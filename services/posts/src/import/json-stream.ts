@@ -1,8 +1,4 @@
 import { pipeline, Readable, Transform } from 'node:stream';
-import parserStream from 'stream-json';
-import pick from 'stream-json/filters/pick.js';
-import streamArray from 'stream-json/streamers/stream-array.js';
-import streamValues from 'stream-json/streamers/stream-values.js';
 import { ImportTimeout } from './import-job.js';
 import { breather, describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError } from './source-post.js';
@@ -90,6 +86,14 @@ export async function* jsonAt<T>(
   path: RegExp,
   { elements = true, seen }: { elements?: boolean; seen?: { found: boolean } } = {},
 ): AsyncGenerator<T> {
+  // Loaded with the first JSON file an import reads, not with every start of the service.
+  const [{ default: parserStream }, { default: pick }, { default: streamArray }, { default: streamValues }] =
+    await Promise.all([
+      import('stream-json'),
+      import('stream-json/filters/pick.js'),
+      import('stream-json/streamers/stream-array.js'),
+      import('stream-json/streamers/stream-values.js'),
+    ]);
   const mark = new Transform({
     objectMode: true,
     transform(token: Token, _encoding, done) {

@@ -1,5 +1,5 @@
 import { MEDIA_ALT_MAX } from '@blog/contracts';
-import { SaxesParser, type SaxesTagPlain } from 'saxes';
+import type { SaxesTagPlain } from 'saxes';
 import type { Readable } from 'node:stream';
 import { breather, describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
@@ -70,6 +70,8 @@ export async function* wxrItems(
   /** Filled with the channel's own fields (link, wp:base_blog_url, …) as they go by. */
   channel: Record<string, string> = {},
 ): AsyncGenerator<RawItem> {
+  // Loaded with the first WXR file an import reads, not with every start of the service.
+  const { SaxesParser } = await import('saxes');
   const parser = new SaxesParser({ xmlns: false });
   const done: RawItem[] = [];
   const path: string[] = [];

@@ -1,7 +1,11 @@
 import { STATS_LIVE_MINUTES, VISITOR_KEY_HEX } from '@blog/contracts';
 import { Logger } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+
+// ioredis loads only where the store is in Redis (one process keeps it in memory).
+const require = createRequire(import.meta.url);
 
 /**
  * Where the day's salt and the day's visitor keys live: never in PostgreSQL (so never in a
@@ -174,7 +178,8 @@ export class RedisVisitorStore implements VisitorStore {
     private readonly prefix = 'stats:',
     private readonly now: () => number = Date.now,
   ) {
-    this.redis = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: false });
+    const { Redis: RedisClient } = require('ioredis') as typeof import('ioredis');
+    this.redis = new RedisClient(url, { maxRetriesPerRequest: 2, lazyConnect: false });
     let lastLogged = 0;
     this.redis.on('error', (error: Error) => {
       if (Date.now() - lastLogged < 60_000) return;
