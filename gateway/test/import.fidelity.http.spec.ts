@@ -13,6 +13,7 @@ import { PassThrough } from 'node:stream';
 import pg from 'pg';
 import { ZipFile } from 'yazl';
 import { multipart } from './support/media-fixtures.js';
+import { exportArchive } from './support/export.js';
 import { unzip } from './support/zip.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
@@ -189,9 +190,7 @@ describe('import fidelity', () => {
 
   it("another blog's archive: its subscribers come in unconfirmed and get no digest; this blog's keep theirs", async () => {
     // This blog's identity, as its own export writes it.
-    const exported = await fetch(`${stack.baseUrl}/api/admin/export`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
+    const exported = await exportArchive(stack.baseUrl, admin);
     const ours = JSON.parse(
       (await unzip(Buffer.from(await exported.arrayBuffer()))).get('blog.json')!.toString(),
     ).blog as { id: string; url: string | null };

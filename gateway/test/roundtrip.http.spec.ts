@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { fields, makeImage, makeVideo, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+import { exportArchive } from './support/export.js';
 import { unzip } from './support/zip.js';
 
 describe('export, then import into an empty blog', () => {
@@ -20,9 +21,7 @@ describe('export, then import into an empty blog', () => {
   const tokens = new Map<TestStack, string>();
 
   const exportOf = async (stack: TestStack) => {
-    const response = await fetch(`${stack.baseUrl}/api/admin/export`, {
-      headers: { authorization: `Bearer ${tokens.get(stack)}` },
-    });
+    const response = await exportArchive(stack.baseUrl, tokens.get(stack)!);
     expect(response.status).toBe(200);
     const zip = Buffer.from(await response.arrayBuffer());
     const files = await unzip(zip);
