@@ -95,7 +95,8 @@ export class MailController {
   /** Calls the mail service with the link's token and answers with a page, errors included. */
   private async page(
     res: Response,
-    pattern: string,
+    pattern:
+      typeof Patterns.mail.confirm | typeof Patterns.mail.unsubscribeInfo | typeof Patterns.mail.unsubscribe,
     token: unknown,
     success: (result: SubscriptionLinkResult) => PageContent,
   ): Promise<void> {

@@ -1,11 +1,5 @@
 import { Body, Controller, Get, HttpCode, Put, Req, Res } from '@nestjs/common';
-import {
-  Patterns,
-  settingsUpdateSchema,
-  type IdempotentAnswer,
-  type ImageSettings,
-  type SettingsUpdate,
-} from '@blog/contracts';
+import { Patterns, settingsUpdateSchema, type ImageSettings, type SettingsUpdate } from '@blog/contracts';
 import type { Request, Response } from 'express';
 import { idempotencyOf, sendAnswer } from '../common/idempotency.js';
 import { AdminOnly } from '../common/auth.guard.js';
@@ -34,7 +28,7 @@ export class SettingsController {
     const idempotency = idempotencyOf(req, 'PUT /api/settings', body);
     return sendAnswer(
       res,
-      await this.services.call<IdempotentAnswer<ImageSettings>>('media', Patterns.media.updateSettings, {
+      await this.services.call('media', Patterns.media.updateSettings, {
         ...body,
         idempotency,
       }),

@@ -4,8 +4,6 @@ import {
   keyFromUploadsPath,
   Patterns,
   UPLOADS_PREFIX,
-  type BannerRendering,
-  type IdempotentAnswer,
   type SiteConfig,
 } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
@@ -43,15 +41,11 @@ export class SiteAdminController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<SiteConfig> {
     const idempotency = idempotencyOf(req, 'PUT /api/admin/site', body);
-    const answer = await this.services.call<IdempotentAnswer<SiteConfig>>(
-      'posts',
-      Patterns.posts.updateSite,
-      {
-        site: body,
-        moves: typeof body === 'object' && body !== null ? (body as { moves?: unknown }).moves : undefined,
-        idempotency,
-      },
-    );
+    const answer = await this.services.call('posts', Patterns.posts.updateSite, {
+      site: body,
+      moves: typeof body === 'object' && body !== null ? (body as { moves?: unknown }).moves : undefined,
+      idempotency,
+    });
     this.site.forget();
     this.cache.clear();
     return sendAnswer(res, answer);
@@ -72,17 +66,17 @@ export class SiteAdminController {
     try {
       if (form.files.length !== 1 || form.files[0]!.type !== 'image')
         throw new ApiError(400, 'Send one image in the field "file"');
-      const banner = await this.services.call<BannerRendering>(
+      const banner = await this.services.call(
         'media',
         Patterns.media.renderBanner,
-        { originalKey: keys[0] },
+        { originalKey: keys[0]! },
         60_000,
       );
       let saved: SiteConfig;
       try {
-        const current = await this.services.read<SiteConfig>('posts', Patterns.posts.site, {});
+        const current = await this.services.read('posts', Patterns.posts.site, {});
         saved = (
-          await this.services.call<IdempotentAnswer<SiteConfig>>('posts', Patterns.posts.updateSite, {
+          await this.services.call('posts', Patterns.posts.updateSite, {
             site: { ...current, bannerImage: banner.path },
           })
         ).answer;

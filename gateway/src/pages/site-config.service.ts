@@ -39,7 +39,7 @@ export class SiteConfigSource implements OnModuleInit, OnApplicationShutdown {
 
   get(): Promise<SiteConfig> {
     if (this.config.SITE_CACHE_MS === 0) return this.services.read('posts', Patterns.posts.site, {});
-    this.site ??= this.keep(this.services.read<SiteConfig>('posts', Patterns.posts.site, {}), () => {
+    this.site ??= this.keep(this.services.read('posts', Patterns.posts.site, {}), () => {
       this.site = null;
     });
     return this.site;
@@ -48,12 +48,9 @@ export class SiteConfigSource implements OnModuleInit, OnApplicationShutdown {
   /** Old listing path → current one. */
   redirects(): Promise<Record<string, string>> {
     if (this.config.SITE_CACHE_MS === 0) return this.services.read('posts', Patterns.posts.siteRedirects, {});
-    this.redirectMap ??= this.keep(
-      this.services.read<Record<string, string>>('posts', Patterns.posts.siteRedirects, {}),
-      () => {
-        this.redirectMap = null;
-      },
-    );
+    this.redirectMap ??= this.keep(this.services.read('posts', Patterns.posts.siteRedirects, {}), () => {
+      this.redirectMap = null;
+    });
     return this.redirectMap;
   }
 
@@ -72,7 +69,7 @@ export class SiteConfigSource implements OnModuleInit, OnApplicationShutdown {
   private async checkVersion(): Promise<void> {
     let version: number;
     try {
-      version = await this.services.read<number>('posts', Patterns.posts.siteVersion, {});
+      version = await this.services.read('posts', Patterns.posts.siteVersion, {});
     } catch (error) {
       // The copies stay: a stale site is better than none while the posts service is away.
       this.logger.debug(`site version not checked: ${(error as Error).message}`);

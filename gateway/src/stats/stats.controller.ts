@@ -24,6 +24,6 @@ export class StatsController {
   @Get('admin/stats')
   @AdminOnly()
   stats(@Query(new ZodPipe(statsQuerySchema)) query: StatsQuery): Promise<StatsReport> {
-    return this.services.read<StatsReport>('posts', Patterns.posts.stats, query);
+    return this.services.read('posts', Patterns.posts.stats, query);
   }
 }

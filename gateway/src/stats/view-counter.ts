@@ -221,7 +221,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
 
   private async visitorKey(day: string, address: string, browser: string): Promise<string> {
     if (this.salt?.day !== day) {
-      const salt = await this.services.call<string>('posts', Patterns.posts.viewSalt, { day });
+      const salt = await this.services.call('posts', Patterns.posts.viewSalt, { day });
       this.salt = { day, keyPrefix: `${salt}\n${this.config.SITE_URL ?? ''}\n` };
     }
     return hash('sha256', `${this.salt.keyPrefix}${address}\n${browser}`).slice(0, VISITOR_KEY_HEX);

@@ -3,6 +3,7 @@ export * from './roles.js';
 export * from './auth.js';
 export * from './token.js';
 export * from './rpc.js';
+export * from './rpc-contracts.js';
 export * from './idempotency.js';
 export * from './session.js';
 export * from './site.js';

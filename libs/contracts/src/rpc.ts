@@ -96,7 +96,8 @@ export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Each service's own health subject: under NATS every service shares one subject space. */
-export function healthPattern(service: ServiceName): string {
+export type HealthPattern = `${ServiceName}.health`;
+export function healthPattern(service: ServiceName): HealthPattern {
   return `${service}.health`;
 }
 

@@ -1,6 +1,14 @@
 import { Catch, type ArgumentsHost, type RpcExceptionFilter } from '@nestjs/common';
 import { RpcException } from '@nestjs/microservices';
-import { describeValidationError, ErrorText, type RpcErrorBody } from '@blog/contracts';
+import {
+  describeValidationError,
+  ErrorText,
+  RpcContracts,
+  type RpcEnvelope,
+  type RpcErrorBody,
+  type RpcParsedRequest,
+  type TypedPattern,
+} from '@blog/contracts';
 import { throwError, type Observable } from 'rxjs';
 import type { z } from 'zod';
 import { JsonLogger } from './logging.js';
@@ -42,6 +50,14 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.i
   if (result.success) return result.data;
   const { field, message } = describeValidationError(result.error);
   throw RpcError.badRequest(message, field);
+}
+
+/** A typed pattern's request, validated with the schema its contract declares (RpcContracts); a failure is a 400. */
+export function parseRequest<P extends TypedPattern>(
+  pattern: P,
+  message: RpcEnvelope<unknown>,
+): RpcParsedRequest<P> {
+  return parseOrThrow(RpcContracts[pattern].request, message.data) as RpcParsedRequest<P>;
 }
 
 /** The service edge: every failure leaves as an RpcErrorBody; unknown ones as a logged 500. */

@@ -1,10 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { idempotencyRequestSchema, Patterns, settingsUpdateSchema, type RpcEnvelope } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
+import { Patterns, type RpcEnvelope } from '@blog/contracts';
+import { parseRequest } from '@blog/server-kit';
 import { SettingsService } from './settings.service.js';
-
-const settingsWrite = settingsUpdateSchema.extend({ idempotency: idempotencyRequestSchema.optional() });
 
 @Controller()
 export class SettingsController {
@@ -17,7 +15,7 @@ export class SettingsController {
 
   @MessagePattern(Patterns.media.updateSettings)
   update(@Payload() message: RpcEnvelope<unknown>) {
-    const { idempotency, ...update } = parseOrThrow(settingsWrite, message.data);
+    const { idempotency, ...update } = parseRequest(Patterns.media.updateSettings, message);
     return this.settings.update(update, idempotency);
   }
 }

@@ -1,15 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { idempotencyRequestSchema, Patterns, type RpcEnvelope, type SiteConfig } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
-import { z } from 'zod';
+import { Patterns, type RpcEnvelope, type SiteConfig } from '@blog/contracts';
+import { parseRequest } from '@blog/server-kit';
 import { SiteSettings } from './site-settings.js';
-
-const updateSchema = z.object({
-  site: z.unknown().optional(),
-  moves: z.unknown().optional(),
-  idempotency: idempotencyRequestSchema.optional(),
-});
 
 /** The site configuration (texts, banner, registration, category tree): GET /api/site and the dashboard's Site tab. */
 @Controller()
@@ -28,7 +21,7 @@ export class SiteController {
 
   @MessagePattern(Patterns.posts.updateSite)
   update(@Payload() message: RpcEnvelope<unknown>) {
-    const { site, moves, idempotency } = parseOrThrow(updateSchema, message.data);
+    const { site, moves, idempotency } = parseRequest(Patterns.posts.updateSite, message);
     return this.settings.update(site, moves, idempotency);
   }
 

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { idempotencyRequestSchema, type IdempotentAnswer } from './idempotency.js';
+import type { ImageSettings } from './image-settings.js';
+import type { BannerRendering } from './media.js';
+import { Patterns } from './rpc.js';
+import { settingsUpdateSchema } from './settings.js';
+import type { SiteConfig } from './site.js';
+import {
+  recentViewsRequestSchema,
+  statsQuerySchema,
+  viewBatchSchema,
+  viewSaltRequestSchema,
+  type StatsReport,
+} from './stats.js';
+
+/**
+ * A message pattern's contract: the schema its handler validates the request with, and the
+ * type of its answer (a type only: `answer` is never set at run time).
+ */
+export interface RpcContract<Request extends z.ZodType = z.ZodType, Answer = unknown> {
+  readonly request: Request;
+  readonly answer?: (answer: Answer) => void;
+}
+
+/** `rpc(schema).answers<T>()`: the contract of a pattern whose handler takes `schema` and answers T. */
+export function rpc<Request extends z.ZodType>(request: Request) {
+  return { answers: <Answer>(): RpcContract<Request, Answer> => ({ request }) };
+}
+
+/** A request that carries nothing. */
+const none = z.object({});
+
+/**
+ * Each typed pattern once, with its request schema and its answer: the gateway's ServiceClients
+ * infers a call's answer from the pattern, the service's handler validates with the same
+ * schema (parseRequest of server-kit). Patterns not yet here are called with a type argument.
+ */
+export const RpcContracts = {
+  [Patterns.posts.recordViews]: rpc(viewBatchSchema).answers<{ recorded: number }>(),
+  [Patterns.posts.viewSalt]: rpc(viewSaltRequestSchema).answers<string>(),
+  [Patterns.posts.stats]: rpc(statsQuerySchema).answers<StatsReport>(),
+  [Patterns.posts.recentViews]: rpc(recentViewsRequestSchema).answers<Record<number, number>>(),
+  [Patterns.posts.site]: rpc(none).answers<SiteConfig>(),
+  [Patterns.posts.siteVersion]: rpc(none).answers<number>(),
+  [Patterns.posts.siteRedirects]: rpc(none).answers<Record<string, string>>(),
+  /** The site as GET /api/site answers it (checked by the posts service), and the posts of removed nodes' `moves`. */
+  [Patterns.posts.updateSite]: rpc(
+    z.object({
+      site: z.unknown().optional(),
+      moves: z.unknown().optional(),
+      idempotency: idempotencyRequestSchema.optional(),
+    }),
+  ).answers<IdempotentAnswer<SiteConfig>>(),
+  /** Media items (by id) to process now. */
+  [Patterns.media.enqueue]: rpc(z.object({ ids: z.array(z.uuid()).max(1000) })).answers<{ queued: number }>(),
+  [Patterns.media.getSettings]: rpc(none).answers<ImageSettings>(),
+  [Patterns.media.updateSettings]: rpc(
+    settingsUpdateSchema.extend({ idempotency: idempotencyRequestSchema.optional() }),
+  ).answers<IdempotentAnswer<ImageSettings>>(),
+  [Patterns.media.renderBanner]: rpc(
+    z.object({ originalKey: z.string().startsWith('private/originals/') }),
+  ).answers<BannerRendering>(),
+} as const;
+
+export type TypedPattern = keyof typeof RpcContracts;
+/** Every pattern of Patterns. */
+export type AnyPattern = {
+  [Service in keyof typeof Patterns]: (typeof Patterns)[Service][keyof (typeof Patterns)[Service]];
+}[keyof typeof Patterns];
+/** The patterns still called with a type argument (none once all are in RpcContracts). */
+export type UntypedPattern = Exclude<AnyPattern, TypedPattern>;
+/** What a caller sends with `P` (before the handler's schema applies its defaults). */
+export type RpcRequest<P extends TypedPattern> = z.input<(typeof RpcContracts)[P]['request']>;
+/** What the handler of `P` gets once its schema has checked the request. */
+export type RpcParsedRequest<P extends TypedPattern> = z.output<(typeof RpcContracts)[P]['request']>;
+/** What `P` answers. */
+export type RpcAnswer<P extends TypedPattern> =
+  (typeof RpcContracts)[P] extends RpcContract<z.ZodType, infer Answer> ? Answer : never;
