@@ -7,6 +7,7 @@ import { MailSweeper } from './common/mail-sweeper.js';
 import { MAIL_CONFIG, type MailConfig } from './config.js';
 import { ContactMessage } from './contact/contact-message.entity.js';
 import { ContactController } from './contact/contact.controller.js';
+import { ContactRepository, PostgresContactRepository } from './contact/contact.repository.js';
 import { ContactService } from './contact/contact.service.js';
 import { DigestController } from './digest/digest.controller.js';
 import { DigestScheduler } from './digest/digest.scheduler.js';
@@ -18,6 +19,10 @@ import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.j
 import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
 import { Subscriber } from './subscriptions/subscriber.entity.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
+import {
+  PostgresSubscriptionsRepository,
+  SubscriptionsRepository,
+} from './subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { SITE_TITLE } from './tokens.js';
 import { SiteTitle } from './common/site-title.js';
@@ -55,7 +60,9 @@ export class MailModule {
         SiteTitle,
         BackgroundTasks,
         FormLimits,
+        { provide: ContactRepository, useClass: PostgresContactRepository },
         ContactService,
+        { provide: SubscriptionsRepository, useClass: PostgresSubscriptionsRepository },
         SubscriptionsService,
         PostsClient,
         { provide: DigestRepository, useClass: PostgresDigestRepository },

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import {
   isHoneypotFilled,
   MailText,
@@ -10,10 +9,8 @@ import {
   type SubscriberListQuery,
   type SubscriberView,
   type SubscriptionLinkResult,
-  type SubscriptionStatus,
 } from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
-import { DataSource, Repository } from 'typeorm';
 import { BackgroundTasks } from '../common/background-tasks.js';
 import { confirmationEmail } from '../common/emails.js';
 import { FormLimits } from '../common/form-limits.js';
@@ -23,17 +20,15 @@ import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { SiteTitle } from '../common/site-title.js';
 import { MailTransport } from '../transport/mail-transport.js';
 import { Subscriber } from './subscriber.entity.js';
-import { queryRows } from '../common/sql.js';
+import {
+  SubscriptionsRepository,
+  type ConfirmationDue,
+  type RestoredSubscriber,
+} from './subscriptions.repository.js';
 
 const ACK: MailAck = { success: true, message: MailText.subscribeRequested };
 /** A confirmation e-mail that still fails after this many tries is given up (the visitor can subscribe again). */
 const CONFIRMATION_MAX_ATTEMPTS = 8;
-
-interface ConfirmationDue {
-  id: number;
-  email: string;
-  confirmation_attempts: number;
-}
 
 export function toSubscriberView(row: Subscriber): SubscriberView {
   return {
@@ -56,8 +51,7 @@ export class SubscriptionsService {
   private readonly logger = new Logger(SubscriptionsService.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @InjectRepository(Subscriber) private readonly subscribers: Repository<Subscriber>,
+    private readonly store: SubscriptionsRepository,
     private readonly limits: FormLimits,
     private readonly transport: MailTransport,
     private readonly background: BackgroundTasks,
@@ -73,18 +67,7 @@ export class SubscriptionsService {
   async subscribe(command: SubscribeCommand): Promise<MailAck> {
     if (isHoneypotFilled(command)) return ACK;
     await this.limits.admit('subscribe', command.ip, MailText.tooManySubscriptions);
-    const rows = await queryRows<ConfirmationDue>(
-      this.db,
-      `INSERT INTO subscribers AS s (email, status, confirmation_due_at, confirmation_attempts)
-       VALUES ($1, 'pending', now() + make_interval(secs => $2), 1)
-       ON CONFLICT ((lower(email))) DO UPDATE SET
-         status = CASE WHEN s.status = 'unsubscribed' THEN 'pending' ELSE s.status END,
-         confirmation_due_at = EXCLUDED.confirmation_due_at,
-         confirmation_attempts = 1
-       RETURNING id, email, confirmation_attempts`,
-      [command.email, SEND_LEASE_MS / 1000],
-    );
-    const subscriber = rows[0]!;
+    const subscriber = await this.store.subscribe(command.email, SEND_LEASE_MS / 1000);
     this.background.run(`confirmation for subscriber ${subscriber.id}`, () =>
       this.sendConfirmation(subscriber),
     );
@@ -93,32 +76,14 @@ export class SubscriptionsService {
 
   /** Opening the confirmation link confirms (again opening it changes nothing). */
   async confirm(token: string): Promise<SubscriptionLinkResult> {
-    const rows = await queryRows<{ email: string; status: SubscriptionStatus }>(
-      this.db,
-      `UPDATE subscribers s SET
-         status = 'confirmed',
-         confirmed_at = CASE WHEN s.status = 'confirmed' THEN s.confirmed_at ELSE now() END,
-         confirmation_due_at = NULL
-       FROM mail_tokens t
-       WHERE t.hash = $1 AND t.purpose = 'confirm' AND (t.expires_at IS NULL OR t.expires_at > now())
-         AND s.id = t.subscriber_id
-       RETURNING s.email, s.status`,
-      [hashToken(token)],
-    );
-    const row = rows[0];
+    const row = await this.store.confirm(hashToken(token));
     if (!row) throw RpcError.notFound(MailText.invalidLink);
     return { email: maskEmail(row.email), status: row.status };
   }
 
   /** What an unsubscribe link is about, for the page that asks before acting. */
   async unsubscribeInfo(token: string): Promise<SubscriptionLinkResult> {
-    const rows = await queryRows<{ email: string; status: SubscriptionStatus }>(
-      this.db,
-      `SELECT s.email, s.status FROM mail_tokens t JOIN subscribers s ON s.id = t.subscriber_id
-       WHERE t.hash = $1 AND t.purpose = 'unsubscribe'`,
-      [hashToken(token)],
-    );
-    const row = rows[0];
+    const row = await this.store.unsubscribeTarget(hashToken(token));
     if (!row) throw RpcError.notFound(MailText.invalidLink);
     return { email: maskEmail(row.email), status: row.status };
   }
@@ -128,46 +93,14 @@ export class SubscriptionsService {
    * are cancelled, and earlier confirmation links stop working.
    */
   async unsubscribe(token: string): Promise<SubscriptionLinkResult> {
-    return this.db.transaction(async (manager) => {
-      const rows = await queryRows<{ id: number; email: string }>(
-        manager,
-        `UPDATE subscribers s SET
-           status = 'unsubscribed',
-           unsubscribed_at = CASE WHEN s.status = 'unsubscribed' THEN s.unsubscribed_at ELSE now() END,
-           confirmation_due_at = NULL
-         FROM mail_tokens t
-         WHERE t.hash = $1 AND t.purpose = 'unsubscribe' AND s.id = t.subscriber_id
-         RETURNING s.id, s.email`,
-        [hashToken(token)],
-      );
-      const row = rows[0];
-      if (!row) throw RpcError.notFound(MailText.invalidLink);
-      await manager.query(`DELETE FROM mail_tokens WHERE subscriber_id = $1 AND purpose = 'confirm'`, [
-        row.id,
-      ]);
-      await manager.query(
-        `UPDATE digest_deliveries SET status = 'cancelled', next_attempt_at = NULL
-         WHERE subscriber_id = $1 AND status = 'failed'`,
-        [row.id],
-      );
-      return { email: maskEmail(row.email), status: 'unsubscribed' as const };
-    });
+    const row = await this.store.unsubscribe(hashToken(token));
+    if (!row) throw RpcError.notFound(MailText.invalidLink);
+    return { email: maskEmail(row.email), status: 'unsubscribed' };
   }
 
   /** Confirmation e-mails whose send failed (or whose sender died) are sent again with a fresh link. */
   async retryConfirmations(limit = 20): Promise<number> {
-    const due = await queryRows<ConfirmationDue>(
-      this.db,
-      `UPDATE subscribers SET
-         confirmation_attempts = confirmation_attempts + 1,
-         confirmation_due_at = now() + make_interval(secs => $1)
-       WHERE id IN (
-         SELECT id FROM subscribers
-         WHERE confirmation_due_at <= now() AND confirmation_attempts < $2 AND status <> 'unsubscribed'
-         ORDER BY confirmation_due_at LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING id, email, confirmation_attempts`,
-      [SEND_LEASE_MS / 1000, CONFIRMATION_MAX_ATTEMPTS, limit],
-    );
+    const due = await this.store.takeDueConfirmations(SEND_LEASE_MS / 1000, CONFIRMATION_MAX_ATTEMPTS, limit);
     let sent = 0;
     for (const subscriber of due) if (await this.sendConfirmation(subscriber)) sent++;
     return sent;
@@ -181,30 +114,14 @@ export class SubscriptionsService {
    * until its owner subscribes here and confirms. `unconfirmed` counts those.
    */
   async restore(
-    rows: {
-      email: string;
-      status: SubscriptionStatus;
-      createdAt: string;
-      confirmedAt: string | null;
-      unsubscribedAt: string | null;
-    }[],
+    rows: RestoredSubscriber[],
     madeHere: boolean,
   ): Promise<{ restored: number; unconfirmed: number }> {
     if (!rows.length) return { restored: 0, unconfirmed: 0 };
-    const demote = (row: (typeof rows)[number]) => !madeHere && row.status === 'confirmed';
-    const inserted = (await this.subscribers.query(
-      `INSERT INTO subscribers (email, status, created_at, confirmed_at, unsubscribed_at, confirmation_attempts)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::timestamptz[], $6::int[])
-       ON CONFLICT ((lower(email))) DO NOTHING RETURNING email, status`,
-      [
-        rows.map((r) => r.email),
-        rows.map((r) => (demote(r) ? 'pending' : r.status)),
-        rows.map((r) => r.createdAt),
-        rows.map((r) => (demote(r) ? null : r.confirmedAt)),
-        rows.map((r) => r.unsubscribedAt),
-        rows.map(() => 0),
-      ],
-    )) as { email: string; status: SubscriptionStatus }[];
+    const demote = (row: RestoredSubscriber) => !madeHere && row.status === 'confirmed';
+    const inserted = await this.store.restore(
+      rows.map((row) => (demote(row) ? { ...row, status: 'pending', confirmedAt: null } : row)),
+    );
     const demoted = new Set(rows.filter(demote).map((r) => r.email.toLowerCase()));
     return {
       restored: inserted.length,
@@ -213,22 +130,13 @@ export class SubscriptionsService {
   }
 
   async list(query: SubscriberListQuery): Promise<MailListResult<SubscriberView>> {
-    const [rows, total] = await this.subscribers.findAndCount({
-      where: query.status ? { status: query.status } : {},
-      order: { createdAt: 'DESC', id: 'DESC' },
-      skip: (query.page - 1) * query.limit,
-      take: query.limit,
-    });
+    const { rows, total } = await this.store.page(query);
     return { items: rows.map(toSubscriberView), total };
   }
 
   private async sendConfirmation(subscriber: ConfirmationDue): Promise<boolean> {
     const { token, hash } = newLinkToken();
-    await this.db.query(
-      `INSERT INTO mail_tokens (hash, subscriber_id, purpose, expires_at)
-       VALUES ($1, $2, 'confirm', now() + make_interval(secs => $3))`,
-      [hash, subscriber.id, this.config.CONFIRM_TOKEN_TTL],
-    );
+    await this.store.addConfirmToken(subscriber.id, hash, this.config.CONFIRM_TOKEN_TTL);
     const link = `${this.config.SITE_URL}/api/subscribe/confirm?token=${token}`;
     try {
       await this.transport.send(
@@ -239,18 +147,15 @@ export class SubscriptionsService {
       this.logger.warn(
         `confirmation for subscriber ${subscriber.id} not sent (try ${subscriber.confirmation_attempts}): ${errorText(error)}`,
       );
-      await this.db.query(
-        `UPDATE subscribers SET confirmation_due_at = now() + make_interval(secs => $2) WHERE id = $1`,
-        [subscriber.id, delay / 1000],
-      );
+      await this.store.confirmationFailed(subscriber.id, delay / 1000);
       return false;
     }
-    await this.db.query(`UPDATE subscribers SET confirmation_due_at = NULL WHERE id = $1`, [subscriber.id]);
+    await this.store.confirmationSent(subscriber.id);
     return true;
   }
 
   /** Expired confirmation links are useless; keeps the table small. */
   async purgeExpiredTokens(): Promise<void> {
-    await this.db.query(`DELETE FROM mail_tokens WHERE expires_at IS NOT NULL AND expires_at <= now()`);
+    await this.store.purgeExpiredTokens();
   }
 }
