@@ -13,6 +13,49 @@ import {
   routeTable,
   withRouteTable,
 } from '../../scripts/docs-api.mjs';
+import {
+  ADMIN_PAGE_SIZE,
+  ADMIN_PREVIEW_LENGTH,
+  AUTOSAVE_DELAY_MS,
+  DRAFT_LIFETIME_MS,
+  FILE_READ_TIMEOUT_MS,
+  NOTIFICATION_FADE_MS,
+  NOTIFICATION_MS,
+  SAVED_INDICATOR_MS,
+  UPLOAD_TIMEOUT_MS,
+} from '@blog/contracts/admin';
+import { PASSWORD_MAX, PASSWORD_MIN, USERNAME_MAX, USERNAME_MIN } from '@blog/contracts/auth';
+import { IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_TTL_HOURS } from '@blog/contracts/idempotency';
+import { CROP_FRAME, SETTINGS_DEFAULTS, SETTINGS_LIMITS } from '@blog/contracts/image-settings';
+import { IMPORT_MAX_BYTES } from '@blog/contracts/import';
+import { EXCERPT_LENGTH } from '@blog/contracts/links';
+import {
+  CONTACT_MESSAGE_MAX,
+  CONTACT_NAME_MAX,
+  CONTACT_SUBJECT_MAX,
+  EMAIL_MAX,
+  MAIL_PAGE_DEFAULT,
+} from '@blog/contracts/mail';
+import { MAX_FILE_BYTES } from '@blog/contracts/media';
+import {
+  EXCERPT_MAX,
+  MEDIA_ALT_MAX,
+  MEDIA_CAPTION_MAX,
+  POST_CONTENT_MAX,
+  POST_TITLE_MAX,
+  POSTS_PAGE_DEFAULT,
+  POSTS_PAGE_MAX,
+  SEARCH_QUERY_MAX,
+  SLUG_MAX,
+  TAG_MAX,
+  TAGS_MAX,
+  WORDS_PER_MINUTE,
+} from '@blog/contracts/posts';
+import {
+  STATS_MAX_DAYS,
+  VIEWS_PER_ADDRESS_PER_MINUTE,
+  VISITORS_PER_ADDRESS_PER_DAY,
+} from '@blog/contracts/stats';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DOCS = join(ROOT, 'docs');
@@ -74,6 +117,83 @@ describe('docs/api.md', () => {
     const known = new Set(routes.map(routeHeading));
     expect(documented.filter((heading) => !known.has(heading))).toEqual([]);
     expect(documented.filter((heading, i) => documented.indexOf(heading) !== i)).toEqual([]);
+  });
+});
+
+describe('docs/product.md "Limits and timings"', () => {
+  const section = prose(join(DOCS, 'product.md'))
+    .split(/^## Limits and timings$/m)[1]!
+    .split(/^## /m)[0]!;
+  /** The table row whose first cell is `name`. */
+  const row = (name: string) => {
+    const line = section.split('\n').find((text) => text.startsWith(`| ${name} |`));
+    if (!line) throw new Error(`no row "${name}" in the limits table`);
+    return line;
+  };
+  const n = (value: number) => value.toLocaleString('en-US');
+  const s = (ms: number) => `${ms / 1000} s`;
+  const { image_max_size: size, image_quality: quality } = SETTINGS_LIMITS;
+
+  it.each([
+    [
+      'Username / password',
+      [`${USERNAME_MIN}–${USERNAME_MAX} characters`, `${PASSWORD_MIN}–${PASSWORD_MAX} characters`],
+    ],
+    ['Post title / text', [`${n(POST_TITLE_MAX)} / ${n(POST_CONTENT_MAX)} characters`]],
+    ['Tags', [`at most ${TAGS_MAX}, each at most ${TAG_MAX} characters`]],
+    ['Slug', [`at most ${SLUG_MAX} characters`]],
+    ['Alt text / caption of a media item', [`${MEDIA_ALT_MAX} / ${MEDIA_CAPTION_MAX} characters`]],
+    ['One uploaded file', [`${MAX_FILE_BYTES / 1024 ** 2} MB`]],
+    ['An import file', [`${IMPORT_MAX_BYTES / 1024 ** 3} GB`]],
+    [
+      'Contact form',
+      [
+        `name ${CONTACT_NAME_MAX}, e-mail ${EMAIL_MAX}, subject ${CONTACT_SUBJECT_MAX}, message ${n(CONTACT_MESSAGE_MAX)} characters`,
+      ],
+    ],
+    ['Search text', [`${SEARCH_QUERY_MAX} characters`]],
+    [
+      'Page sizes',
+      [
+        `dashboard posts ${ADMIN_PAGE_SIZE}`,
+        `messages and subscribers ${MAIL_PAGE_DEFAULT}`,
+        `API lists ${POSTS_PAGE_DEFAULT} by default and ${POSTS_PAGE_MAX} at most`,
+      ],
+    ],
+    [
+      'Previews',
+      [`dashboard rows ${ADMIN_PREVIEW_LENGTH}`, `digest ${EXCERPT_LENGTH}`, `excerpt ${EXCERPT_MAX}`],
+    ],
+    ['Reading time', [`${WORDS_PER_MINUTE} words a minute`]],
+    ['Upload timeout (browser)', [s(UPLOAD_TIMEOUT_MS), `reading one file ${s(FILE_READ_TIMEOUT_MS)}`]],
+    [
+      'Local draft of the post form',
+      [
+        `saved ${s(AUTOSAVE_DELAY_MS)} after a change`,
+        `kept ${DRAFT_LIFETIME_MS / 3_600_000} hours`,
+        `shown ${s(SAVED_INDICATOR_MS)}`,
+      ],
+    ],
+    ['Notifications', [`${s(NOTIFICATION_MS)}, ${NOTIFICATION_FADE_MS} ms fade`]],
+    [
+      'Image settings',
+      [
+        `maximum size ${size.min}–${size.max} px (steps of ${size.step}, default ${SETTINGS_DEFAULTS.image_max_size})`,
+        `quality ${quality.min}–${quality.max} (steps of ${quality.step}, default ${SETTINGS_DEFAULTS.image_quality})`,
+      ],
+    ],
+    ['Crop frame', [`${CROP_FRAME.width}×${CROP_FRAME.height}`]],
+    [
+      'Page-view beacons',
+      [`${VIEWS_PER_ADDRESS_PER_MINUTE} a minute and ${VISITORS_PER_ADDRESS_PER_DAY} visitors a day`],
+    ],
+    ['Statistics range', [`${STATS_MAX_DAYS} days`]],
+    [
+      '`Idempotency-Key`',
+      [`1–${IDEMPOTENCY_KEY_MAX} visible characters, remembered ${IDEMPOTENCY_TTL_HOURS} hours`],
+    ],
+  ] as [string, string[]][])('%s: the values of libs/contracts', (name, phrases) => {
+    for (const phrase of phrases) expect(row(name)).toContain(phrase);
   });
 });
 
