@@ -1,8 +1,9 @@
 /**
- * The docs in the repository stay true to it: docs/api.md has one heading for each route the
- * gateway answers and none for a route it does not, and every relative link of README.md and
- * docs/*.md reaches a file (and, with a #fragment, a heading of that file). Nothing outside the
- * repository is linked or named.
+ * The docs in the repository stay true to it: docs/api.md has one section for each route the
+ * gateway answers and none for a route it does not, with the route table the script makes;
+ * product.md's limits table states the values of libs/contracts; every relative link of
+ * README.md and docs/*.md reaches a file (and, with a #fragment, a heading of that file) and
+ * every repository path they name exists. Nothing outside the repository is linked or named.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
