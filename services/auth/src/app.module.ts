@@ -15,6 +15,7 @@ import { LoginAttemptsToRateWindows1764850000000 } from './migrations/1764850000
 import { TwoFactor } from './auth/two-factor.js';
 import { PasswordHasher } from './users/password-hasher.js';
 import { User } from './users/user.entity.js';
+import { PostgresUsersRepository, UsersRepository } from './users/users.repository.js';
 import { UsersService } from './users/users.service.js';
 
 @Module({})
@@ -45,6 +46,7 @@ export class AuthModule {
       providers: [
         { provide: AUTH_CONFIG, useValue: config },
         AuthService,
+        { provide: UsersRepository, useClass: PostgresUsersRepository },
         UsersService,
         PasswordHasher,
         LoginThrottle,

@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { InjectRepository } from '@nestjs/typeorm';
 import {
   ADMIN_ROLE,
   DEFAULT_ROLE,
@@ -9,12 +8,10 @@ import {
   type SessionState,
 } from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
-import { QueryFailedError, Repository, type EntityManager } from 'typeorm';
 import type { TwoFactorUse } from '../auth/two-factor.js';
 import { PasswordHasher } from './password-hasher.js';
-import { User } from './user.entity.js';
-
-const UNIQUE_VIOLATION = '23505';
+import type { User } from './user.entity.js';
+import { UsersRepository, type LockedAccount } from './users.repository.js';
 
 export function toPublicUser(user: User): PublicUser {
   return { id: user.id, username: user.username, role: user.role, created_at: user.createdAt.toISOString() };
@@ -23,40 +20,29 @@ export function toPublicUser(user: User): PublicUser {
 @Injectable()
 export class UsersService {
   constructor(
-    @InjectRepository(User) private readonly users: Repository<User>,
+    private readonly users: UsersRepository,
     private readonly hasher: PasswordHasher,
   ) {}
 
   findByUsername(username: string): Promise<User | null> {
-    return this.users
-      .createQueryBuilder('u')
-      .where('lower(u.username) = lower(:username)', { username })
-      .getOne();
+    return this.users.findByUsername(username);
   }
 
   /** Creates an account; self-registration always gets the default role. */
   async create(username: string, password: string, role: string = DEFAULT_ROLE): Promise<User> {
     const passwordHash = await this.hasher.hash(password);
-    try {
-      return await this.users.save(this.users.create({ username, role, passwordHash }));
-    } catch (error) {
-      if (
-        error instanceof QueryFailedError &&
-        (error.driverError as { code?: string }).code === UNIQUE_VIOLATION
-      ) {
-        throw RpcError.conflict(ErrorText.usernameTaken);
-      }
-      throw error;
-    }
+    const user = await this.users.add({ username, role, passwordHash });
+    if (!user) throw RpcError.conflict(ErrorText.usernameTaken);
+    return user;
   }
 
   async list(): Promise<PublicUser[]> {
-    const users = await this.users.find({ order: { createdAt: 'ASC' } });
+    const users = await this.users.all();
     return users.map(toPublicUser);
   }
 
   async get(id: string): Promise<User> {
-    const user = await this.users.findOne({ where: { id } });
+    const user = await this.users.findById(id);
     if (!user) throw RpcError.notFound(ErrorText.userNotFound);
     return user;
   }
@@ -67,7 +53,7 @@ export class UsersService {
 
   /** The gateway's token check: null once the account is gone. */
   async sessionState(id: string): Promise<SessionState | null> {
-    const user = await this.users.findOne({ where: { id }, select: { role: true, sessionVersion: true } });
+    const user = await this.users.sessionState(id);
     return user ? { role: user.role, sessionVersion: user.sessionVersion } : null;
   }
 
@@ -75,37 +61,28 @@ export class UsersService {
    * Runs a change to one account with every admin row locked, and refuses it (409) if it
    * would leave no admin: two admins demoting each other at once cannot both succeed.
    */
-  private async withAdminsLocked<T>(
-    id: string,
-    change: (manager: EntityManager, user: User, otherAdmins: number) => Promise<T>,
-  ): Promise<T> {
-    return this.users.manager.transaction(async (manager) => {
-      const admins: { id: string }[] = await manager.query(
-        `SELECT id FROM users WHERE role = $1 ORDER BY id FOR UPDATE`,
-        [ADMIN_ROLE],
-      );
-      const user = await manager.findOne(User, { where: { id }, lock: { mode: 'pessimistic_write' } });
-      if (!user) throw RpcError.notFound(ErrorText.userNotFound);
-      return change(manager, user, admins.filter((admin) => admin.id !== id).length);
-    });
+  private async withAdminsLocked<T>(id: string, change: (account: LockedAccount) => Promise<T>): Promise<T> {
+    const changed = await this.users.changeWithAdminsLocked(id, change);
+    if (!changed) throw RpcError.notFound(ErrorText.userNotFound);
+    return changed.answer;
   }
 
   /** A new role; the account's tokens stop working (they carry the old role). */
   setRole(id: string, role: string): Promise<PublicUser> {
-    return this.withAdminsLocked(id, async (manager, user, otherAdmins) => {
+    return this.withAdminsLocked(id, async ({ user, otherAdmins, save }) => {
       if (user.role === role) return toPublicUser(user);
       if (user.role === ADMIN_ROLE && otherAdmins === 0) throw RpcError.conflict(ErrorText.lastAdmin);
       user.role = role;
       user.sessionVersion += 1;
-      return toPublicUser(await manager.save(user));
+      return toPublicUser(await save(user));
     });
   }
 
   delete(id: string, actorId: string): Promise<void> {
     if (id === actorId) throw RpcError.conflict(ErrorText.deleteSelf);
-    return this.withAdminsLocked(id, async (manager, user, otherAdmins) => {
+    return this.withAdminsLocked(id, async ({ user, otherAdmins, remove }) => {
       if (user.role === ADMIN_ROLE && otherAdmins === 0) throw RpcError.conflict(ErrorText.lastAdmin);
-      await manager.delete(User, { id: user.id });
+      await remove();
     });
   }
 
@@ -119,7 +96,7 @@ export class UsersService {
 
   /** "Sign out everywhere": every token issued so far stops working. */
   async revokeSessions(id: string): Promise<User> {
-    await this.users.increment({ id }, 'sessionVersion', 1);
+    await this.users.bumpSessionVersion(id);
     return this.get(id);
   }
 
@@ -139,19 +116,9 @@ export class UsersService {
    * spent it first.
    */
   async spendTwoFactor(user: User, use: TwoFactorUse): Promise<boolean> {
-    const update = this.users.createQueryBuilder().update(User).where('id = :id', { id: user.id });
-    const result =
-      'step' in use
-        ? await update
-            .set({ totpLastStep: use.step })
-            .andWhere('(totp_last_step IS NULL OR totp_last_step < :step)', { step: use.step })
-            .execute()
-        : await update
-            .set({ recoveryCodes: () => 'array_remove(recovery_codes, :hash)' })
-            .andWhere(':hash = ANY(recovery_codes)')
-            .setParameter('hash', use.recoveryHash)
-            .execute();
-    return result.affected === 1;
+    return 'step' in use
+      ? this.users.spendTotpStep(user.id, use.step)
+      : this.users.spendRecoveryCode(user.id, use.recoveryHash);
   }
 
   /**
@@ -160,22 +127,14 @@ export class UsersService {
    * second start, change nothing more. Answers how many were sealed.
    */
   async sealClearSecrets(seal: (secret: string, accountId: string) => string): Promise<number> {
-    const rows: { id: string; totp_secret: string }[] = await this.users.query(
-      `SELECT id, totp_secret FROM users WHERE totp_secret IS NOT NULL AND totp_secret NOT LIKE 'totp1.%'`,
-    );
     let sealed = 0;
-    for (const row of rows) {
-      const [, affected] = await this.users.query(
-        `UPDATE users SET totp_secret = $3 WHERE id = $1 AND totp_secret = $2`,
-        [row.id, row.totp_secret, seal(row.totp_secret, row.id)],
-      );
-      sealed += Number(affected ?? 0);
-    }
+    for (const { id, secret } of await this.users.clearSecrets())
+      if (await this.users.replaceSecret(id, secret, seal(secret, id))) sealed++;
     return sealed;
   }
 
   hasAdmin(): Promise<boolean> {
-    return this.users.exists({ where: { role: ADMIN_ROLE } });
+    return this.users.hasAdmin();
   }
 
   /**
