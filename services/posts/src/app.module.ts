@@ -29,7 +29,9 @@ import { ImportController } from './import/import.controller.js';
 import { StatsController } from './stats/stats.controller.js';
 import { StatsService } from './stats/stats.service.js';
 import { PostgresStatsRepository, StatsRepository } from './stats/stats.repository.js';
-import { ImportService } from './import/import.service.js';
+import { ImportRunner } from './import/import-runner.js';
+import { ImportedPostWriter } from './import/post-writer.js';
+import { ArchiveRestore } from './archive/archive-restore.js';
 import { ExportBatchService } from './archive/export-batch.service.js';
 import { ArchiveWriter } from './archive/archive-writer.js';
 import { AuthClient } from './archive/auth-client.js';
@@ -96,7 +98,9 @@ export class PostsModule {
         MediaItemsService,
         MediaClient,
         MailClient,
-        ImportService,
+        ImportRunner,
+        ImportedPostWriter,
+        ArchiveRestore,
         ExportBatchService,
         AuthClient,
         ArchiveWriter,

@@ -94,7 +94,7 @@ export async function* archiveSubscribers(
 /**
  * A post's items that name the same file of the archive become one item (the text's
  * references to the others point at it); across posts, the import copies the original it
- * stored the first time (ImportService.storeEntry).
+ * stored the first time (ArchiveRestore.storeEntry).
  */
 export function shareArchiveFiles(post: ArchivePost): ArchivePost {
   const firstByFile = new Map<string, string>();

@@ -7,7 +7,7 @@ import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { SiteSettings } from '../site/site-settings.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
-import { ImportService } from './import.service.js';
+import { ImportRunner } from './import-runner.js';
 
 const oldPathSchema = z.object({ path: z.string().max(1000) });
 
@@ -15,7 +15,7 @@ const oldPathSchema = z.object({ path: z.string().max(1000) });
 @Controller()
 export class ImportController {
   constructor(
-    private readonly imports: ImportService,
+    private readonly imports: ImportRunner,
     private readonly settings: SiteSettings,
     @InjectDataSource() private readonly db: DataSource,
   ) {}

@@ -28,7 +28,7 @@ export function wxrSite(channel: Record<string, string>): string {
  * A post's identity: the exporting site and its wp:post_id, since WordPress gives a copied
  * post the GUID of its original (the theme unit test file has two such pairs); the GUID only
  * where there is no id. `former`: the "wxr:<guid>" identity imports stored until then, found
- * again so those posts are updated, not doubled (see ImportService.writePost).
+ * again so those posts are updated, not doubled (see ImportedPostWriter.write).
  */
 export function wxrIdentity(
   site: string,

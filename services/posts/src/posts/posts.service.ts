@@ -20,6 +20,7 @@ import {
   type SiteConfig,
   type IdempotencyRequest,
   type IdempotentAnswer,
+  type UploadedFile,
 } from '@blog/contracts';
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
@@ -29,7 +30,7 @@ import { SiteSettings } from '../site/site-settings.js';
 import { MediaItem } from './media-item.entity.js';
 import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
-import { parsePostForm, type ParsedPostForm } from './post-form.js';
+import { parsePostForm, parsePostInput, type ParsedPostForm, type PostInput } from './post-form.js';
 import { toPostView } from './post-view.js';
 import { VISIBILITY_SQL, visibilityOf } from './visibility.js';
 import { ContentService } from '../content/content.service.js';
@@ -152,9 +153,31 @@ export class PostsService {
     return result;
   }
 
-  /** `origin`: an imported post's identity in its source blog and its old paths (see ImportRunner). */
-  async create(command: PostWriteCommand, origin?: PostOrigin): Promise<IdempotentAnswer<PostView>> {
-    const parsed = parsePostForm(command.fields, this.site);
+  async create(command: PostWriteCommand): Promise<IdempotentAnswer<PostView>> {
+    return this.insert(parsePostForm(command.fields, this.site), command);
+  }
+
+  /**
+   * An imported post, typed (no form fields), under the form's rules: created, or the post
+   * `existingId` updated; `origin` is its identity in its source blog and its old paths.
+   */
+  saveImported(
+    post: PostInput,
+    files: UploadedFile[],
+    origin: PostOrigin,
+    existingId?: number,
+  ): Promise<IdempotentAnswer<PostView>> {
+    const parsed = parsePostInput(post, this.site);
+    return existingId === undefined
+      ? this.insert(parsed, { files }, origin)
+      : this.change(parsed, { id: existingId, files }, origin);
+  }
+
+  private async insert(
+    parsed: ParsedPostForm,
+    command: Omit<PostWriteCommand, 'fields'>,
+    origin?: PostOrigin,
+  ): Promise<IdempotentAnswer<PostView>> {
     const plan = this.plan(parsed, command, []);
     const rows = this.mediaRows(plan, parsed);
     const insert = async (manager: EntityManager) => {
@@ -181,9 +204,16 @@ export class PostsService {
     );
   }
 
+  async update(command: PostUpdateCommand): Promise<IdempotentAnswer<PostView>> {
+    return this.change(parsePostForm(command.fields, this.site), command);
+  }
+
   /** Keeps the slug (links stay valid); media the form no longer lists are deleted with their files. */
-  async update(command: PostUpdateCommand, origin?: PostOrigin): Promise<IdempotentAnswer<PostView>> {
-    const parsed = parsePostForm(command.fields, this.site);
+  private async change(
+    parsed: ParsedPostForm,
+    command: Omit<PostUpdateCommand, 'fields'>,
+    origin?: PostOrigin,
+  ): Promise<IdempotentAnswer<PostView>> {
     let removed: MediaItem[] = [];
     const result = await this.ledger.write(command.idempotency, async (manager) => {
       const post = await manager.findOne(Post, {
@@ -233,7 +263,11 @@ export class PostsService {
     return view!;
   }
 
-  private plan(parsed: ParsedPostForm, command: PostWriteCommand, existing: MediaItem[]): MediaPlan {
+  private plan(
+    parsed: ParsedPostForm,
+    command: Pick<PostWriteCommand, 'files'>,
+    existing: MediaItem[],
+  ): MediaPlan {
     try {
       return planMedia(parsed.form, command.files, existing);
     } catch (error) {
