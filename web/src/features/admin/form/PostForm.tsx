@@ -36,7 +36,7 @@ import { MediaArea } from './MediaArea';
 import { UploadOverlay } from './UploadOverlay';
 import { usePostSave } from './usePostSave';
 import { useAutosave } from './useAutosave';
-import { ErrorLine, Field } from '../../../components/ui';
+import { ErrorLine, Field, SubmitButton } from '../../../components/ui';
 
 interface PostFormProps {
   /** The post to edit; a new post when absent. */
@@ -311,9 +311,7 @@ function PostFormBody({
         )}
         {saveError && <ErrorLine error={saveError.form} />}
         <div className="admin-actions">
-          <button type="submit" className="button" disabled={upload !== null}>
-            {isNew ? 'Create Post' : 'Update Post'}
-          </button>
+          <SubmitButton pending={upload !== null}>{isNew ? 'Create Post' : 'Update Post'}</SubmitButton>
           {saveError?.canRetry && (
             <button type="button" className="button button-secondary" onClick={() => submit(true)}>
               Retry
