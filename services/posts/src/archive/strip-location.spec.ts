@@ -6,7 +6,8 @@
 import { resolveBinaries } from '@blog/server-kit';
 import { Readable } from 'node:stream';
 import sharp from 'sharp';
-import { cleanGif, LeftOutReason, LocationStripper, type Stripped } from './strip-location.js';
+import { cleanGif } from './image-metadata.js';
+import { LeftOutReason, LocationStripper, type Stripped } from './strip-location.js';
 
 const XMP = '<x:xmpmeta xmlns:x="adobe:ns:meta/">GPSLatitude 48,51.4N</x:xmpmeta>';
 const stripper = new LocationStripper(resolveBinaries().ffmpeg);

@@ -23,7 +23,6 @@ import {
   type UploadedFile,
 } from '@blog/contracts';
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
-import { randomUUID } from 'node:crypto';
 import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { STORAGE } from '../tokens.js';
 import { SiteSettings } from '../site/site-settings.js';
@@ -34,7 +33,8 @@ import { parsePostForm, parsePostInput, type ParsedPostForm, type PostInput } fr
 import { toPostView } from './post-view.js';
 import { VISIBILITY_SQL, visibilityOf } from './visibility.js';
 import { ContentService } from '../content/content.service.js';
-import { cropOf, deleteFiles, keysOf } from '../media-items/media-keys.js';
+import { deleteFiles, keysOf } from '../media-items/media-keys.js';
+import { mediaRowsOf, refsOf } from './media-rows.js';
 import { SearchService } from '../search/search.service.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -42,15 +42,6 @@ const UNIQUE_VIOLATION = '23505';
 const ADMIN_READ = readOptionsFor(true);
 /** A single post carries both its texts. */
 const BOTH_TEXTS = { includeHtml: true, includeSource: true };
-
-/** New items' references in the text (`media:REF`) → the ids their rows got. */
-function refsOf(plan: MediaPlan, rows: MediaItem[]): Map<string, string> {
-  const refs = new Map<string, string>();
-  plan.items.forEach((planned, i) => {
-    if (planned.details?.ref) refs.set(planned.details.ref, rows[i]!.id);
-  });
-  return refs;
-}
 
 /** Where an imported post came from: its identity there and the old paths that lead to it. */
 export interface PostOrigin {
@@ -179,7 +170,7 @@ export class PostsService {
     origin?: PostOrigin,
   ): Promise<IdempotentAnswer<PostView>> {
     const plan = this.plan(parsed, command, []);
-    const rows = this.mediaRows(plan, parsed);
+    const rows = mediaRowsOf(plan, parsed.form.cropSettings);
     const insert = async (manager: EntityManager) => {
       const saved = await manager.save(
         manager.create(Post, {
@@ -223,7 +214,7 @@ export class PostsService {
       if (!post) throw RpcError.notFound(PostErrors.notFound);
       const existing = await manager.findBy(MediaItem, { postId: post.id });
       const plan = this.plan(parsed, command, existing);
-      const rows = this.mediaRows(plan, parsed);
+      const rows = mediaRowsOf(plan, parsed.form.cropSettings);
       for (const row of rows) row.postId = post.id;
       manager.merge(Post, post, {
         ...this.postFields(parsed),
@@ -287,65 +278,6 @@ export class PostsService {
       tags,
       createdAt,
     };
-  }
-
-  /** Rows for the planned list (the caller sets postId): positions from 0, crop settings on the main image. */
-  private mediaRows(plan: MediaPlan, { form }: ParsedPostForm): MediaItem[] {
-    return plan.items.map((planned, position) => {
-      const row = new MediaItem();
-      if (planned.kind === 'existing') {
-        Object.assign(row, planned.item);
-        if (planned.title) row.title = planned.title;
-      } else if (planned.kind === 'file') {
-        Object.assign(row, {
-          id: randomUUID(),
-          type: planned.file.type,
-          // The media worker makes what is served; until then only admins see the item.
-          status: 'pending',
-          originalKey: planned.file.key,
-          storageKey: null,
-          variants: [],
-          statusChangedAt: new Date(),
-          name: planned.file.name,
-          mimeType: planned.file.mimeType,
-          sizeBytes: String(planned.file.size),
-        });
-      } else {
-        Object.assign(row, {
-          id: randomUUID(),
-          type: 'youtube',
-          status: 'ready',
-          youtubeUrl: planned.video.url,
-          youtubeId: planned.video.videoId,
-          isShorts: planned.video.isShorts,
-          title: planned.title?.trim() || null,
-        });
-      }
-      // Alt text and caption: kept when the form does not send them, cleared when it sends ''.
-      const { alt, caption } = planned.details ?? {};
-      if (alt !== undefined) row.alt = alt || null;
-      else if (planned.kind !== 'existing') row.alt = null;
-      if (caption !== undefined) row.caption = caption || null;
-      else if (planned.kind !== 'existing') row.caption = null;
-      row.position = position;
-      if (position === plan.mainImageAt && form.cropSettings) {
-        row.cropX = form.cropSettings.x;
-        row.cropY = form.cropSettings.y;
-        row.cropScale = form.cropSettings.scale;
-      }
-      // A processed image whose crop changed is rendered again; it stays served meanwhile.
-      if (
-        planned.kind === 'existing' &&
-        row.originalKey &&
-        row.status !== 'pending' &&
-        JSON.stringify(cropOf(row)) !== JSON.stringify(cropOf(planned.item))
-      ) {
-        row.reprocess = true;
-        row.statusChangedAt = new Date();
-        row.processingAttempts = 0;
-      }
-      return row;
-    });
   }
 
   /** From the title; never a tree segment (the URL would read as a listing); numbered on collision. */
