@@ -8,9 +8,10 @@
 import { blogArchiveSchema, type ExportReport, type PostView } from '@blog/contracts';
 import { resolveBinaries, run } from '@blog/server-kit';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import pg from 'pg';
 import sharp from 'sharp';
 import { parse } from 'yaml';
 import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
@@ -473,6 +474,35 @@ describe('export everything', () => {
       // None of the refusals used the admin's link up.
       expect((await post(replicaUrl, link.action, { token: link.token, session: admin })).status).toBe(200);
     });
+  });
+
+  it('keeps a finished archive a day: the next export after that removes it, and its download is gone', async () => {
+    const old = await finishedExport();
+    const archiveFile = join(stack.env.DATA_DIR!, 'uploads', 'private', 'exports', `${old.id}.zip`);
+    expect((await stat(archiveFile)).size).toBe(old.bytes);
+    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await db.connect();
+    try {
+      await db.query(`UPDATE posts.exports SET updated_at = now() - interval '25 hours' WHERE id = $1`, [
+        old.id,
+      ]);
+    } finally {
+      await db.end();
+    }
+    const fresh = await finishedExport();
+    expect((await api(stack, `/api/admin/export/jobs/${old.id}`, { token: admin })).status).toBe(404);
+    await expect(stat(archiveFile)).rejects.toMatchObject({ code: 'ENOENT' });
+    const link = await api(stack, '/api/admin/export/link', {
+      method: 'POST',
+      token: admin,
+      body: { id: old.id },
+    });
+    expect(link.status).toBe(404);
+    const download = await fetch(`${stack.baseUrl}/api/admin/export/jobs/${fresh.id}/archive`, {
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    expect([download.status, Number(download.headers.get('content-length'))]).toEqual([200, fresh.bytes]);
+    await download.arrayBuffer();
   });
 
   it('is for admins only', async () => {
