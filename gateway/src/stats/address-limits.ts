@@ -6,24 +6,30 @@ export interface AddressLimitsOptions {
   perMinute: number;
   /** Distinct browsers (visitors) counted per address in a UTC day. */
   visitorsPerDay: number;
-  /** Addresses tracked at once; past it a new address counts nothing until the window turns. */
+  /** Addresses tracked in a UTC day; past it a new address counts nothing until the day turns. */
   maxAddresses: number;
+}
+
+/** One address's counts: its beacons in `minute`, and its browsers today (one as a string, more in an array). */
+interface AddressCounts {
+  minute: number;
+  hits: number;
+  browsers: string | string[];
 }
 
 /**
  * The per-address flood limits of POST /api/views, in this gateway's memory: the addresses
- * and browser digests here are never written anywhere, and are forgotten each minute (the rate)
- * and each UTC day (the visitors). Not the RateWindow of the services: it keeps its keys in
- * PostgreSQL, where an address must never be, and would cost a write per beacon. Each replica
- * counts its own beacons (nginx in front limits the same rate across them).
+ * and browser digests here are never written anywhere, and are forgotten each UTC day (a
+ * minute's count starts over when the address is next seen in a new minute). Not the
+ * RateWindow of the services: it keeps its keys in PostgreSQL, where an address must never be,
+ * and would cost a write per beacon. Each replica counts its own beacons (nginx in front
+ * limits the same rate across them). One map entry per address, changed in place: a beacon of
+ * a known address allocates nothing.
  */
 export class AddressLimits {
-  private minute = -1;
-  private readonly hits = new Map<string, number>();
   /** Days since the epoch (UTC): a number, so no date string is made per beacon. */
   private day = -1;
-  /** An address's first browser as a string, a Set from its second: most addresses have one. */
-  private readonly browsers = new Map<string, string | Set<string>>();
+  private readonly addresses = new Map<string, AddressCounts>();
 
   constructor(private readonly options: AddressLimitsOptions) {}
 
@@ -31,33 +37,36 @@ export class AddressLimits {
   admit(client: string, browser: string, now: Date): FloodVerdict {
     const address = limitKey(client);
     const ms = now.getTime();
-    const minute = Math.floor(ms / 60_000);
-    if (minute !== this.minute) {
-      this.minute = minute;
-      this.hits.clear();
-    }
     const day = Math.floor(ms / 86_400_000);
     if (day !== this.day) {
       this.day = day;
-      this.browsers.clear();
+      this.addresses.clear();
     }
-    const hits = this.hits.get(address) ?? 0;
-    if (hits >= this.options.perMinute) return 'rate';
-    if (!hits && this.hits.size >= this.options.maxAddresses) return 'rate';
-    const known = this.browsers.get(address);
-    if (known === undefined) {
-      if (this.browsers.size >= this.options.maxAddresses) return 'visitors';
-      this.browsers.set(address, browser);
-    } else if (typeof known === 'string') {
+    const minute = Math.floor(ms / 60_000);
+    const counts = this.addresses.get(address);
+    if (counts === undefined) {
+      // Past this many addresses today a new one counts nothing until the day turns.
+      if (this.addresses.size >= this.options.maxAddresses) return 'rate';
+      if (this.options.perMinute < 1) return 'rate';
+      this.addresses.set(address, { minute, hits: 1, browsers: browser });
+      return 'counted';
+    }
+    if (counts.minute !== minute) {
+      counts.minute = minute;
+      counts.hits = 0;
+    }
+    if (counts.hits >= this.options.perMinute) return 'rate';
+    const known = counts.browsers;
+    if (typeof known === 'string') {
       if (known !== browser) {
         if (this.options.visitorsPerDay < 2) return 'visitors';
-        this.browsers.set(address, new Set([known, browser]));
+        counts.browsers = [known, browser];
       }
-    } else if (!known.has(browser)) {
-      if (known.size >= this.options.visitorsPerDay) return 'visitors';
-      known.add(browser);
+    } else if (!known.includes(browser)) {
+      if (known.length >= this.options.visitorsPerDay) return 'visitors';
+      known.push(browser);
     }
-    this.hits.set(address, hits + 1);
+    counts.hits++;
     return 'counted';
   }
 }

@@ -34,8 +34,10 @@ const BATCH_MAX = 5_000;
  * limit (a bigger message is refused, so it would be retried forever), whatever the paths.
  */
 export const BATCH_MAX_BYTES = 256 * 1024;
-/** Addresses the flood limits track at once (about 100 bytes each). */
+/** Addresses the flood limits track in a UTC day (about 100 bytes each). */
 const MAX_ADDRESSES = 200_000;
+/** Browser strings (of 512 characters at most) whose digest is remembered; past it the memory starts over. */
+const BROWSER_DIGESTS = 1024;
 
 /** A view before its visitor key is made: held in memory only, never written or logged. */
 interface PendingView extends Omit<RecordedView, 'visitor'> {
@@ -84,6 +86,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     visitorsPerDay: VISITORS_PER_ADDRESS_PER_DAY,
     maxAddresses: MAX_ADDRESSES,
   });
+  private readonly browserDigests = new Map<string, string>();
   private readonly droppedViews: DroppedViews = { rate: 0, visitors: 0, queueFull: 0 };
   private lastReported: DroppedViews = { rate: 0, visitors: 0, queueFull: 0 };
   private lastReportAt = 0;
@@ -131,7 +134,7 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
     if (!route || (route.kind !== 'page' && route.kind !== 'post')) return false;
     const now = this.clock();
     const address = req.ip ?? '';
-    const browser = hash('sha256', userAgent).slice(0, 32);
+    const browser = this.browserDigest(userAgent);
     const verdict = this.limits.admit(address, browser, now);
     if (verdict !== 'counted') return this.drop(verdict);
     const queued = this.waiting.push({
@@ -146,6 +149,22 @@ export class ViewCounter implements OnModuleInit, OnApplicationShutdown {
       browser,
     });
     return queued || this.drop('queueFull');
+  }
+
+  /**
+   * A digest of the browser string, of the recent strings' remembered (most beacons come from
+   * a few hundred browsers): a Map lookup instead of a sha256 on most beacons.
+   */
+  private browserDigest(userAgent: string): string {
+    let digest = this.browserDigests.get(userAgent);
+    if (digest === undefined) {
+      digest = hash('sha256', userAgent).slice(0, 32);
+      if (userAgent.length <= 512) {
+        if (this.browserDigests.size >= BROWSER_DIGESTS) this.browserDigests.clear();
+        this.browserDigests.set(userAgent, digest);
+      }
+    }
+    return digest;
   }
 
   /** Hands the waiting views over; one flush at a time. */
