@@ -66,7 +66,7 @@ export class AuthController {
     @Param('id') id: string,
     @Body(new ZodPipe(roleChangeSchema)) body: RoleChange,
   ): Promise<PublicUser> {
-    const user = await this.services.call<PublicUser>('auth', Patterns.auth.setRole, { id, ...body });
+    const user = await this.services.call('auth', Patterns.auth.setRole, { id, ...body });
     this.sessions.forget(id);
     return user;
   }
@@ -77,7 +77,7 @@ export class AuthController {
     @Param('id') id: string,
     @Req() request: AuthenticatedRequest,
   ): Promise<{ success: true }> {
-    const answer = await this.services.call<{ success: true }>('auth', Patterns.auth.deleteUser, {
+    const answer = await this.services.call('auth', Patterns.auth.deleteUser, {
       id,
       actorId: request.user!.sub,
     });
@@ -100,7 +100,7 @@ export class AuthController {
     @Req() request: AuthenticatedRequest,
   ): Promise<LoginResponse> {
     const actorId = request.user!.sub;
-    const session = await this.services.call<LoginResponse>('auth', Patterns.auth.changePassword, {
+    const session = await this.services.call('auth', Patterns.auth.changePassword, {
       ...body,
       actorId,
     });
@@ -114,7 +114,7 @@ export class AuthController {
   @UseGuards(AuthGuard)
   async revokeSessions(@Req() request: AuthenticatedRequest): Promise<LoginResponse> {
     const actorId = request.user!.sub;
-    const session = await this.services.call<LoginResponse>('auth', Patterns.auth.revokeSessions, {
+    const session = await this.services.call('auth', Patterns.auth.revokeSessions, {
       actorId,
     });
     this.sessions.forget(actorId);
@@ -148,7 +148,7 @@ export class AuthController {
     @Req() request: AuthenticatedRequest,
   ): Promise<TwoFactorDisabled> {
     const actorId = request.user!.sub;
-    const answer = await this.services.call<TwoFactorDisabled>('auth', Patterns.auth.twoFactorDisable, {
+    const answer = await this.services.call('auth', Patterns.auth.twoFactorDisable, {
       ...body,
       actorId,
     });

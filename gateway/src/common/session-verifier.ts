@@ -58,20 +58,18 @@ export class SessionVerifier {
     if (cached && now - cached.at < this.config.SESSION_CHECK_TTL_MS) return cached.state;
     if (this.states.size > 10_000) this.states.clear(); // bounded: tokens of many accounts
     const entry: Cached = { at: now, known: cached?.known, state: Promise.resolve(null) };
-    entry.state = this.services
-      .read<SessionState | null>('auth', Patterns.auth.sessionState, { id: userId })
-      .then(
-        (state) => {
-          entry.known = state;
-          return state;
-        },
-        (error: unknown) => {
-          if (this.states.get(userId) === entry) this.states.delete(userId);
-          // The auth service cannot be asked: the last answer stands; with none, the request fails.
-          if (entry.known !== undefined) return entry.known;
-          throw error;
-        },
-      );
+    entry.state = this.services.read('auth', Patterns.auth.sessionState, { id: userId }).then(
+      (state) => {
+        entry.known = state;
+        return state;
+      },
+      (error: unknown) => {
+        if (this.states.get(userId) === entry) this.states.delete(userId);
+        // The auth service cannot be asked: the last answer stands; with none, the request fails.
+        if (entry.known !== undefined) return entry.known;
+        throw error;
+      },
+    );
     this.states.set(userId, entry);
     return entry.state;
   }

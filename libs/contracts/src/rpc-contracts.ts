@@ -1,4 +1,19 @@
 import { z } from 'zod';
+import {
+  loginSchema,
+  passwordChangeSchema,
+  registerSchema,
+  roleChangeSchema,
+  twoFactorConfirmSchema,
+  type AccountView,
+  type LoginResponse,
+  type PublicUser,
+  type RegisterResponse,
+  type SessionState,
+  type TwoFactorDisabled,
+  type TwoFactorEnabled,
+  type TwoFactorSetup,
+} from './auth.js';
 import { idempotencyRequestSchema, type IdempotentAnswer } from './idempotency.js';
 import type { ImageSettings } from './image-settings.js';
 import type { BannerRendering } from './media.js';
@@ -29,6 +44,11 @@ export function rpc<Request extends z.ZodType>(request: Request) {
 
 /** A request that carries nothing. */
 const none = z.object({});
+/** The client's address, for the sign-in and registration limits. */
+const withIp = { ip: z.string().min(1) };
+/** The signed-in account a call acts for. */
+const actor = z.object({ actorId: z.uuid() });
+const userId = z.object({ id: z.uuid('user id must be a UUID') });
 
 /**
  * Each typed pattern once, with its request schema and its answer: the gateway's ServiceClients
@@ -36,6 +56,25 @@ const none = z.object({});
  * schema (parseRequest of server-kit). Patterns not yet here are called with a type argument.
  */
 export const RpcContracts = {
+  [Patterns.auth.login]: rpc(loginSchema.extend(withIp)).answers<LoginResponse>(),
+  [Patterns.auth.register]: rpc(registerSchema.extend(withIp)).answers<RegisterResponse>(),
+  [Patterns.auth.listUsers]: rpc(none).answers<PublicUser[]>(),
+  [Patterns.auth.setRole]: rpc(userId.extend(roleChangeSchema.shape)).answers<PublicUser>(),
+  [Patterns.auth.deleteUser]: rpc(userId.extend(actor.shape)).answers<{ success: true }>(),
+  [Patterns.auth.sessionState]: rpc(userId).answers<SessionState | null>(),
+  [Patterns.auth.account]: rpc(actor).answers<AccountView>(),
+  [Patterns.auth.changePassword]: rpc(passwordChangeSchema.extend(actor.shape)).answers<LoginResponse>(),
+  [Patterns.auth.revokeSessions]: rpc(actor).answers<LoginResponse>(),
+  [Patterns.auth.twoFactorSetup]: rpc(actor).answers<TwoFactorSetup>(),
+  [Patterns.auth.twoFactorEnable]: rpc(
+    twoFactorConfirmSchema.extend(actor.shape),
+  ).answers<TwoFactorEnabled>(),
+  [Patterns.auth.twoFactorDisable]: rpc(
+    twoFactorConfirmSchema.extend(actor.shape),
+  ).answers<TwoFactorDisabled>(),
+  [Patterns.auth.twoFactorRecoveryCodes]: rpc(
+    twoFactorConfirmSchema.extend(actor.shape),
+  ).answers<TwoFactorEnabled>(),
   [Patterns.posts.recordViews]: rpc(viewBatchSchema).answers<{ recorded: number }>(),
   [Patterns.posts.viewSalt]: rpc(viewSaltRequestSchema).answers<string>(),
   [Patterns.posts.stats]: rpc(statsQuerySchema).answers<StatsReport>(),
