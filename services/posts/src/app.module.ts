@@ -37,6 +37,7 @@ import { ArchiveWriter } from './archive/archive-writer.js';
 import { AuthClient } from './archive/auth-client.js';
 import { ExportController } from './archive/export.controller.js';
 import { ExportJobs } from './archive/export-jobs.js';
+import { ExportsRepository, PostgresExportsRepository } from './archive/exports.repository.js';
 import { LocationStripper } from './archive/strip-location.js';
 import { ExportJobs1764880000000 } from './migrations/1764880000000-ExportJobs.js';
 import { MailClient, MediaClient } from './import/media-client.js';
@@ -105,6 +106,7 @@ export class PostsModule {
         AuthClient,
         ArchiveWriter,
         ExportJobs,
+        { provide: ExportsRepository, useClass: PostgresExportsRepository },
         { provide: LocationStripper, useFactory: () => new LocationStripper(resolveBinaries().ffmpeg) },
         BlogIdentity,
         { provide: StatsRepository, useClass: PostgresStatsRepository },
