@@ -267,6 +267,59 @@ describe('import fidelity', () => {
     const run = await api(stack, '/api/admin/digest', { method: 'POST', token: admin });
     expect(run.json).toMatchObject({ sent: 1, skipped: false });
   }, 120_000);
+
+  it("an archive's file its export left out is reported with the export's reason; one simply missing, as missing", async () => {
+    const now = new Date().toISOString();
+    const video = (id: string, file: string) => ({ type: 'video', file, name: `${id}.mp4`, id });
+    const report = await importFile(
+      'clips.zip',
+      await zip({
+        format: 'blog-archive',
+        version: 1,
+        exportedAt: now,
+        site: {},
+        posts: [
+          {
+            id: 1,
+            title: 'Holiday clips',
+            slug: 'holiday-clips',
+            status: 'published',
+            createdAt: now,
+            updatedAt: now,
+            category: 'More',
+            submenu1: 'General',
+            submenu2: null,
+            placeId: null,
+            tags: [],
+            content: 'Two clips: ![a](media:m1) ![b](media:m2)',
+            sourceId: null,
+            oldPaths: [],
+            media: [video('m1', 'media/1/0-beach.mp4'), video('m2', 'media/1/1-hills.mp4')],
+          },
+        ],
+        users: [],
+        subscribers: [],
+        notes: [
+          {
+            file: 'media/1/0-beach.mp4',
+            note: 'left out: a video ffmpeg could not read, so its location could not be removed',
+          },
+        ],
+      }),
+    );
+    expect(report).toMatchObject({ state: 'done', media: { downloaded: 0, failed: 2 } });
+    // Imported, or updated where the test database kept it from an earlier run.
+    expect(report.imported + report.updated).toBe(1);
+    // (The archive's empty site is reported too: not this test's concern.)
+    expect(report.errors.filter((e) => e.item === 'Holiday clips')).toEqual([
+      {
+        item: 'Holiday clips',
+        message:
+          'media/1/0-beach.mp4: not in the archive (its export noted: left out: a video ffmpeg could not read, so its location could not be removed)',
+      },
+      { item: 'Holiday clips', message: 'media/1/1-hills.mp4: The archive has no media/1/1-hills.mp4' },
+    ]);
+  }, 60_000);
 });
 
 /** A zip holding blog.json. */

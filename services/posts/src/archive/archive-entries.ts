@@ -15,6 +15,9 @@ import { ImportFileError, type SourceEntry } from '../import/source-post.js';
 
 const postSchema = blogArchiveSchema.shape.posts.element;
 const subscriberSchema = blogArchiveSchema.shape.subscribers.element;
+const noteSchema = blogArchiveSchema.shape.notes.unwrap().element;
+/** Notes kept from blog.json at most (one per file left out; more are not read). */
+const MAX_NOTES = 10_000;
 
 export interface OpenedArchive {
   archive: StoredArchive;
@@ -23,6 +26,12 @@ export interface OpenedArchive {
   blog?: ArchiveBlog;
   total: number;
   users: number;
+  /**
+   * Files the export left out, by name, with its reason (blog.json's `notes`, e.g. a video
+   * whose location could not be removed): an item naming one is reported with that reason
+   * rather than as a file missing from the zip.
+   */
+  leftOut: ReadonlyMap<string, string>;
 }
 
 /** This blog's own export: its blog.json checked (format, version) and its posts counted, streamed. */
@@ -57,7 +66,13 @@ export async function openBlogArchive(storage: ObjectStorage, key: string): Prom
     for await (const _post of jsonAt(await archive.open('blog.json'), /^posts$/)) total++;
     let users = 0;
     for await (const _user of jsonAt(await archive.open('blog.json'), /^users$/)) users++;
-    return { archive, site: head.site, blog, total, users };
+    const leftOut = new Map<string, string>();
+    for await (const value of jsonAt(await archive.open('blog.json'), /^notes$/)) {
+      const note = noteSchema.safeParse(value);
+      if (note.success) leftOut.set(note.data.file, note.data.note.slice(0, 300));
+      if (leftOut.size >= MAX_NOTES) break;
+    }
+    return { archive, site: head.site, blog, total, users, leftOut };
   } catch (error) {
     archive.close();
     throw error;

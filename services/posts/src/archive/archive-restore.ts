@@ -177,6 +177,9 @@ export class ArchiveRestore {
     name: string,
     key: (ext: string) => string,
   ): Promise<UploadedFile> {
+    const leftOut = run.opened.leftOut.get(entry);
+    if (leftOut !== undefined && !run.opened.archive.has(entry))
+      throw new ImportFileError(`not in the archive (its export noted: ${leftOut})`);
     const first = run.storedEntries.get(entry);
     if (first) {
       const stored = await first;
