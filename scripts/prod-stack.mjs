@@ -90,15 +90,17 @@ async function until(what, check, timeoutMs = 30_000) {
 const httpOk = (url) => fetch(url).then((r) => r.ok);
 
 /**
- * docker-compose.yml's environment for one service, interpolated as compose does
+ * The environment compose gives one service in the topology this stack runs: docker-compose.yml
+ * with docker-compose.scale.yml's variables over it (NATS), interpolated as compose does
  * (`${VAR}`, `${VAR:-default}`, `${VAR:?error}`, `$$`; a key without value passes VAR through).
  */
 export function composeEnvironment(service, variables) {
-  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
-  const environment = compose.services[service]?.environment;
+  const environmentIn = (file) =>
+    parse(readFileSync(join(ROOT, file), 'utf8'), { merge: true }).services[service]?.environment;
+  const environment = environmentIn('docker-compose.yml');
   if (!environment) throw new Error(`docker-compose.yml has no environment for ${service}`);
   const env = {};
-  for (const [key, raw] of Object.entries(environment)) {
+  for (const [key, raw] of Object.entries({ ...environment, ...environmentIn('docker-compose.scale.yml') })) {
     if (raw === null) {
       if (variables[key] !== undefined) env[key] = variables[key];
       continue;

@@ -1,13 +1,16 @@
 /**
  * `docker compose up`, for real: the project's images built from infra/Dockerfile, the
- * committed docker-compose.yml run by docker-compose over podman's Docker API, with the test
- * stand-ins of infra/test/images for the images no registry here serves. A browser signs in
- * and reads through the compose nginx; a post with a photo and a video is processed into the
- * S3 server's bucket; a reader subscribes and gets the digest from the mail sink; a service
- * container restarts; `down -v` leaves nothing running. Run alone: `npm run test:containers`.
+ * committed docker-compose.yml (the small topology: one container per process, TCP between
+ * them) run by docker-compose over podman's Docker API, with the test stand-ins of
+ * infra/test/images for the images no registry here serves. A browser signs in and reads
+ * through the compose nginx; a post with a photo and a video is processed into the S3
+ * server's bucket; a reader subscribes and gets the digest from the mail sink; then every
+ * container's memory is measured (podman stats) against the 900 MB budget of a 1 GB server;
+ * a service container restarts; `down -v` leaves nothing running. Run alone:
+ * `npm run test:containers`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -26,10 +29,16 @@ const suite = missing.length ? describe.skip : describe;
 const suiteName = `docker-compose up on podman${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`;
 
 const PROJECT = `blogct${process.pid}`;
+/**
+ * COMPOSE_TOPOLOGY=scale runs the same journey on docker-compose.scale.yml over the small
+ * file (two replicas over NATS) and prints its memory; the 900 MB budget is the small one's.
+ */
+const SCALE = process.env.COMPOSE_TOPOLOGY === 'scale';
+const COMPOSE_FILES = SCALE ? ['docker-compose.yml', 'docker-compose.scale.yml'] : ['docker-compose.yml'];
 const ADMIN = { username: 'owner', password: 'compose-owner-password-1' };
 const CA = process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt';
 
-suite(suiteName, () => {
+suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, () => {
   const timings: Record<string, number> = {};
   let dir: string;
   let site: string;
@@ -58,7 +67,15 @@ suite(suiteName, () => {
     timings[name] = Math.round((Date.now() - started) / 100) / 10;
     return result;
   };
-  const compose = (...args: string[]) => run('docker-compose', ['-p', PROJECT, ...args]);
+  const compose = (...args: string[]) =>
+    run('docker-compose', [
+      '-p',
+      PROJECT,
+      ...COMPOSE_FILES.flatMap((file) => ['-f', file]),
+      // docker-compose 1.29 starts deploy.replicas only with --compatibility.
+      ...(SCALE ? ['--compatibility'] : []),
+      ...args,
+    ]);
   const container = (name: string) => `${PROJECT}_${name}_1`;
   const api = async (path: string, init: { method?: string; body?: BodyInit; token?: string } = {}) => {
     const response = await fetch(`${site}${path}`, {
@@ -82,6 +99,25 @@ suite(suiteName, () => {
       if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
       await new Promise((done) => setTimeout(done, 500));
     }
+  };
+  /**
+   * A container's high-water mark since it started, page cache included as podman stats
+   * counts it (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak); undefined where the
+   * cgroup file is not readable. The limits in docker-compose.yml are set from it.
+   */
+  const peakOf = (name: string): number | undefined => {
+    const path = run('podman', ['inspect', '--format', '{{.State.CgroupPath}}', name]).trim();
+    for (const file of [
+      `/sys/fs/cgroup/memory${path}/memory.max_usage_in_bytes`,
+      `/sys/fs/cgroup${path}/memory.peak`,
+    ]) {
+      try {
+        return Number(readFileSync(file, 'utf8'));
+      } catch {
+        // not this cgroup layout
+      }
+    }
+    return undefined;
   };
   const mail = async (match: (message: Json) => boolean) =>
     until(
@@ -133,7 +169,7 @@ suite(suiteName, () => {
 
     const port = await freePort();
     site = `http://127.0.0.1:${port}`;
-    copyFileSync(join(ROOT, 'docker-compose.yml'), join(dir, 'docker-compose.yml'));
+    for (const file of COMPOSE_FILES) copyFileSync(join(ROOT, file), join(dir, file));
     writeFileSync(
       join(dir, '.env'),
       [
@@ -283,6 +319,68 @@ suite(suiteName, () => {
       run('podman', ['exec', container('auth'), 'npm', 'run', '--silent', 'admin', '--', 'reset-site']),
     ).toContain('The site settings are now those of config/site.json');
   }, 60_000);
+
+  // After the operator commands too: they run inside the auth container, under its limit.
+  test(`after the journey, ${SCALE ? 'the scale topology' : 'the small topology holds at most 900 MB,'} every container under its memory limit`, () => {
+    const names = run('podman', [
+      'ps',
+      '--filter',
+      `label=com.docker.compose.project=${PROJECT}`,
+      '--format',
+      '{{.Names}}',
+    ])
+      .trim()
+      .split('\n');
+    // The raw byte counts (the default columns are rounded human units).
+    const rows = run('podman', [
+      'stats',
+      '--no-stream',
+      '--format',
+      '{{.Name}} {{.ContainerStats.MemUsage}} {{.ContainerStats.MemLimit}}',
+      ...names,
+    ])
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [name, used, limit] = line.trim().split(/\s+/);
+        return { name: name!, used: Number(used), limit: Number(limit), peak: peakOf(name!) };
+      })
+      .map((row) => ({ ...row, name: row.name.replace(`${PROJECT}_`, '') }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const mib = (bytes: number | undefined) =>
+      (bytes === undefined ? '–' : (bytes / 1024 ** 2).toFixed(1)).padStart(8);
+    const total = rows.reduce((sum, row) => sum + row.used, 0);
+    console.log(
+      [
+        `compose memory after the journey (podman stats), ${SCALE ? 'scale override' : 'small topology'}, MiB:`,
+        `${'container'.padEnd(14)}${'now'.padStart(8)}${'peak'.padStart(9)}${'limit'.padStart(9)}`,
+        ...rows.map((row) => `${row.name.padEnd(14)}${mib(row.used)} ${mib(row.peak)} ${mib(row.limit)}`),
+        `${'total'.padEnd(14)}${mib(total)} ${''.padStart(8)} ${mib(rows.reduce((sum, row) => sum + row.limit, 0))}`,
+      ].join('\n'),
+    );
+    const expected = [
+      'auth',
+      'gateway',
+      'mail',
+      'mailpit',
+      'media',
+      'minio',
+      'posts',
+      'postgres',
+      'redis',
+      'web',
+    ];
+    const replicas = (name: string) => (SCALE && ['auth', 'gateway', 'mail', 'posts'].includes(name) ? 2 : 1);
+    expect(rows.map((row) => row.name)).toEqual(
+      [...expected, ...(SCALE ? ['nats'] : [])]
+        .flatMap((name) => Array.from({ length: replicas(name) }, (_, i) => `${name}_${i + 1}`))
+        .sort((a, b) => a.localeCompare(b)),
+    );
+    // Every container has its own limit (an unlimited one reports the machine's memory).
+    for (const row of rows)
+      expect([row.name, row.used < row.limit, row.limit <= 512 * 1024 ** 2]).toEqual([row.name, true, true]);
+    if (!SCALE) expect(total).toBeLessThanOrEqual(900 * 1000 ** 2);
+  });
 
   test('a restarted service container rejoins: the site answers again', async () => {
     run('podman', ['restart', container('posts')]);

@@ -44,6 +44,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const K8S_DIR = join(ROOT, 'infra/k8s');
 const NGINX_CONF = join(ROOT, 'infra/nginx/nginx.conf');
 const COMPOSE_FILE = join(ROOT, 'docker-compose.yml');
+const COMPOSE_SCALE_FILE = join(ROOT, 'docker-compose.scale.yml');
 const DOCKERFILE = join(ROOT, 'infra/Dockerfile');
 
 // ---- what each process needs ---------------------------------------------------------
@@ -59,8 +60,8 @@ type NodeProcess = keyof typeof NODE_PROCESSES;
 const SERVICES = ['auth', 'posts', 'media', 'mail'] as const;
 const SERVICE_PORTS = { auth: 4001, posts: 4002, media: 4003, mail: 4004 } as const;
 
-/** Every call between the processes goes through NATS in these deployments. */
-const TRANSPORT = ['TRANSPORT', 'NATS_URL'];
+/** How the processes call each other: NATS on Kubernetes and in the compose scale override, TCP in compose. */
+const TRANSPORT = ['TRANSPORT'];
 const DATABASE = ['DATABASE_URL', 'BIND_HOST', 'NODE_ENV', 'LOG_LEVEL', ...TRANSPORT];
 /** Processes that run two replicas by default; media scales on its queue. */
 const REPLICATED = ['gateway', 'auth', 'posts', 'mail'] as const;
@@ -80,7 +81,8 @@ const REQUIRED_ENV: Record<NodeProcess, string[]> = {
     ...TRANSPORT,
     ...S3,
   ],
-  auth: [...DATABASE, 'AUTH_PORT', 'JWT_SECRET', 'DATA_DIR'],
+  // TOTP_ENCRYPTION_KEY: two-factor secrets at rest; without it rotating JWT_SECRET loses them.
+  auth: [...DATABASE, 'AUTH_PORT', 'JWT_SECRET', 'TOTP_ENCRYPTION_KEY', 'DATA_DIR'],
   // posts deletes the files of what it deletes: without S3 it fell back to a local folder
   // (found when the compose stack first ran for real).
   posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL', ...S3],
@@ -97,7 +99,7 @@ const FORBIDDEN_ENV: Record<NodeProcess, string[]> = {
 };
 
 /** Variables whose values are secrets: never a literal, never a default. */
-const SECRET_NAME = /SECRET|PASSWORD|ACCESS_KEY|TOKEN|SMTP_URL/;
+const SECRET_NAME = /SECRET|PASSWORD|ACCESS_KEY|TOKEN|ENCRYPTION_KEY|SMTP_URL/;
 
 // ---- helpers ---------------------------------------------------------------------------
 
@@ -705,9 +707,9 @@ describe('docker-compose.yml', () => {
     expect(text).not.toMatch(/start_interval/);
   });
 
-  it('runs the whole stack: postgres, redis, nats, minio, a mail sink, the five Node processes and web', () => {
+  it('runs the whole stack: postgres, redis, minio, a mail sink, the five Node processes and web', () => {
     expect(Object.keys(services)).toEqual(
-      expect.arrayContaining(['postgres', 'redis', 'nats', 'minio', ...Object.keys(NODE_PROCESSES), 'web']),
+      expect.arrayContaining(['postgres', 'redis', 'minio', ...Object.keys(NODE_PROCESSES), 'web']),
     );
     const sinks = Object.values(services).filter((service) => /mailpit|mailhog/.test(service.image ?? ''));
     expect(sinks).toHaveLength(1);
@@ -756,28 +758,146 @@ describe('docker-compose.yml', () => {
     expect(services.gateway.healthcheck.test.join(' ')).toContain('/api/health');
   });
 
-  it('connects the five processes through a health-checked NATS, two replicas of the replicated ones', () => {
-    expect(services.nats.image).toMatch(/^nats:/);
-    expect(services.nats.healthcheck.test.join(' ')).toContain('/healthz');
-    const port = services.nats.command[services.nats.command.indexOf('--port') + 1];
+  it('connects the five processes over TCP: one container each, every address known, no NATS', () => {
+    expect(services.nats).toBeUndefined();
+    expect(text).not.toMatch(/NATS_URL|nats:\/\//);
     for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
-      expect([name, envOf(name).TRANSPORT, envOf(name).NATS_URL]).toEqual([
-        name,
-        'nats',
-        `nats://nats:${port}`,
-      ]);
-      expect([name, services[name].depends_on.nats?.condition]).toEqual([name, 'service_healthy']);
-      const replicas = (REPLICATED as readonly string[]).includes(name) ? 2 : undefined;
-      expect([name, services[name].deploy?.replicas]).toEqual([name, replicas]);
+      const environment = envOf(name);
+      expect([name, environment.TRANSPORT]).toEqual([name, 'tcp']);
+      // Whoever calls whom, each address is the service's compose name and port.
+      for (const [service, port] of Object.entries(SERVICE_PORTS)) {
+        const prefix = service.toUpperCase();
+        expect([name, environment[`${prefix}_HOST`], environment[`${prefix}_PORT`]]).toEqual([
+          name,
+          service,
+          String(port),
+        ]);
+      }
+      expect([name, services[name].deploy?.replicas]).toEqual([name, undefined]);
       if (name !== 'gateway') {
-        // The service's port answers its probe under NATS.
+        // The service's TCP port takes connections once it listens.
         const probe = services[name].healthcheck.test.join(' ');
         expect([name, probe]).toEqual([
           name,
-          expect.stringContaining(`127.0.0.1:${SERVICE_PORTS[name as 'auth']}/health`),
+          expect.stringContaining(`connect(${SERVICE_PORTS[name as 'auth']}, '127.0.0.1')`),
         ]);
       }
     }
+  });
+
+  it('gives every container a memory limit with headroom over the measured peak beside it, the peaks within 900 MB', () => {
+    const problems: string[] = [];
+    let peaks = 0;
+    for (const [name, service] of Object.entries(services)) {
+      const limit = /^(\d+)m$/.exec(service.mem_limit ?? '')?.[1];
+      if (!limit) problems.push(`${name}: mem_limit in MiB (e.g. 128m)`);
+    }
+    // Each limit says what it was set from: `mem_limit: 128m # measured 61 MiB peak`.
+    for (const line of text.split('\n').filter((l) => /^\s+mem_limit:/.test(l))) {
+      const [, limit, measured] = /mem_limit: (\d+)m # measured (\d+) MiB/.exec(line) ?? [];
+      if (!measured) problems.push(`no measured figure: ${line.trim()}`);
+      else if (Number(limit) < Number(measured) * 1.25) problems.push(`under 25 % headroom: ${line.trim()}`);
+      else if (!/exits once/.test(line)) peaks += Number(measured);
+    }
+    expect(problems).toEqual([]);
+    // Peaks are not all reached at once; even so, their sum fits the compose test's budget.
+    expect(peaks * 1024 ** 2).toBeLessThanOrEqual(900 * 1000 ** 2);
+  });
+
+  it('sizes Kubernetes from the same figures: each container limited as in compose, its request at most that', () => {
+    const scaleServices = (parse(readFileSync(COMPOSE_SCALE_FILE, 'utf8'), { merge: true }) as Obj).services;
+    const composeLimit = (name: string): string | undefined =>
+      services[name]?.mem_limit ?? scaleServices[name]?.mem_limit;
+    const checked: string[] = [];
+    const problems: string[] = [];
+    for (const object of renderKustomization(K8S_DIR)) {
+      const pod = object.spec?.template?.spec;
+      if (!pod) continue;
+      for (const container of allContainers(pod)) {
+        const limit = composeLimit(container.name);
+        if (!limit) continue;
+        checked.push(container.name);
+        const k8s = container.resources?.limits?.memory;
+        if (k8s !== limit.replace(/m$/, 'Mi'))
+          problems.push(`${container.name}: Kubernetes ${k8s}, compose ${limit}`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(new Set(checked)).toEqual(
+      new Set(['postgres', 'redis', 'nats', 'minio', 'mailpit', ...Object.keys(NODE_PROCESSES), 'web']),
+    );
+  });
+
+  describe('the scale override (docker-compose.scale.yml)', () => {
+    const scaleText = readFileSync(COMPOSE_SCALE_FILE, 'utf8');
+    const scale = parse(scaleText, { merge: true }) as Obj;
+    const overrides = scale.services as Record<string, Obj>;
+
+    it('adds a health-checked NATS and moves the five processes onto it, two replicas of the replicated ones', () => {
+      expect(scale.version).toBe(compose.version);
+      const nats = overrides.nats;
+      expect(nats.image).toMatch(/^nats:/);
+      expect(nats.healthcheck.test.join(' ')).toContain('/healthz');
+      expect(nats.mem_limit).toMatch(/^\d+m$/);
+      expect(scaleText).toMatch(/mem_limit: \d+m # measured \d+ MiB/);
+      const port = nats.command[nats.command.indexOf('--port') + 1];
+      for (const name of Object.keys(NODE_PROCESSES) as NodeProcess[]) {
+        const override = overrides[name];
+        expect([name, override.environment.TRANSPORT, override.environment.NATS_URL]).toEqual([
+          name,
+          'nats',
+          `nats://nats:${port}`,
+        ]);
+        expect([name, override.depends_on.nats?.condition]).toEqual([name, 'service_healthy']);
+        const replicas = (REPLICATED as readonly string[]).includes(name) ? 2 : undefined;
+        expect([name, override.deploy?.replicas]).toEqual([name, replicas]);
+        if (name !== 'gateway') {
+          // Under NATS the service's port answers its probe: 200 while connected.
+          expect([name, override.healthcheck.test.join(' ')]).toEqual([
+            name,
+            expect.stringContaining(`127.0.0.1:${SERVICE_PORTS[name as 'auth']}/health`),
+          ]);
+        }
+      }
+      // Only what changes: the rest (images, secrets, volumes, limits) comes from docker-compose.yml.
+      for (const [name, override] of Object.entries(overrides)) {
+        if (name === 'nats') continue;
+        expect([name, Object.keys(override).sort()]).toEqual([
+          name,
+          expect.arrayContaining(['depends_on', 'environment']),
+        ]);
+        expect([name, services[name]]).toEqual([name, expect.anything()]);
+      }
+    });
+
+    const dockerComposeScale = ifInstalled('docker-compose');
+    dockerComposeScale('merges over docker-compose.yml (`docker-compose config`)', () => {
+      const dir = mkdtempSync(join(tmpdir(), 'blog-compose-scale-'));
+      try {
+        const emptyEnvFile = join(dir, 'empty.env');
+        writeFileSync(emptyEnvFile, '');
+        const base = Object.fromEntries(
+          Object.entries(process.env).filter(([key]) => !(key in secretEnv) && !key.startsWith('COMPOSE_')),
+        );
+        const args = ['--env-file', emptyEnvFile, '-f', COMPOSE_FILE, '-f', COMPOSE_SCALE_FILE];
+        const merged = spawnSync('docker-compose', [...args, '--compatibility', 'config'], {
+          cwd: ROOT,
+          env: { ...base, ...secretEnv },
+          encoding: 'utf8',
+          timeout: 15000,
+        });
+        expect([merged.status, merged.stderr]).toEqual([0, expect.any(String)]);
+        const result = parse(merged.stdout) as Obj;
+        const auth = result.services.auth;
+        // The override's variables join the base file's (secrets and limits stay).
+        expect(auth.environment).toMatchObject({ TRANSPORT: 'nats', JWT_SECRET: secretEnv.JWT_SECRET });
+        expect(Object.keys(auth.depends_on).sort()).toEqual(['nats', 'postgres']);
+        expect(auth.mem_limit).toBeDefined();
+        expect(auth.deploy.replicas).toBe(2);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('gives no secret a default value', () => {
