@@ -5,7 +5,6 @@ import {
   subscriberListQuerySchema,
   type ContactMessageView,
   type DigestRunResult,
-  type MailListResult,
   type MessageListQuery,
   type SubscriberListQuery,
   type SubscriberView,
@@ -38,11 +37,7 @@ export class MailAdminController {
     @Query(new ZodPipe(messageListQuerySchema)) query: MessageListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<ContactMessageView[]> {
-    const result = await this.services.read<MailListResult<ContactMessageView>>(
-      'mail',
-      Patterns.mail.listMessages,
-      query,
-    );
+    const result = await this.services.read('mail', Patterns.mail.listMessages, query);
     res.setHeader('X-Total-Count', String(result.total));
     return result.items;
   }
@@ -54,11 +49,7 @@ export class MailAdminController {
     @Query(new ZodPipe(subscriberListQuerySchema)) query: SubscriberListQuery,
     @Res({ passthrough: true }) res: Response,
   ): Promise<SubscriberView[]> {
-    const result = await this.services.read<MailListResult<SubscriberView>>(
-      'mail',
-      Patterns.mail.listSubscribers,
-      query,
-    );
+    const result = await this.services.read('mail', Patterns.mail.listSubscribers, query);
     res.setHeader('X-Total-Count', String(result.total));
     return result.items;
   }

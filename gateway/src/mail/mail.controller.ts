@@ -103,7 +103,7 @@ export class MailController {
     let result: SubscriptionLinkResult;
     try {
       if (typeof token !== 'string') throw new ApiError(404, MailText.invalidLink);
-      result = await this.services.call<SubscriptionLinkResult>('mail', pattern, { token });
+      result = await this.services.call('mail', pattern, { token });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       const status = error.getStatus();

@@ -16,6 +16,19 @@ import {
 } from './auth.js';
 import { idempotencyRequestSchema, type IdempotentAnswer } from './idempotency.js';
 import type { ImageSettings } from './image-settings.js';
+import {
+  contactSchema,
+  messageListQuerySchema,
+  subscribeSchema,
+  subscriberListQuerySchema,
+  tokenCommandSchema,
+  type ContactMessageView,
+  type DigestRunResult,
+  type MailAck,
+  type MailListResult,
+  type SubscriberView,
+  type SubscriptionLinkResult,
+} from './mail.js';
 import type { BannerRendering } from './media.js';
 import { Patterns } from './rpc.js';
 import { settingsUpdateSchema } from './settings.js';
@@ -49,6 +62,8 @@ const withIp = { ip: z.string().min(1) };
 /** The signed-in account a call acts for. */
 const actor = z.object({ actorId: z.uuid() });
 const userId = z.object({ id: z.uuid('user id must be a UUID') });
+/** The sender's address, for the per-address limits of the public forms. */
+const senderIp = { ip: z.string().min(1).max(64) };
 
 /**
  * Each typed pattern once, with its request schema and its answer: the gateway's ServiceClients
@@ -99,6 +114,37 @@ export const RpcContracts = {
   [Patterns.media.renderBanner]: rpc(
     z.object({ originalKey: z.string().startsWith('private/originals/') }),
   ).answers<BannerRendering>(),
+  [Patterns.mail.contact]: rpc(contactSchema.extend(senderIp)).answers<MailAck>(),
+  [Patterns.mail.subscribe]: rpc(subscribeSchema.extend(senderIp)).answers<MailAck>(),
+  /** A link's token (a malformed one is answered like an unknown one: 404, the link is invalid). */
+  [Patterns.mail.confirm]: rpc(tokenCommandSchema).answers<SubscriptionLinkResult>(),
+  [Patterns.mail.unsubscribeInfo]: rpc(tokenCommandSchema).answers<SubscriptionLinkResult>(),
+  [Patterns.mail.unsubscribe]: rpc(tokenCommandSchema).answers<SubscriptionLinkResult>(),
+  [Patterns.mail.runDigest]: rpc(none).answers<DigestRunResult>(),
+  /** No query at all is the first page. */
+  [Patterns.mail.listMessages]: rpc(messageListQuerySchema.prefault({})).answers<
+    MailListResult<ContactMessageView>
+  >(),
+  [Patterns.mail.listSubscribers]: rpc(subscriberListQuerySchema.prefault({})).answers<
+    MailListResult<SubscriberView>
+  >(),
+  /** Subscribers from a blog archive; `madeHere`: the archive is this blog's own (else confirmations are not carried over). */
+  [Patterns.mail.restoreSubscribers]: rpc(
+    z.object({
+      subscribers: z
+        .array(
+          z.object({
+            email: z.string().trim().toLowerCase().max(254).pipe(z.email()),
+            status: z.enum(['pending', 'confirmed', 'unsubscribed']),
+            createdAt: z.iso.datetime(),
+            confirmedAt: z.iso.datetime().nullable(),
+            unsubscribedAt: z.iso.datetime().nullable(),
+          }),
+        )
+        .max(1000),
+      madeHere: z.boolean().default(false),
+    }),
+  ).answers<{ restored: number; unconfirmed: number }>(),
 } as const;
 
 export type TypedPattern = keyof typeof RpcContracts;

@@ -1,11 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import { contactSchema, messageListQuerySchema, Patterns, type RpcEnvelope } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
-import { z } from 'zod';
+import { Patterns, type RpcEnvelope } from '@blog/contracts';
+import { parseRequest } from '@blog/server-kit';
 import { ContactService } from './contact.service.js';
-
-const contactCommandSchema = contactSchema.extend({ ip: z.string().min(1).max(64) });
 
 @Controller()
 export class ContactController {
@@ -13,11 +10,11 @@ export class ContactController {
 
   @MessagePattern(Patterns.mail.contact)
   submit(@Payload() message: RpcEnvelope<unknown>) {
-    return this.contact.submit(parseOrThrow(contactCommandSchema, message.data));
+    return this.contact.submit(parseRequest(Patterns.mail.contact, message));
   }
 
   @MessagePattern(Patterns.mail.listMessages)
   list(@Payload() message: RpcEnvelope<unknown>) {
-    return this.contact.list(parseOrThrow(messageListQuerySchema, message.data ?? {}));
+    return this.contact.list(parseRequest(Patterns.mail.listMessages, message));
   }
 }
