@@ -30,6 +30,7 @@ import { StatsController } from './stats/stats.controller.js';
 import { StatsService } from './stats/stats.service.js';
 import { PostgresStatsRepository, StatsRepository } from './stats/stats.repository.js';
 import { ImportRunner } from './import/import-runner.js';
+import { ImportsRepository, PostgresImportsRepository } from './import/imports.repository.js';
 import { ImportedPostWriter } from './import/post-writer.js';
 import { ArchiveRestore } from './archive/archive-restore.js';
 import { ExportBatchService } from './archive/export-batch.service.js';
@@ -100,6 +101,7 @@ export class PostsModule {
         MediaClient,
         MailClient,
         ImportRunner,
+        { provide: ImportsRepository, useClass: PostgresImportsRepository },
         ImportedPostWriter,
         ArchiveRestore,
         ExportBatchService,

@@ -1,6 +1,5 @@
 import { isRpcErrorBody } from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
-import type { DataSource } from 'typeorm';
 
 /** Tries of one import: a crash or a run past its budget counts as one; the third ends it `failed`. */
 export const IMPORT_ATTEMPTS = 3;
@@ -18,24 +17,6 @@ function describeDuration(ms: number): string {
   if (ms % 60_000 === 0) return `${ms / 60_000} min`;
   if (ms % 1000 === 0) return `${ms / 1000} s`;
   return `${ms} ms`;
-}
-
-/**
- * Counts the attempt in the database before any work, so a job that kills its process
- * (blocks the event loop, runs out of memory) is still counted when a restart resumes it.
- * Answers the attempt's number, or null when the import is no longer open.
- */
-export async function claimAttempt(db: DataSource, id: string): Promise<number | null> {
-  const rows = (await db.query(
-    `UPDATE posts.imports SET attempts = attempts + 1, attempt_started_at = now(), updated_at = now()
-     WHERE id = $1 AND state IN ('queued', 'running') RETURNING attempts`,
-    [id],
-  )) as [{ attempts: number }[], number] | { attempts: number }[];
-  // TypeORM's postgres driver answers [rows, count] for an UPDATE … RETURNING.
-  const list = Array.isArray(rows[0])
-    ? (rows[0] as { attempts: number }[])
-    : (rows as { attempts: number }[]);
-  return list[0]?.attempts ?? null;
 }
 
 /**

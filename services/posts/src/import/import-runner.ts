@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   IMPORT_MAX_ERRORS,
   importOptionsSchema,
@@ -18,7 +17,6 @@ import {
 } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import { archiveEntries } from '../archive/archive-entries.js';
 import { ArchiveRestore, type ArchiveRun } from '../archive/archive-restore.js';
@@ -26,7 +24,7 @@ import type { PostsConfig } from '../config.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
 import { ghostEntries, indexGhost } from './ghost-reader.js';
-import { attemptBudget, claimAttempt, errorMessage, IMPORT_ATTEMPTS, ImportTimeout } from './import-job.js';
+import { attemptBudget, errorMessage, IMPORT_ATTEMPTS, ImportTimeout } from './import-job.js';
 import { ImportLimitError } from './import-limits.js';
 import {
   detectFormat,
@@ -35,6 +33,7 @@ import {
   type ImportRow,
   type StoredReport,
 } from './import-report.js';
+import { ImportsRepository } from './imports.repository.js';
 import { MediaFetcher } from './media-fetcher.js';
 import { ImportedPostWriter } from './post-writer.js';
 import { mapSourcePost } from './source-mapper.js';
@@ -71,7 +70,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
   static readonly ATTEMPTS = IMPORT_ATTEMPTS;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly imports: ImportsRepository,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     @Inject(POSTS_CONFIG) config: PostsConfig,
     private readonly settings: SiteSettings,
@@ -103,10 +102,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
   async onModuleInit(): Promise<void> {
     this.queue.process((job) => this.run(job));
     // Imports a stopped process left queued or running go on (the queue may have lost them).
-    const open = (await this.db.query(
-      `SELECT id FROM posts.imports WHERE state IN ('queued', 'running')`,
-    )) as { id: string }[];
-    for (const { id } of open) await this.queue.add(id, { id }).catch(() => undefined);
+    for (const id of await this.imports.openIds()) await this.queue.add(id, { id }).catch(() => undefined);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -125,10 +121,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
       );
     }
     const id = randomUUID();
-    await this.db.query(
-      `INSERT INTO posts.imports (id, state, format, file_key, options, report) VALUES ($1, 'queued', $2, $3, $4, $5)`,
-      [id, format, fileKey, JSON.stringify(options), JSON.stringify(emptyReport())],
-    );
+    await this.imports.create(id, { format, fileKey, options, report: emptyReport() });
     await this.queue
       .add(id, { id })
       .catch((error: Error) => this.logger.warn(`import ${id} not queued yet: ${error.message}`));
@@ -137,7 +130,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
 
   async report(id: string): Promise<ImportReport> {
     if (!z.uuid().safeParse(id).success) throw RpcError.notFound('No such import');
-    const [row] = (await this.db.query(`SELECT * FROM posts.imports WHERE id = $1`, [id])) as ImportRow[];
+    const row = await this.imports.find(id);
     if (!row) throw RpcError.notFound('No such import');
     const { processed: _processed, postsDone: _done, ...report } = { ...emptyReport(), ...row.report };
     return {
@@ -178,19 +171,14 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   private async save(row: ImportRow, state: ImportReport['state'], report: StoredReport, reason?: string) {
-    await this.db.query(
-      `UPDATE posts.imports SET state = $2, report = $3, updated_at = now() WHERE id = $1`,
-      [row.id, state, JSON.stringify(reason ? { ...report, reason } : report)],
-    );
+    await this.imports.save(row.id, state, reason ? { ...report, reason } : report);
   }
 
   async run(job: Job<{ id: string }>): Promise<void> {
-    const [row] = (await this.db.query(`SELECT * FROM posts.imports WHERE id = $1`, [
-      job.data.id,
-    ])) as ImportRow[];
+    const row = await this.imports.find(job.data.id);
     if (!row || row.state === 'done' || row.state === 'failed') return;
     const report: StoredReport = { ...emptyReport(), ...row.report };
-    const attempt = await claimAttempt(this.db, row.id);
+    const attempt = await this.imports.claimAttempt(row.id);
     if (attempt === null) return;
     if (attempt > IMPORT_ATTEMPTS) {
       // The earlier tries crashed their process (or a replica's) or ran out of time: no more.
@@ -259,13 +247,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
         key.includes(`.${importId}.`),
       );
       if (!keys.length) return;
-      const used = (await this.db.query(
-        `SELECT original_key FROM posts.media_items WHERE original_key = ANY($1)`,
-        [keys],
-      )) as {
-        original_key: string;
-      }[];
-      const kept = new Set(used.map((row) => row.original_key));
+      const kept = await this.imports.usedOriginals(keys);
       await this.storage.deleteMany(keys.filter((key) => !kept.has(key)));
     } catch (error) {
       this.logger.warn(`import ${importId}: leftover files not removed: ${(error as Error).message}`);
