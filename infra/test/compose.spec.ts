@@ -321,7 +321,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
   }, 60_000);
 
   // After the operator commands too: they run inside the auth container, under its limit.
-  test(`after the journey, ${SCALE ? 'the scale topology' : 'the small topology holds at most 900 MB,'} every container under its memory limit`, () => {
+  test(`after the journey, ${SCALE ? 'the scale topology has' : 'the small topology holds at most 900 MB,'} every container under its memory limit`, () => {
     const names = run('podman', [
       'ps',
       '--filter',
