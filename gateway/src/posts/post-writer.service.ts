@@ -54,7 +54,7 @@ export class PostWriter {
     try {
       sendAnswer(
         res,
-        await this.services.call<IdempotentAnswer<unknown>>('posts', Patterns.posts.delete, {
+        await this.services.call('posts', Patterns.posts.delete, {
           id,
           idempotency,
         }),
@@ -68,15 +68,11 @@ export class PostWriter {
   async retryMedia(id: number, itemId: string, req: Request, res: Response): Promise<PostView> {
     const idempotency = idempotencyOf(req, `POST /api/posts/${id}/media/${itemId}/retry`);
     try {
-      const result = await this.services.call<IdempotentAnswer<PostView>>(
-        'posts',
-        Patterns.posts.retryMedia,
-        {
-          id,
-          itemId,
-          idempotency,
-        },
-      );
+      const result = await this.services.call('posts', Patterns.posts.retryMedia, {
+        id,
+        itemId,
+        idempotency,
+      });
       if (!result.replayed) this.enqueueMedia(result.answer);
       return sendAnswer(res, result);
     } finally {

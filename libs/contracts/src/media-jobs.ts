@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /** The media pipeline's messages between the gateway, the posts service and the media service. */
 
 /** An uploaded file still waiting for processing, as the posts service hands it to the media worker. */
@@ -66,3 +68,50 @@ export interface VariantView {
   width: number;
   height: number;
 }
+
+/** posts.pendingMedia's request (PendingMediaQuery). */
+export const pendingMediaQuerySchema = z.object({
+  ids: z.array(z.string().uuid()).max(1000).optional(),
+  olderThanSeconds: z.number().int().nonnegative().optional(),
+  limit: z.number().int().positive().max(1000).optional(),
+});
+
+/** posts.mediaRunStarted's and posts.mediaRunFailed's request (MediaRun). */
+export const mediaRunSchema = z.object({
+  id: z.string().uuid(),
+  originalKey: z.string().min(1),
+  error: z.string().max(2000).optional(),
+});
+
+const variantSchema = z.object({
+  key: z.string().min(1),
+  format: z.string().min(1),
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+  size: z.number().int().nonnegative(),
+});
+const cropSchema = z.object({ x: z.number(), y: z.number(), scale: z.number() }).nullable();
+
+/** posts.mediaResult's request (MediaResult): the worker's outcome for one item. */
+export const mediaResultSchema = z.discriminatedUnion('status', [
+  z.object({
+    id: z.string().uuid(),
+    originalKey: z.string().min(1),
+    crop: cropSchema,
+    status: z.literal('ready'),
+    storageKey: z.string().min(1),
+    thumbnailKey: z.string().min(1).nullable(),
+    croppedPreviewKey: z.string().min(1).nullable(),
+    width: z.number().int().nonnegative(),
+    height: z.number().int().nonnegative(),
+    durationSeconds: z.number().nonnegative().nullable(),
+    variants: z.array(variantSchema).max(100),
+  }),
+  z.object({
+    id: z.string().uuid(),
+    originalKey: z.string().min(1),
+    crop: cropSchema,
+    status: z.literal('failed'),
+    error: z.string().max(1000),
+  }),
+]);

@@ -30,6 +30,20 @@ import {
   type SubscriptionLinkResult,
 } from './mail.js';
 import type { BannerRendering } from './media.js';
+import {
+  mediaResultSchema,
+  mediaRunSchema,
+  pendingMediaQuerySchema,
+  type MediaRunStarted,
+  type PendingMediaItem,
+} from './media-jobs.js';
+import {
+  postPreviewSchema,
+  postUrlsQuerySchema,
+  type PostPreview,
+  type PostUrlsResult,
+  type PostView,
+} from './posts.js';
 import { Patterns } from './rpc.js';
 import { settingsUpdateSchema } from './settings.js';
 import type { SiteConfig } from './site.js';
@@ -57,11 +71,20 @@ export function rpc<Request extends z.ZodType>(request: Request) {
 
 /** A request that carries nothing. */
 const none = z.object({});
+/** A request that may come without data: none is taken as `{}` (its fields' defaults), as the handlers always did. */
+const orEmpty = <S extends z.ZodType>(schema: S) => schema.prefault({} as z.input<S>);
 /** The client's address, for the sign-in and registration limits. */
 const withIp = { ip: z.string().min(1) };
 /** The signed-in account a call acts for. */
 const actor = z.object({ actorId: z.uuid() });
 const userId = z.object({ id: z.uuid('user id must be a UUID') });
+/** A post's id as the services take it (a number, or its digits). */
+const postId = z.coerce
+  .number({ error: 'id must be a number' })
+  .int()
+  .positive('id must be a positive number');
+const idempotency = idempotencyRequestSchema.optional();
+
 /** The sender's address, for the per-address limits of the public forms. */
 const senderIp = { ip: z.string().min(1).max(64) };
 
@@ -90,6 +113,19 @@ export const RpcContracts = {
   [Patterns.auth.twoFactorRecoveryCodes]: rpc(
     twoFactorConfirmSchema.extend(actor.shape),
   ).answers<TwoFactorEnabled>(),
+  /** Page URLs and update times of all posts in chunks (no query: the first chunk). */
+  [Patterns.posts.urls]: rpc(orEmpty(postUrlsQuerySchema)).answers<PostUrlsResult>(),
+  [Patterns.posts.preview]: rpc(orEmpty(postPreviewSchema)).answers<PostPreview>(),
+  [Patterns.posts.delete]: rpc(orEmpty(z.object({ id: postId, idempotency }))).answers<
+    IdempotentAnswer<{ deleted: true }>
+  >(),
+  [Patterns.posts.retryMedia]: rpc(
+    orEmpty(z.object({ id: postId, itemId: z.string().uuid('itemId must be a media item id'), idempotency })),
+  ).answers<IdempotentAnswer<PostView>>(),
+  [Patterns.posts.pendingMedia]: rpc(orEmpty(pendingMediaQuerySchema)).answers<PendingMediaItem[]>(),
+  [Patterns.posts.mediaResult]: rpc(mediaResultSchema).answers<{ applied: boolean }>(),
+  [Patterns.posts.mediaRunStarted]: rpc(mediaRunSchema).answers<MediaRunStarted>(),
+  [Patterns.posts.mediaRunFailed]: rpc(mediaRunSchema).answers<{ recorded: true }>(),
   [Patterns.posts.recordViews]: rpc(viewBatchSchema).answers<{ recorded: number }>(),
   [Patterns.posts.viewSalt]: rpc(viewSaltRequestSchema).answers<string>(),
   [Patterns.posts.stats]: rpc(statsQuerySchema).answers<StatsReport>(),
@@ -122,10 +158,10 @@ export const RpcContracts = {
   [Patterns.mail.unsubscribe]: rpc(tokenCommandSchema).answers<SubscriptionLinkResult>(),
   [Patterns.mail.runDigest]: rpc(none).answers<DigestRunResult>(),
   /** No query at all is the first page. */
-  [Patterns.mail.listMessages]: rpc(messageListQuerySchema.prefault({})).answers<
+  [Patterns.mail.listMessages]: rpc(orEmpty(messageListQuerySchema)).answers<
     MailListResult<ContactMessageView>
   >(),
-  [Patterns.mail.listSubscribers]: rpc(subscriberListQuerySchema.prefault({})).answers<
+  [Patterns.mail.listSubscribers]: rpc(orEmpty(subscriberListQuerySchema)).answers<
     MailListResult<SubscriberView>
   >(),
   /** Subscribers from a blog archive; `madeHere`: the archive is this blog's own (else confirmations are not carried over). */

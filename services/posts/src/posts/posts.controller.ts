@@ -5,14 +5,12 @@ import {
   idempotencyRequestSchema,
   Patterns,
   postListQuerySchema,
-  postPreviewSchema,
-  postUrlsQuerySchema,
   type PostReadOptions,
   type PostUpdateCommand,
   type PostWriteCommand,
   type RpcEnvelope,
 } from '@blog/contracts';
-import { IdempotencyLedger, parseOrThrow } from '@blog/server-kit';
+import { IdempotencyLedger, parseOrThrow, parseRequest } from '@blog/server-kit';
 import { z } from 'zod';
 import { ContentService } from '../content/content.service.js';
 import { MediaItemsService } from '../media-items/media-items.service.js';
@@ -43,52 +41,6 @@ const writeSchema = z.object({
   files: z.array(uploadedFile).default([]),
   idempotency,
 });
-const deleteQuery = z.object({ id: idSchema, idempotency });
-const retryQuery = z.object({
-  id: idSchema,
-  itemId: z.string().uuid('itemId must be a media item id'),
-  idempotency,
-});
-const pendingQuery = z.object({
-  ids: z.array(z.string().uuid()).max(1000).optional(),
-  olderThanSeconds: z.number().int().nonnegative().optional(),
-  limit: z.number().int().positive().max(1000).optional(),
-});
-const variant = z.object({
-  key: z.string().min(1),
-  format: z.string().min(1),
-  width: z.number().int().nonnegative(),
-  height: z.number().int().nonnegative(),
-  size: z.number().int().nonnegative(),
-});
-const mediaRun = z.object({
-  id: z.string().uuid(),
-  originalKey: z.string().min(1),
-  error: z.string().max(2000).optional(),
-});
-const crop = z.object({ x: z.number(), y: z.number(), scale: z.number() }).nullable();
-const mediaResult = z.discriminatedUnion('status', [
-  z.object({
-    id: z.string().uuid(),
-    originalKey: z.string().min(1),
-    crop,
-    status: z.literal('ready'),
-    storageKey: z.string().min(1),
-    thumbnailKey: z.string().min(1).nullable(),
-    croppedPreviewKey: z.string().min(1).nullable(),
-    width: z.number().int().nonnegative(),
-    height: z.number().int().nonnegative(),
-    durationSeconds: z.number().nonnegative().nullable(),
-    variants: z.array(variant).max(100),
-  }),
-  z.object({
-    id: z.string().uuid(),
-    originalKey: z.string().min(1),
-    crop,
-    status: z.literal('failed'),
-    error: z.string().max(1000),
-  }),
-]);
 
 /** Message handlers: validate the envelope, hand over to the service. */
 @Controller()
@@ -122,8 +74,8 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.urls)
-  urls(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.posts.urls(parseOrThrow(postUrlsQuerySchema, data ?? {}));
+  urls(@Payload() message: RpcEnvelope<unknown>) {
+    return this.posts.urls(parseRequest(Patterns.posts.urls, message));
   }
 
   @MessagePattern(Patterns.posts.create)
@@ -138,13 +90,13 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.preview)
-  preview(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.content.preview(parseOrThrow(postPreviewSchema, data ?? {}));
+  preview(@Payload() message: RpcEnvelope<unknown>) {
+    return this.content.preview(parseRequest(Patterns.posts.preview, message));
   }
 
   @MessagePattern(Patterns.posts.delete)
-  delete(@Payload() { data }: RpcEnvelope<unknown>) {
-    const { id, idempotency } = parseOrThrow(deleteQuery, data ?? {});
+  delete(@Payload() message: RpcEnvelope<unknown>) {
+    const { id, idempotency } = parseRequest(Patterns.posts.delete, message);
     return this.posts.delete(id, idempotency);
   }
 
@@ -154,29 +106,29 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.pendingMedia)
-  pendingMedia(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.mediaItems.pending(parseOrThrow(pendingQuery, data ?? {}));
+  pendingMedia(@Payload() message: RpcEnvelope<unknown>) {
+    return this.mediaItems.pending(parseRequest(Patterns.posts.pendingMedia, message));
   }
 
   @MessagePattern(Patterns.posts.mediaResult)
-  mediaResult(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.mediaItems.applyResult(parseOrThrow(mediaResult, data));
+  mediaResult(@Payload() message: RpcEnvelope<unknown>) {
+    return this.mediaItems.applyResult(parseRequest(Patterns.posts.mediaResult, message));
   }
 
   @MessagePattern(Patterns.posts.retryMedia)
-  retryMedia(@Payload() { data }: RpcEnvelope<unknown>) {
-    const { id, itemId, idempotency } = parseOrThrow(retryQuery, data ?? {});
+  retryMedia(@Payload() message: RpcEnvelope<unknown>) {
+    const { id, itemId, idempotency } = parseRequest(Patterns.posts.retryMedia, message);
     return this.mediaItems.retry(id, itemId, idempotency);
   }
 
   @MessagePattern(Patterns.posts.mediaRunStarted)
-  mediaRunStarted(@Payload() { data }: RpcEnvelope<unknown>) {
-    return this.mediaItems.startRun(parseOrThrow(mediaRun, data));
+  mediaRunStarted(@Payload() message: RpcEnvelope<unknown>) {
+    return this.mediaItems.startRun(parseRequest(Patterns.posts.mediaRunStarted, message));
   }
 
   @MessagePattern(Patterns.posts.mediaRunFailed)
-  async mediaRunFailed(@Payload() { data }: RpcEnvelope<unknown>) {
-    await this.mediaItems.failRun(parseOrThrow(mediaRun, data));
+  async mediaRunFailed(@Payload() message: RpcEnvelope<unknown>) {
+    await this.mediaItems.failRun(parseRequest(Patterns.posts.mediaRunFailed, message));
     return { recorded: true };
   }
 
