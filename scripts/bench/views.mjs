@@ -4,13 +4,15 @@
 // beacon's latency (p50, p99) and the gateway's and posts service's CPU per 1,000 beacons
 // (from /proc); the beacon's cost on a page (its bytes on the wire, main-thread time of
 // sendBeacon in Chromium); and the Stats tab's query time over a year of data for 10,000
-// posts. With BENCH_BASE=<git revision> the cached read and the beacons are measured on that
-// revision's build first, the same way.
+// posts. With BENCH_BASE=<git revision> that revision's build runs beside this one: the
+// cached read and the beacons are measured on both, alternating for BENCH_ROUNDS rounds (a
+// busy machine then weighs on both alike), the beacons at one rate for both (the slower
+// build's cached-read rate), so their CPU per 1,000 compares.
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { seedPosts } from '../seed.mjs';
-import { benchTargets, cpuTicks, loadCost, signInToken, stackPids } from './measure.mjs';
+import { benchTargets, cpuTicks, loadCost, ROUNDS, signInToken, stackPids } from './measure.mjs';
 import { startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
@@ -26,12 +28,24 @@ async function statsViews(baseUrl, token) {
   return (await response.json()).days[0].views;
 }
 
-/** Beacons at the cached read's rate for SECONDS; then every one answered 204 must be in the stats. */
-async function ingestion(stack, token, pids, path, rate) {
+/**
+ * Addresses the beacons come from, one after the other: below the gateway's 200,000 tracked
+ * per day, so rounds after rounds stay within the flood limits.
+ */
+const ADDRESSES = 150_000;
+
+/**
+ * Beacons at `rate` for SECONDS; then every one answered 204 must be in the stats. Each
+ * beacon comes from the next address, each round with its own browser version: every round
+ * brings new visitors alike.
+ */
+async function ingestion(target, rate) {
+  const { stack, token, pids, path } = target;
+  const reader = READER.replace('Chrome/124.0.0.0', `Chrome/124.0.${target.rounds++}.0`);
+  let sent = 0;
   const before = await statsViews(stack.baseUrl, token);
   const samePid = pids.gateway === pids.posts;
   const ticks = { gateway: await cpuTicks(pids.gateway), posts: samePid ? 0 : await cpuTicks(pids.posts) };
-  let sent = 0;
   const result = await new Promise((resolve, reject) =>
     autocannon(
       {
@@ -39,15 +53,14 @@ async function ingestion(stack, token, pids, path, rate) {
         method: 'POST',
         connections: 20,
         duration: SECONDS,
-        // The rate the gateway answered cached post reads at, in this run.
         overallRate: rate,
-        headers: { 'content-type': 'application/json', 'user-agent': READER },
+        headers: { 'content-type': 'application/json', 'user-agent': reader },
         body: JSON.stringify({ path, referrer: 'https://news.example.org/' }),
         requests: [
           {
-            // Each beacon its own reader: 10.a.b.c from a counter.
+            // Each beacon from the next address: 10.a.b.c from a counter.
             setupRequest: (request) => {
-              const n = ++sent;
+              const n = 1 + (sent++ % ADDRESSES);
               request.headers = {
                 ...request.headers,
                 'x-forwarded-for': `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`,
@@ -185,36 +198,74 @@ async function yearQuery(stack, token) {
   }
 }
 
-/** The cached read and the beacons on the build at `root`; the page cost and the year query on this build only. */
-async function benchBuild(root, full) {
+/** A stack of the build at `root`, seeded, with what the measures need. */
+async function startTarget(target) {
   const stack = await startSeedableStack(
     'views',
     { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
-    root,
+    target.root,
   );
   try {
     await seedPosts(stack.databaseUrl, 10_000);
     const token = await signInToken(stack.baseUrl, ADMIN);
     const pids = await stackPids(stack);
     const [post] = await (await fetch(`${stack.baseUrl}/api/posts?limit=1`)).json();
-    const cachedRead = await loadCost(`${stack.baseUrl}/api/posts/${post.id}`, { gateway: pids.gateway });
-    const beacons = await ingestion(stack, token, pids, post.url, cachedRead.requestsPerSecond);
-    return {
-      cachedPostRead: {
-        requestsPerSecond: cachedRead.requestsPerSecond,
-        gatewayCpuMsPer1000: cachedRead.cpuMsPer1000,
-      },
-      beacons,
-      ...(full ? { page: await pageCost(stack.baseUrl, post.url), year: await yearQuery(stack, token) } : {}),
-    };
-  } finally {
+    return { ...target, stack, token, pids, post, path: post.url, rounds: 0 };
+  } catch (error) {
     await stack.stop();
+    throw error;
   }
 }
 
+const mean = (values) => Math.round((values.reduce((sum, v) => sum + v, 0) / values.length) * 10) / 10;
+
+/**
+ * `measure` on each target once as a warm-up, then ROUNDS rounds, the order reversed every
+ * other round; the rounds' figures by target.
+ */
+async function alternate(targets, measure) {
+  const runs = new Map(targets.map((t) => [t.name, []]));
+  for (const target of targets) await measure(target);
+  for (let round = 0; round < ROUNDS; round++)
+    for (const target of round % 2 ? [...targets].reverse() : targets)
+      runs.get(target.name).push(await measure(target));
+  return runs;
+}
+
+/** The cached read and the beacons on every build, alternating; the page cost and the year query on this build only. */
 export async function benchViews() {
-  const results = {};
-  for (const target of benchTargets())
-    results[target.name] = await benchBuild(target.root, target.name === 'this build');
-  return results;
+  const targets = [];
+  try {
+    for (const target of benchTargets()) targets.push(await startTarget(target));
+    const reads = await alternate(targets, (t) =>
+      loadCost(`${t.stack.baseUrl}/api/posts/${t.post.id}`, { gateway: t.pids.gateway }),
+    );
+    // One rate for all: CPU per request depends on the load.
+    const rate = Math.min(...targets.map((t) => mean(reads.get(t.name).map((r) => r.requestsPerSecond))));
+    const beacons = await alternate(targets, (t) => ingestion(t, rate));
+    const results = { beaconRate: rate, rounds: ROUNDS };
+    for (const target of targets) {
+      const runs = beacons.get(target.name);
+      results[target.name] = {
+        cachedPostRead: {
+          requestsPerSecond: mean(reads.get(target.name).map((r) => r.requestsPerSecond)),
+          gatewayCpuMsPer1000: mean(reads.get(target.name).map((r) => r.cpuMsPer1000)),
+        },
+        beacons: {
+          runs,
+          meanGatewayCpuMsPer1000: mean(runs.map((r) => r.gatewayCpuMsPer1000)),
+          ...(runs[0].postsCpuMsPer1000 === null
+            ? {}
+            : { meanPostsCpuMsPer1000: mean(runs.map((r) => r.postsCpuMsPer1000)) }),
+          lost: runs.reduce((sum, r) => sum + r.lost, 0),
+        },
+      };
+    }
+    const self = targets.find((t) => t.name === 'this build');
+    results['this build'].page = await pageCost(self.stack.baseUrl, self.path);
+    results['this build'].year = await yearQuery(self.stack, self.token);
+    return results;
+  } finally {
+    await Promise.all(targets.map((t) => t.stack.stop()));
+  }
 }
