@@ -95,14 +95,6 @@ export const blogArchiveSchema = z.object({
 });
 export type BlogArchive = Omit<z.infer<typeof blogArchiveSchema>, 'site'> & { site: SiteConfig };
 
-/** The export's walk: the next page of posts after `afterId`, each with everything the archive keeps. */
-export interface ExportBatch {
-  posts: (Omit<ArchivePost, 'media'> & {
-    media: (Omit<ArchiveMedia, 'file'> & { originalKey: string | null; position: number })[];
-  })[];
-  lastId: number | null;
-}
-
 export type ExportState = 'queued' | 'running' | 'done' | 'failed';
 
 /** Where an export job stands (posts.export.report), and what its archive holds once done. */

@@ -8,7 +8,6 @@ import {
   MAIL_PAGE_MAX,
   type ArchiveNote,
   type ArchivePost,
-  type ExportBatch,
 } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
 import { PassThrough, Readable } from 'node:stream';
@@ -19,7 +18,7 @@ import { MailClient } from '../import/media-client.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
 import { AuthClient } from './auth-client.js';
-import { ExportBatchService } from './export-batch.service.js';
+import { ExportBatchService, type ExportBatch } from './export-batch.service.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
 
 /** What the writer has put in the archive so far (the export job's progress). */

@@ -1,9 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ExportBatch } from '@blog/contracts';
+import type { ArchiveMedia, ArchivePost } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 
 const MAX_BATCH = 500;
+
+/** The export's walk: the next page of posts after `afterId`, each with everything the archive keeps. */
+export interface ExportBatch {
+  posts: (Omit<ArchivePost, 'media'> & {
+    media: (Omit<ArchiveMedia, 'file'> & { originalKey: string | null; position: number })[];
+  })[];
+  lastId: number | null;
+}
 
 interface PostRow {
   id: number;
