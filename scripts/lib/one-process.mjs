@@ -58,6 +58,7 @@ async function main() {
  */
 function databaseUp() {
   if (process.env.DATABASE_STARTING !== '1' || !process.send) return;
+  if (!process.connected) process.exit(1); // gone while this process loaded
   return new Promise((resolve) => {
     const launcherGone = () => process.exit(1);
     const onMessage = (message) => {
