@@ -26,13 +26,8 @@ import { POSTS_CONFIG, STORAGE } from '../tokens.js';
 import { ghostEntries, indexGhost } from './ghost-reader.js';
 import { attemptBudget, errorMessage, IMPORT_ATTEMPTS, ImportTimeout } from './import-job.js';
 import { ImportLimitError } from './import-limits.js';
-import {
-  detectFormat,
-  emptyReport,
-  reportError,
-  type ImportRow,
-  type StoredReport,
-} from './import-report.js';
+import { detectFormat } from './detect-format.js';
+import { emptyReport, reportError, type ImportRow, type StoredReport } from './import-report.js';
 import { ImportsRepository } from './imports.repository.js';
 import { MediaFetcher } from './media-fetcher.js';
 import { ImportedPostWriter } from './post-writer.js';
