@@ -32,6 +32,7 @@ import { PostgresStatsRepository, StatsRepository } from './stats/stats.reposito
 import { ImportRunner } from './import/import-runner.js';
 import { ImportsRepository, PostgresImportsRepository } from './import/imports.repository.js';
 import { ImportedPostWriter } from './import/post-writer.js';
+import { ImportedPosts } from './posts/imported-posts.js';
 import { ArchiveRestore } from './archive/archive-restore.js';
 import { ExportBatchService } from './archive/export-batch.service.js';
 import { ArchiveWriter } from './archive/archive-writer.js';
@@ -103,6 +104,7 @@ export class PostsModule {
         ImportRunner,
         { provide: ImportsRepository, useClass: PostgresImportsRepository },
         ImportedPostWriter,
+        ImportedPosts,
         ArchiveRestore,
         ExportBatchService,
         AuthClient,

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   escapeRegExp,
   UPLOADS_PREFIX,
@@ -9,8 +8,8 @@ import {
 } from '@blog/contracts';
 import { ORIGINALS_PREFIX, type ObjectStorage } from '@blog/server-kit';
 import { createHash } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { MediaItem } from '../posts/media-item.entity.js';
+import type { MediaItem } from '../posts/media-item.entity.js';
+import { ImportedPosts } from '../posts/imported-posts.js';
 import { PostsService } from '../posts/posts.service.js';
 import { STORAGE } from '../tokens.js';
 import { errorMessage } from './import-job.js';
@@ -57,7 +56,7 @@ export interface PostToWrite {
 @Injectable()
 export class ImportedPostWriter {
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly imported: ImportedPosts,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly posts: PostsService,
     private readonly media: MediaClient,
@@ -71,12 +70,8 @@ export class ImportedPostWriter {
     // A post found under a former identity (an earlier importer's) is this one: it is updated
     // and takes the new identity, so posts imported before the change are not doubled; rows
     // cannot be renamed by a migration, which would need the export's site and post ids.
-    const [existing] = (await this.db.query(
-      `SELECT id, source_id FROM posts.posts WHERE source_id = ANY($1)
-       ORDER BY source_id = $2 DESC LIMIT 1`,
-      [[post.sourceId, ...(post.formerSourceIds ?? [])], post.sourceId],
-    )) as { id: number; source_id: string }[];
-    const items = existing ? await this.db.getRepository(MediaItem).findBy({ postId: existing.id }) : [];
+    const existing = await this.imported.find(post.sourceId, post.formerSourceIds);
+    const items = existing?.media ?? [];
     let content = post.content;
     // Together (the fetcher allows 4 downloads at once over the import).
     const outcomes = await Promise.allSettled(
@@ -86,7 +81,7 @@ export class ImportedPostWriter {
           `${ORIGINALS_PREFIX}/import/${createHash('sha256').update(`${sourceId}\n${media.identity}`).digest('hex').slice(0, 32)}`;
         const keyBase = keyOf(post.sourceId);
         // Files stored under the identity the post had until now are its files too.
-        const bases = [keyBase, ...(existing ? [keyOf(existing.source_id)] : [])];
+        const bases = [keyBase, ...(existing ? [keyOf(existing.sourceId)] : [])];
         const known = items.find((item) => bases.some((base) => item.originalKey?.startsWith(`${base}.`)));
         if (known) return { known };
         return { file: await media.fetch((ext) => `${keyBase}.${importId}.${ext}`) };
