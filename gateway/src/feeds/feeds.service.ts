@@ -9,7 +9,6 @@ import {
   POST_URLS_CHUNK_MAX,
   postLink,
   SITEMAP_MAX_URLS,
-  type PostListResult,
   type PostUrlsQuery,
   type PostUrlsResult,
 } from '@blog/contracts';
@@ -69,7 +68,7 @@ export class FeedsService {
   private async buildRss(siteUrl: string): Promise<string> {
     const [site, latest] = await Promise.all([
       this.site.get(),
-      this.services.read<PostListResult>('posts', Patterns.posts.list, {
+      this.services.read('posts', Patterns.posts.list, {
         query: { limit: FEED_SIZE },
         options: { includeHtml: true },
       }),

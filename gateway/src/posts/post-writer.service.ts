@@ -1,11 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  Patterns,
-  type IdempotentAnswer,
-  type PostView,
-  type PostWriteCommand,
-  type StoredIdempotentAnswer,
-} from '@blog/contracts';
+import { Patterns, type IdempotentAnswer, type PostView, type PostWriteCommand } from '@blog/contracts';
 import { JsonLogger, type ObjectStorage } from '@blog/server-kit';
 import type { Request, Response } from 'express';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
@@ -92,13 +86,7 @@ export class PostWriter {
     send: (command: PostWriteCommand) => Promise<IdempotentAnswer<PostView>>,
   ): Promise<PostView> {
     const key = idempotencyKeyOf(req);
-    const stored = key
-      ? await this.services.call<StoredIdempotentAnswer<PostView> | null>(
-          'posts',
-          Patterns.posts.idempotentAnswer,
-          { key },
-        )
-      : null;
+    const stored = key ? await this.services.call('posts', Patterns.posts.idempotentAnswer, { key }) : null;
     if (stored) {
       const { digest } = await receivePostForm(req, res, this.storage, { store: false });
       return replay(res, stored, fingerprintOf(route, digest));
@@ -150,7 +138,7 @@ export class PostWriter {
     if (outcomeUnknown) {
       try {
         const referenced = new Set(
-          await this.services.call<string[]>('posts', Patterns.posts.referencedKeys, { keys }),
+          await this.services.call('posts', Patterns.posts.referencedKeys, { keys }),
         );
         unreferenced = keys.filter((key) => !referenced.has(key));
       } catch {

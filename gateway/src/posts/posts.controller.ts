@@ -9,7 +9,6 @@ import {
   type PostPreview,
   type PostPreviewRequest,
   type PostListQuery,
-  type PostListResult,
   type PostView,
   type SiteConfig,
 } from '@blog/contracts';
@@ -49,7 +48,7 @@ export class PostsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
   ): Promise<PostView[]> {
-    const result = await this.services.read<PostListResult>('posts', Patterns.posts.list, {
+    const result = await this.services.read('posts', Patterns.posts.list, {
       query,
       options: readOptionsFor(await this.auth.isAdmin(req)),
     });

@@ -14,7 +14,12 @@ import {
   type TwoFactorEnabled,
   type TwoFactorSetup,
 } from './auth.js';
-import { idempotencyRequestSchema, type IdempotentAnswer } from './idempotency.js';
+import {
+  idempotencyKeySchema,
+  idempotencyRequestSchema,
+  type IdempotentAnswer,
+  type StoredIdempotentAnswer,
+} from './idempotency.js';
 import type { ImageSettings } from './image-settings.js';
 import {
   contactSchema,
@@ -38,8 +43,10 @@ import {
   type PendingMediaItem,
 } from './media-jobs.js';
 import {
+  postListQuerySchema,
   postPreviewSchema,
   postUrlsQuerySchema,
+  type PostListResult,
   type PostPreview,
   type PostUrlsResult,
   type PostView,
@@ -84,6 +91,31 @@ const postId = z.coerce
   .int()
   .positive('id must be a positive number');
 const idempotency = idempotencyRequestSchema.optional();
+/** What a read of posts shows (PostReadOptions); none: what a visitor sees. */
+const postReadOptions = z
+  .object({
+    includeAllMedia: z.boolean().optional(),
+    includeUnpublished: z.boolean().optional(),
+    includeHtml: z.boolean().optional(),
+    includeSource: z.boolean().optional(),
+  })
+  .default({});
+/** The post form as the gateway hands it over (PostWriteCommand): its fields, and its files already stored. */
+const postWrite = z.object({
+  fields: z.record(z.string(), z.string()),
+  files: z
+    .array(
+      z.object({
+        key: z.string().min(1),
+        type: z.enum(['image', 'video']),
+        mimeType: z.string(),
+        name: z.string(),
+        size: z.number().int().nonnegative(),
+      }),
+    )
+    .default([]),
+  idempotency,
+});
 
 /** The sender's address, for the per-address limits of the public forms. */
 const senderIp = { ip: z.string().min(1).max(64) };
@@ -113,6 +145,22 @@ export const RpcContracts = {
   [Patterns.auth.twoFactorRecoveryCodes]: rpc(
     twoFactorConfirmSchema.extend(actor.shape),
   ).answers<TwoFactorEnabled>(),
+  // posts.list, get and getBySlug: their handler checks each field with its schema here (so a
+  // 400 names the field as it always did, not as `query.limit`).
+  [Patterns.posts.list]: rpc(
+    z.object({ query: postListQuerySchema, options: postReadOptions }),
+  ).answers<PostListResult>(),
+  [Patterns.posts.get]: rpc(z.object({ id: postId, options: postReadOptions })).answers<PostView>(),
+  [Patterns.posts.getBySlug]: rpc(
+    z.object({ slug: z.string().min(1).max(200), options: postReadOptions }),
+  ).answers<PostView>(),
+  [Patterns.posts.create]: rpc(postWrite).answers<IdempotentAnswer<PostView>>(),
+  [Patterns.posts.update]: rpc(postWrite.extend({ id: postId })).answers<IdempotentAnswer<PostView>>(),
+  /** A post form's stored answer for its Idempotency-Key (the key's fingerprint names the form's route). */
+  [Patterns.posts.idempotentAnswer]: rpc(
+    z.object({ key: idempotencyKeySchema }),
+  ).answers<StoredIdempotentAnswer<PostView> | null>(),
+  [Patterns.posts.referencedKeys]: rpc(z.object({ keys: z.array(z.string()).max(1000) })).answers<string[]>(),
   /** Page URLs and update times of all posts in chunks (no query: the first chunk). */
   [Patterns.posts.urls]: rpc(orEmpty(postUrlsQuerySchema)).answers<PostUrlsResult>(),
   [Patterns.posts.preview]: rpc(orEmpty(postPreviewSchema)).answers<PostPreview>(),

@@ -1,46 +1,18 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
-import {
-  idempotencyKeySchema,
-  idempotencyRequestSchema,
-  Patterns,
-  postListQuerySchema,
-  type PostReadOptions,
-  type PostUpdateCommand,
-  type PostWriteCommand,
-  type RpcEnvelope,
-} from '@blog/contracts';
+import { Patterns, RpcContracts, type RpcEnvelope } from '@blog/contracts';
 import { IdempotencyLedger, parseOrThrow, parseRequest } from '@blog/server-kit';
-import { z } from 'zod';
 import { ContentService } from '../content/content.service.js';
 import { MediaItemsService } from '../media-items/media-items.service.js';
 import { PostsService } from './posts.service.js';
 
-const readOptions = z
-  .object({
-    includeAllMedia: z.boolean().optional(),
-    includeUnpublished: z.boolean().optional(),
-    includeHtml: z.boolean().optional(),
-    includeSource: z.boolean().optional(),
-  })
-  .default({});
-const idSchema = z.coerce
-  .number({ error: 'id must be a number' })
-  .int()
-  .positive('id must be a positive number');
-const uploadedFile = z.object({
-  key: z.string().min(1),
-  type: z.enum(['image', 'video']),
-  mimeType: z.string(),
-  name: z.string(),
-  size: z.number().int().nonnegative(),
-});
-const idempotency = idempotencyRequestSchema.optional();
-const writeSchema = z.object({
-  fields: z.record(z.string(), z.string()),
-  files: z.array(uploadedFile).default([]),
-  idempotency,
-});
+// The reads and the ledger's lookup check each field with its contract's schema on its own,
+// so a 400 names the field as before (`limit`, not `query.limit`).
+const list = RpcContracts[Patterns.posts.list].request.shape;
+const get = RpcContracts[Patterns.posts.get].request.shape;
+const bySlug = RpcContracts[Patterns.posts.getBySlug].request.shape;
+const answerOf = RpcContracts[Patterns.posts.idempotentAnswer].request.shape;
+const referenced = RpcContracts[Patterns.posts.referencedKeys].request.shape;
 
 /** Message handlers: validate the envelope, hand over to the service. */
 @Controller()
@@ -53,23 +25,23 @@ export class PostsController {
   ) {}
 
   @MessagePattern(Patterns.posts.list)
-  list(@Payload() { data }: RpcEnvelope<{ query: unknown; options?: PostReadOptions }>) {
+  list(@Payload() { data }: RpcEnvelope<{ query?: unknown; options?: unknown } | undefined>) {
     return this.posts.list(
-      parseOrThrow(postListQuerySchema, data?.query ?? {}),
-      parseOrThrow(readOptions, data?.options),
+      parseOrThrow(list.query, data?.query ?? {}),
+      parseOrThrow(list.options, data?.options),
     );
   }
 
   @MessagePattern(Patterns.posts.get)
-  get(@Payload() { data }: RpcEnvelope<{ id: unknown; options?: PostReadOptions }>) {
-    return this.posts.get(parseOrThrow(idSchema, data?.id), parseOrThrow(readOptions, data?.options));
+  get(@Payload() { data }: RpcEnvelope<{ id?: unknown; options?: unknown } | undefined>) {
+    return this.posts.get(parseOrThrow(get.id, data?.id), parseOrThrow(get.options, data?.options));
   }
 
   @MessagePattern(Patterns.posts.getBySlug)
-  getBySlug(@Payload() { data }: RpcEnvelope<{ slug: unknown; options?: PostReadOptions }>) {
+  getBySlug(@Payload() { data }: RpcEnvelope<{ slug?: unknown; options?: unknown } | undefined>) {
     return this.posts.getBySlug(
-      parseOrThrow(z.string().min(1).max(200), data?.slug),
-      parseOrThrow(readOptions, data?.options),
+      parseOrThrow(bySlug.slug, data?.slug),
+      parseOrThrow(bySlug.options, data?.options),
     );
   }
 
@@ -79,14 +51,13 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.create)
-  create(@Payload() { data }: RpcEnvelope<PostWriteCommand>) {
-    return this.posts.create(parseOrThrow(writeSchema, data));
+  create(@Payload() message: RpcEnvelope<unknown>) {
+    return this.posts.create(parseRequest(Patterns.posts.create, message));
   }
 
   @MessagePattern(Patterns.posts.update)
-  update(@Payload() { data }: RpcEnvelope<PostUpdateCommand>) {
-    const command = parseOrThrow(writeSchema.extend({ id: idSchema }), data);
-    return this.posts.update(command);
+  update(@Payload() message: RpcEnvelope<unknown>) {
+    return this.posts.update(parseRequest(Patterns.posts.update, message));
   }
 
   @MessagePattern(Patterns.posts.preview)
@@ -101,8 +72,8 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.idempotentAnswer)
-  idempotentAnswer(@Payload() { data }: RpcEnvelope<{ key: unknown }>) {
-    return this.ledger.answerOf(parseOrThrow(idempotencyKeySchema, data?.key));
+  idempotentAnswer(@Payload() { data }: RpcEnvelope<{ key?: unknown } | undefined>) {
+    return this.ledger.answerOf(parseOrThrow(answerOf.key, data?.key));
   }
 
   @MessagePattern(Patterns.posts.pendingMedia)
@@ -133,7 +104,7 @@ export class PostsController {
   }
 
   @MessagePattern(Patterns.posts.referencedKeys)
-  referencedKeys(@Payload() { data }: RpcEnvelope<{ keys: unknown }>) {
-    return this.mediaItems.referencedKeys(parseOrThrow(z.array(z.string()).max(1000), data?.keys));
+  referencedKeys(@Payload() { data }: RpcEnvelope<{ keys?: unknown } | undefined>) {
+    return this.mediaItems.referencedKeys(parseOrThrow(referenced.keys, data?.keys));
   }
 }
