@@ -46,13 +46,13 @@ export class ExportController {
   @HttpCode(202)
   @AdminOnly()
   start(): Promise<ExportReport> {
-    return this.services.call<ExportReport>('posts', Patterns.posts.exportStart, {});
+    return this.services.call('posts', Patterns.posts.exportStart, {});
   }
 
   @Get('jobs/:id')
   @AdminOnly()
   report(@Param('id') id: string): Promise<ExportReport> {
-    return this.services.read<ExportReport>('posts', Patterns.posts.exportReport, { id });
+    return this.services.read('posts', Patterns.posts.exportReport, { id });
   }
 
   /** The finished archive, with the bearer token (scripts, curl). */
@@ -107,7 +107,7 @@ export class ExportController {
     if (session.sub !== link.sub) throw new ApiError(401, ErrorText.invalidToken);
     if (!isAdmin(session.role)) throw new ApiError(403, ErrorText.forbidden);
     const report = await this.finished(link.export);
-    const first = await this.services.call<boolean>('posts', Patterns.posts.claimExportLink, {
+    const first = await this.services.call('posts', Patterns.posts.claimExportLink, {
       id: link.jti,
       expiresAt: new Date(link.exp * 1000).toISOString(),
     });
@@ -117,7 +117,7 @@ export class ExportController {
 
   /** The export's report when its archive is ready, else 409 saying where it stands. */
   private async finished(id: string): Promise<ExportReport> {
-    const report = await this.services.read<ExportReport>('posts', Patterns.posts.exportReport, { id });
+    const report = await this.services.read('posts', Patterns.posts.exportReport, { id });
     if (report.state === 'failed')
       throw new ApiError(409, `The export failed: ${report.reason ?? ''}`.trim());
     if (report.state !== 'done') throw new ApiError(409, `The export is not finished (${report.percent}%)`);

@@ -31,12 +31,7 @@ export class ImportsController {
     }
     const options = { categoryMap, sourceUrl: fields.sourceUrl ?? '', drafts: fields.drafts || undefined };
     try {
-      return await this.services.call<ImportReport>(
-        'posts',
-        Patterns.posts.importStart,
-        { fileKey, options },
-        30_000,
-      );
+      return await this.services.call('posts', Patterns.posts.importStart, { fileKey, options }, 30_000);
     } catch (error) {
       await this.storage.delete(fileKey).catch(() => undefined);
       throw error;
@@ -46,6 +41,6 @@ export class ImportsController {
   @Get(':id')
   @AdminOnly()
   report(@Param('id') id: string): Promise<ImportReport> {
-    return this.services.read<ImportReport>('posts', Patterns.posts.importReport, { id });
+    return this.services.read('posts', Patterns.posts.importReport, { id });
   }
 }

@@ -214,7 +214,7 @@ export class PagesService implements OnModuleInit {
   async oldPostPath(key: string): Promise<string | null> {
     if (!key) return null;
     try {
-      return await this.services.read<string | null>('posts', Patterns.posts.oldPath, { path: key });
+      return await this.services.read('posts', Patterns.posts.oldPath, { path: key });
     } catch {
       return null;
     }

@@ -20,6 +20,8 @@ import {
   type IdempotentAnswer,
   type StoredIdempotentAnswer,
 } from './idempotency.js';
+import type { ExportReport } from './blog-archive.js';
+import type { ImportReport } from './import.js';
 import type { ImageSettings } from './image-settings.js';
 import {
   contactSchema,
@@ -161,6 +163,19 @@ export const RpcContracts = {
     z.object({ key: idempotencyKeySchema }),
   ).answers<StoredIdempotentAnswer<PostView> | null>(),
   [Patterns.posts.referencedKeys]: rpc(z.object({ keys: z.array(z.string()).max(1000) })).answers<string[]>(),
+  /** An import of an uploaded file (its options are checked by the import, after the file's format). */
+  [Patterns.posts.importStart]: rpc(
+    z.object({ fileKey: z.string().startsWith('private/imports/'), options: z.unknown().optional() }),
+  ).answers<ImportReport>(),
+  [Patterns.posts.importReport]: rpc(z.object({ id: z.string() })).answers<ImportReport>(),
+  /** The current path of the post an old URL belonged to, or null. */
+  [Patterns.posts.oldPath]: rpc(z.object({ path: z.string().max(1000) })).answers<string | null>(),
+  [Patterns.posts.exportStart]: rpc(none).answers<ExportReport>(),
+  [Patterns.posts.exportReport]: rpc(z.object({ id: z.string() })).answers<ExportReport>(),
+  /** Uses up a download link's id: true the first time only, whichever gateway asks. */
+  [Patterns.posts.claimExportLink]: rpc(
+    z.object({ id: z.uuid(), expiresAt: z.coerce.date() }),
+  ).answers<boolean>(),
   /** Page URLs and update times of all posts in chunks (no query: the first chunk). */
   [Patterns.posts.urls]: rpc(orEmpty(postUrlsQuerySchema)).answers<PostUrlsResult>(),
   [Patterns.posts.preview]: rpc(orEmpty(postPreviewSchema)).answers<PostPreview>(),

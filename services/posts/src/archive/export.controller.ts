@@ -1,11 +1,8 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { Patterns, type RpcEnvelope } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
-import { z } from 'zod';
+import { parseRequest } from '@blog/server-kit';
 import { ExportJobs } from './export-jobs.js';
-
-const linkClaimSchema = z.object({ id: z.uuid(), expiresAt: z.coerce.date() });
 
 /** The dashboard's exports: started, followed, and their one-time download links used up. */
 @Controller()
@@ -24,7 +21,7 @@ export class ExportController {
 
   @MessagePattern(Patterns.posts.claimExportLink)
   claimExportLink(@Payload() message: RpcEnvelope<unknown>): Promise<boolean> {
-    const { id, expiresAt } = parseOrThrow(linkClaimSchema, message.data);
+    const { id, expiresAt } = parseRequest(Patterns.posts.claimExportLink, message);
     return this.exports.claimLink(id, expiresAt);
   }
 }

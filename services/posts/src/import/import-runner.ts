@@ -2,6 +2,8 @@ import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleIn
 import {
   IMPORT_MAX_ERRORS,
   importOptionsSchema,
+  Patterns,
+  RpcContracts,
   type ImportOptions,
   type ImportReport,
 } from '@blog/contracts';
@@ -41,10 +43,6 @@ interface RunContext {
   budget: ReturnType<typeof attemptBudget>;
 }
 
-const startSchema = z.object({
-  fileKey: z.string().startsWith('private/imports/'),
-  options: z.unknown().optional(),
-});
 const SAVE_EVERY_MS = 500;
 
 /**
@@ -105,7 +103,7 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
   }
 
   async start(message: unknown): Promise<ImportReport> {
-    const { fileKey, options: raw } = parseOrThrow(startSchema, message);
+    const { fileKey, options: raw } = parseOrThrow(RpcContracts[Patterns.posts.importStart].request, message);
     const options = parseOrThrow(importOptionsSchema, raw ?? {});
     const head = await this.head(fileKey);
     const format = detectFormat(head);

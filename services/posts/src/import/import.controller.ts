@@ -1,15 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { buildPostPath, Patterns, type RpcEnvelope } from '@blog/contracts';
-import { parseOrThrow } from '@blog/server-kit';
+import { parseRequest } from '@blog/server-kit';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { z } from 'zod';
 import { SiteSettings } from '../site/site-settings.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
 import { ImportRunner } from './import-runner.js';
-
-const oldPathSchema = z.object({ path: z.string().max(1000) });
 
 /** The dashboard's imports, and the old URLs of imported posts. */
 @Controller()
@@ -33,7 +30,7 @@ export class ImportController {
   /** The current path of the post an old URL ("/?p=12", "/2019/05/my-post") belonged to, or null. */
   @MessagePattern(Patterns.posts.oldPath)
   async oldPath(@Payload() message: RpcEnvelope<unknown>): Promise<string | null> {
-    const { path } = parseOrThrow(oldPathSchema, message.data);
+    const { path } = parseRequest(Patterns.posts.oldPath, message);
     const [row] = (await this.db.query(
       `SELECT p.slug, p.category, p.submenu1, p.submenu2 FROM posts.post_old_paths o
        JOIN posts.posts p ON p.id = o.post_id WHERE o.path = $1 AND ${VISIBILITY_SQL.visible}`,
