@@ -5,14 +5,12 @@ import {
   healthPattern,
   isRpcErrorBody,
   SERVICE_NAMES,
-  type HealthPattern,
   type HealthReport,
   type RpcAnswer,
   type RpcEnvelope,
   type RpcRequest,
   type ServiceName,
   type TypedPattern,
-  type UntypedPattern,
 } from '@blog/contracts';
 import { createRpcClient, currentRequestId, JsonLogger } from '@blog/server-kit';
 import { randomUUID } from 'node:crypto';
@@ -61,22 +59,14 @@ export class ServiceClients implements OnModuleDestroy {
     ) as Record<ServiceName, ClientProxy>;
   }
 
-  /** A pattern of RpcContracts: its request and answer as the contract declares them. */
+  /** A call of `pattern`: its request and its answer as RpcContracts declares them. */
   call<P extends TypedPattern>(
     service: ServiceName,
     pattern: P,
     data: RpcRequest<P>,
     timeoutMs?: number,
-  ): Promise<RpcAnswer<P>>;
-  /** A pattern not yet in RpcContracts: the caller names the answer's type. */
-  call<T>(
-    service: ServiceName,
-    pattern: UntypedPattern | HealthPattern,
-    data: unknown,
-    timeoutMs?: number,
-  ): Promise<T>;
-  call<T>(service: ServiceName, pattern: string, data: unknown, timeoutMs?: number): Promise<T> {
-    return this.send<T>(service, pattern, data, timeoutMs);
+  ): Promise<RpcAnswer<P>> {
+    return this.send<RpcAnswer<P>>(service, pattern, data, timeoutMs);
   }
 
   private async send<T>(
@@ -111,15 +101,17 @@ export class ServiceClients implements OnModuleDestroy {
    * the NATS connection is back (a broker restart) or a short pause (a replica that died
    * with the request), at most READ_RETRY_WAIT_MS. A service's own answer (404, 400) is final.
    */
-  read<P extends TypedPattern>(service: ServiceName, pattern: P, data: RpcRequest<P>): Promise<RpcAnswer<P>>;
-  read<T>(service: ServiceName, pattern: UntypedPattern, data: unknown): Promise<T>;
-  async read<T>(service: ServiceName, pattern: string, data: unknown): Promise<T> {
+  async read<P extends TypedPattern>(
+    service: ServiceName,
+    pattern: P,
+    data: RpcRequest<P>,
+  ): Promise<RpcAnswer<P>> {
     try {
-      return await this.send<T>(service, pattern, data);
+      return await this.call(service, pattern, data);
     } catch (error) {
       if (!(error instanceof ServiceUnavailableError)) throw error;
       await this.transportBack(this.config.READ_RETRY_WAIT_MS);
-      return this.send<T>(service, pattern, data);
+      return this.call(service, pattern, data);
     }
   }
 
@@ -134,7 +126,7 @@ export class ServiceClients implements OnModuleDestroy {
   /** Up only when the service answers in time and reaches its database. */
   async state(service: ServiceName): Promise<ServiceState> {
     try {
-      const report = await this.call<HealthReport>(
+      const report = await this.send<HealthReport>(
         service,
         healthPattern(service),
         {},

@@ -125,7 +125,7 @@ const senderIp = { ip: z.string().min(1).max(64) };
 /**
  * Each typed pattern once, with its request schema and its answer: the gateway's ServiceClients
  * infers a call's answer from the pattern, the service's handler validates with the same
- * schema (parseRequest of server-kit). Patterns not yet here are called with a type argument.
+ * schema (parseRequest of server-kit). Every pattern of Patterns is here (rpc-contracts.spec.ts).
  */
 export const RpcContracts = {
   [Patterns.auth.login]: rpc(loginSchema.extend(withIp)).answers<LoginResponse>(),
@@ -247,12 +247,6 @@ export const RpcContracts = {
 } as const;
 
 export type TypedPattern = keyof typeof RpcContracts;
-/** Every pattern of Patterns. */
-export type AnyPattern = {
-  [Service in keyof typeof Patterns]: (typeof Patterns)[Service][keyof (typeof Patterns)[Service]];
-}[keyof typeof Patterns];
-/** The patterns still called with a type argument (none once all are in RpcContracts). */
-export type UntypedPattern = Exclude<AnyPattern, TypedPattern>;
 /** What a caller sends with `P` (before the handler's schema applies its defaults). */
 export type RpcRequest<P extends TypedPattern> = z.input<(typeof RpcContracts)[P]['request']>;
 /** What the handler of `P` gets once its schema has checked the request. */

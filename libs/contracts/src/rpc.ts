@@ -96,8 +96,7 @@ export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Each service's own health subject: under NATS every service shares one subject space. */
-export type HealthPattern = `${ServiceName}.health`;
-export function healthPattern(service: ServiceName): HealthPattern {
+export function healthPattern(service: ServiceName): string {
   return `${service}.health`;
 }
 
