@@ -7,8 +7,11 @@ import {
   POSTS_PAGE_MAX,
   type PostListResult,
   type PostView,
+  type RpcAnswer,
   type RpcEnvelope,
+  type RpcRequest,
   type SiteConfig,
+  type TypedPattern,
 } from '@blog/contracts';
 import { createRpcClient, currentRequestId, RpcError } from '@blog/server-kit';
 import { firstValueFrom, timeout } from 'rxjs';
@@ -54,17 +57,22 @@ export class PostsClient implements OnApplicationShutdown {
 
   /** The site's current configuration (its title heads every e-mail). */
   site(timeoutMs = 2000): Promise<SiteConfig> {
-    return this.send<SiteConfig>(Patterns.posts.site, {}, timeoutMs);
+    return this.send(Patterns.posts.site, {}, timeoutMs);
   }
 
-  private list(query: Record<string, unknown>): Promise<PostListResult> {
-    return this.send<PostListResult>(Patterns.posts.list, { query });
+  private list(query: RpcRequest<typeof Patterns.posts.list>['query']): Promise<PostListResult> {
+    return this.send(Patterns.posts.list, { query });
   }
 
-  private async send<T>(pattern: string, data: unknown, timeoutMs = TIMEOUT_MS): Promise<T> {
+  /** A call of the posts service, its request and answer as RpcContracts declares them. */
+  private async send<P extends TypedPattern>(
+    pattern: P,
+    data: RpcRequest<P>,
+    timeoutMs = TIMEOUT_MS,
+  ): Promise<RpcAnswer<P>> {
     const envelope: RpcEnvelope<unknown> = { requestId: currentRequestId() ?? 'mail-digest', data };
     try {
-      return await firstValueFrom(this.client.send<T>(pattern, envelope).pipe(timeout(timeoutMs)));
+      return await firstValueFrom(this.client.send<RpcAnswer<P>>(pattern, envelope).pipe(timeout(timeoutMs)));
     } catch (error) {
       if (isRpcErrorBody(error)) throw new RpcError(error);
       throw new RpcError({ status: 503, error: ErrorText.serviceUnavailable });

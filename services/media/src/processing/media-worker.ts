@@ -3,11 +3,13 @@ import type { ClientProxy } from '@nestjs/microservices';
 import {
   Patterns,
   type MediaResult,
-  type MediaRunStarted,
   type MediaVariant,
   type PendingMediaItem,
   type PendingMediaQuery,
+  type RpcAnswer,
   type RpcEnvelope,
+  type RpcRequest,
+  type TypedPattern,
 } from '@blog/contracts';
 import { JsonLogger, type Job, type JobQueue, type ObjectStorage, run } from '@blog/server-kit';
 import { createHash, randomUUID } from 'node:crypto';
@@ -121,12 +123,13 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private pending(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
-    return this.callPosts<PendingMediaItem[]>(Patterns.posts.pendingMedia, query);
+    return this.callPosts(Patterns.posts.pendingMedia, query);
   }
 
-  private async callPosts<T>(pattern: string, data: unknown): Promise<T> {
+  /** A call of the posts service, its request and answer as RpcContracts declares them. */
+  private async callPosts<P extends TypedPattern>(pattern: P, data: RpcRequest<P>): Promise<RpcAnswer<P>> {
     const envelope: RpcEnvelope<unknown> = { requestId: randomUUID(), data };
-    return firstValueFrom(this.posts.send<T>(pattern, envelope).pipe(timeout(15_000)));
+    return firstValueFrom(this.posts.send<RpcAnswer<P>>(pattern, envelope).pipe(timeout(15_000)));
   }
 
   /** One job: render, store under deterministic keys, report. Throws only for what a retry may fix. */
@@ -134,7 +137,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
     const item = job.data;
     const limit = this.config.MEDIA_JOB_ATTEMPTS;
     const run = { id: item.id, originalKey: item.originalKey };
-    const started = await this.callPosts<MediaRunStarted>(Patterns.posts.mediaRunStarted, run);
+    const started = await this.callPosts(Patterns.posts.mediaRunStarted, run);
     if (!started) return; // gone, replaced or already done
     const failed = (error: string): MediaResult => ({ ...run, crop: item.crop, status: 'failed', error });
     let result: MediaResult;
@@ -166,7 +169,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
     if (result.status === 'failed') {
       this.logger.event('info', 'media item failed', { id: item.id, reason: result.error });
     }
-    const { applied } = await this.callPosts<{ applied: boolean }>(Patterns.posts.mediaResult, result);
+    const { applied } = await this.callPosts(Patterns.posts.mediaResult, result);
     if (applied) return;
     // The item went, or was replaced or re-cropped meanwhile: drop these files and look again
     // shortly (this job's id is free by then; a gone item is simply not handed out).
