@@ -9,6 +9,8 @@
 // busy machine then weighs on both alike), the beacons at one rate for both (the slower
 // build's cached-read rate), so their CPU per 1,000 compares.
 import autocannon from 'autocannon';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { chromium } from 'playwright-core';
 import { seedPosts } from '../seed.mjs';
@@ -28,6 +30,37 @@ async function statsViews(baseUrl, token) {
   return (await response.json()).days[0].views;
 }
 
+/** A process's fields after its name in /proc/<pid>/stat (1: parent, 11-14: its and its waited-for children's CPU ticks), or null once gone. */
+async function procStat(pid) {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  return (
+    stat &&
+    stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number)
+  );
+}
+
+/**
+ * CPU ticks of the stack's PostgreSQL: its postmaster, the backends alive now and those that
+ * ended (in the postmaster's children's time). The database's share of a beacon: raw views
+ * written there (the base) or only daily totals (this build).
+ */
+async function databaseTicks(stack) {
+  const postmaster = Number(
+    (await readFile(join(stack.dataDir, 'postgres', 'postmaster.pid'), 'utf8')).split('\n')[0],
+  );
+  const own = await procStat(postmaster);
+  let ticks = own[11] + own[12] + own[13] + own[14];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await procStat(entry);
+    if (stat?.[1] === postmaster) ticks += stat[11] + stat[12];
+  }
+  return ticks;
+}
+
 /**
  * Addresses the beacons come from, one after the other: below the gateway's 200,000 tracked
  * per day, so rounds after rounds stay within the flood limits.
@@ -45,7 +78,11 @@ async function ingestion(target, rate) {
   let sent = 0;
   const before = await statsViews(stack.baseUrl, token);
   const samePid = pids.gateway === pids.posts;
-  const ticks = { gateway: await cpuTicks(pids.gateway), posts: samePid ? 0 : await cpuTicks(pids.posts) };
+  const ticks = {
+    gateway: await cpuTicks(pids.gateway),
+    posts: samePid ? 0 : await cpuTicks(pids.posts),
+    database: await databaseTicks(stack),
+  };
   const result = await new Promise((resolve, reject) =>
     autocannon(
       {
@@ -84,6 +121,7 @@ async function ingestion(target, rate) {
   const used = {
     gateway: (await cpuTicks(pids.gateway)) - ticks.gateway,
     posts: samePid ? 0 : (await cpuTicks(pids.posts)) - ticks.posts,
+    database: (await databaseTicks(stack)) - ticks.database,
   };
   const perThousand = (t) => Math.round(((t * 10) / result.requests.total) * 1000 * 10) / 10;
   return {
@@ -96,6 +134,7 @@ async function ingestion(target, rate) {
     gatewayCpuMsPer1000: perThousand(used.gateway),
     // Its batches' work (keys checked, totals added); in one process it is in the gateway's figure.
     postsCpuMsPer1000: samePid ? null : perThousand(used.posts),
+    databaseCpuMsPer1000: perThousand(used.database),
     non2xx: result.non2xx,
   };
 }
@@ -257,6 +296,7 @@ export async function benchViews() {
           ...(runs[0].postsCpuMsPer1000 === null
             ? {}
             : { meanPostsCpuMsPer1000: mean(runs.map((r) => r.postsCpuMsPer1000)) }),
+          meanDatabaseCpuMsPer1000: mean(runs.map((r) => r.databaseCpuMsPer1000)),
           lost: runs.reduce((sum, r) => sum + r.lost, 0),
         },
       };
