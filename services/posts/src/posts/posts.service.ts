@@ -97,25 +97,25 @@ export class PostsService {
       .offset((query.page - 1) * query.limit)
       .limit(query.limit)
       .getMany();
-    return { items: await this.views(posts, options), total };
+    return { items: await this.withMedia(posts, options), total };
   }
 
   async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
-    return this.one(await this.postsQuery(BOTH_TEXTS).where('p.id = :id', { id }).getOne(), options);
+    return this.visibleView(await this.postsQuery(BOTH_TEXTS).where('p.id = :id', { id }).getOne(), options);
   }
 
   async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
-    return this.one(
+    return this.visibleView(
       await this.postsQuery(BOTH_TEXTS).where('p.slug = :slug', { slug: slug.toLowerCase() }).getOne(),
       options,
     );
   }
 
   /** A draft, or a post scheduled for later, does not exist for a visitor. */
-  private async one(post: Post | null, options: PostReadOptions): Promise<PostView> {
+  private async visibleView(post: Post | null, options: PostReadOptions): Promise<PostView> {
     if (!post || (!options.includeUnpublished && visibilityOf(post) !== 'published'))
       throw RpcError.notFound(PostErrors.notFound);
-    return (await this.views([post], options))[0]!;
+    return (await this.withMedia([post], options))[0]!;
   }
 
   /** The sitemap's walk: keyset on the primary key, so every chunk is an index range scan. */
@@ -169,7 +169,7 @@ export class PostsService {
     command: Omit<PostWriteCommand, 'fields'>,
     origin?: PostOrigin,
   ): Promise<IdempotentAnswer<PostView>> {
-    const plan = this.plan(parsed, command, []);
+    const plan = this.planMediaOrFail(parsed, command, []);
     const rows = mediaRowsOf(plan, parsed.form.cropSettings);
     const insert = async (manager: EntityManager) => {
       const saved = await manager.save(
@@ -213,7 +213,7 @@ export class PostsService {
       });
       if (!post) throw RpcError.notFound(PostErrors.notFound);
       const existing = await manager.findBy(MediaItem, { postId: post.id });
-      const plan = this.plan(parsed, command, existing);
+      const plan = this.planMediaOrFail(parsed, command, existing);
       const rows = mediaRowsOf(plan, parsed.form.cropSettings);
       for (const row of rows) row.postId = post.id;
       manager.merge(Post, post, {
@@ -250,11 +250,11 @@ export class PostsService {
   async viewIn(manager: EntityManager, id: number): Promise<PostView> {
     const post = await this.postsQuery(BOTH_TEXTS, manager).where('p.id = :id', { id }).getOne();
     if (!post) throw RpcError.notFound(PostErrors.notFound);
-    const [view] = await this.views([post], ADMIN_READ, manager);
+    const [view] = await this.withMedia([post], ADMIN_READ, manager);
     return view!;
   }
 
-  private plan(
+  private planMediaOrFail(
     parsed: ParsedPostForm,
     command: Pick<PostWriteCommand, 'files'>,
     existing: MediaItem[],
@@ -352,13 +352,13 @@ export class PostsService {
     if (ids.length === 0) return [];
     const posts = await this.postsQuery(options).where('p.id IN (:...ids)', { ids }).getMany();
     const byId = new Map(posts.map((p) => [p.id, p]));
-    return this.views(
+    return this.withMedia(
       ids.map((id) => byId.get(id)).filter((p): p is Post => !!p),
       options,
     );
   }
 
-  private async views(
+  private async withMedia(
     posts: Post[],
     options: PostReadOptions,
     manager: EntityManager = this.db.manager,
