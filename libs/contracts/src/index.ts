@@ -11,6 +11,7 @@ export * from './site-config.js';
 export * from './urls.js';
 export * from './media.js';
 export * from './posts.js';
+export * from './post-form.js';
 export * from './settings.js';
 export * from './media-jobs.js';
 export * from './mail.js';
