@@ -9,7 +9,7 @@ import {
   PostErrors,
 } from './posts.js';
 
-/** The post form's multipart text fields, each parsed and checked with the field named in its error. */
+// The post form's multipart text fields, each parsed and checked with the field named in its error.
 
 const jsonField = <S extends z.ZodType>(field: string, schema: S) =>
   z
