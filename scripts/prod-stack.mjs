@@ -16,8 +16,9 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { composeEnvironment } from './lib/compose-environment.mjs';
 import { freePort } from './lib/ports.mjs';
+import { MissingProgramsError, PROGRAMS, findProgram, missingPrograms } from './lib/programs.mjs';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(join(ROOT, 'package.json'));
@@ -39,38 +40,6 @@ const PORT_VARIABLE = {
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
-/** The programs the topology runs besides Node, where Debian puts them, and the package to install. */
-const PROGRAMS = [
-  { name: 'nginx', package: 'nginx', dirs: [] },
-  { name: 'redis-server', package: 'redis-server', dirs: ['/usr/bin'] },
-  { name: 'nats-server', package: 'nats-server', dirs: ['/usr/sbin', '/usr/bin'] },
-];
-
-/** A program's path: on PATH, else in one of `dirs`; null when it is nowhere. */
-export function findProgram(name, dirs = []) {
-  const path = (process.env.PATH ?? '').split(':').filter(Boolean);
-  for (const dir of [...path, ...dirs]) {
-    const file = join(dir, name);
-    if (existsSync(file)) return file;
-  }
-  return null;
-}
-
-/** Each program stack:prod needs that this machine lacks, with how to get it. */
-export function missingPrograms() {
-  return PROGRAMS.filter((p) => !findProgram(p.name, p.dirs)).map((p) => ({
-    name: p.name,
-    install: `apt-get install ${p.package}`,
-  }));
-}
-
-export class MissingProgramsError extends Error {
-  constructor(missing) {
-    super(`needs ${missing.map((m) => `${m.name} (${m.install})`).join(', ')}`);
-    this.missing = missing;
-  }
-}
-
 function accepting(port) {
   return new Promise((answer) => {
     const socket = connect(port, '127.0.0.1');
@@ -88,34 +57,6 @@ async function until(what, check, timeoutMs = 30_000) {
 }
 
 const httpOk = (url) => fetch(url).then((r) => r.ok);
-
-/**
- * The environment compose gives one service in the topology this stack runs: docker-compose.yml
- * with docker-compose.scale.yml's variables over it (NATS), interpolated as compose does
- * (`${VAR}`, `${VAR:-default}`, `${VAR:?error}`, `$$`; a key without value passes VAR through).
- */
-export function composeEnvironment(service, variables) {
-  const environmentIn = (file) =>
-    parse(readFileSync(join(ROOT, file), 'utf8'), { merge: true }).services[service]?.environment;
-  const environment = environmentIn('docker-compose.yml');
-  if (!environment) throw new Error(`docker-compose.yml has no environment for ${service}`);
-  const env = {};
-  for (const [key, raw] of Object.entries({ ...environment, ...environmentIn('docker-compose.scale.yml') })) {
-    if (raw === null) {
-      if (variables[key] !== undefined) env[key] = variables[key];
-      continue;
-    }
-    env[key] = String(raw)
-      .replace(/\$\{(\w+)(?:(:?[-?])([^}]*))?\}/g, (_match, name, operator, word) => {
-        const value = variables[name];
-        if (operator?.endsWith('?') && !value) throw new Error(`${name}: ${word}`);
-        if (operator?.endsWith('-') && !value) return word;
-        return value ?? '';
-      })
-      .replaceAll('$$', '$');
-  }
-  return env;
-}
 
 /** Starts the whole production topology; `stop()` ends every process it started. */
 export async function startProdStack(options = {}) {

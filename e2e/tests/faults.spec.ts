@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import sharp from 'sharp';
-import { missingPrograms } from '../../scripts/prod-stack.mjs';
+import { missingPrograms } from '../../scripts/lib/programs.mjs';
 import { killReplicaUnderLoad, restartNatsUnderLoad, startFaultRig } from '../../scripts/bench/faults.mjs';
 
 type FaultResult = Awaited<ReturnType<typeof killReplicaUnderLoad>>;

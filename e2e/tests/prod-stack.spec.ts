@@ -11,7 +11,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { missingPrograms } from '../../scripts/prod-stack.mjs';
+import { missingPrograms } from '../../scripts/lib/programs.mjs';
 import { launchBrowser } from '../support/browser.js';
 import { writePostInAdminForm } from '../support/production-path.js';
 
