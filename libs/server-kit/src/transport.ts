@@ -5,7 +5,9 @@ import {
   type ClientProxy,
   type MicroserviceOptions,
 } from '@nestjs/microservices';
+import type { RpcAnswer, RpcEnvelope, RpcRequest, TypedPattern } from '@blog/contracts';
 import { hostname } from 'node:os';
+import { firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
 
 /** How the processes talk: TCP to one address per service (embedded mode), or NATS with queue groups. */
@@ -97,4 +99,18 @@ export function createRpcClient(
 export function describeTransport(config: TransportConfig, tcp: { host: string; port: number }) {
   if (config.TRANSPORT === 'tcp') return { transport: 'tcp', host: tcp.host, port: tcp.port };
   return { transport: 'nats', servers: config.NATS_URL!.replace(/\/\/[^@/]*@/g, '//') };
+}
+
+/**
+ * One service's call of another, its request and answer as RpcContracts declares them (the
+ * gateway's ServiceClients does the same for the HTTP edge). Errors are the caller's to map.
+ */
+export function sendTyped<P extends TypedPattern>(
+  client: ClientProxy,
+  pattern: P,
+  data: RpcRequest<P>,
+  { requestId, timeoutMs }: { requestId: string; timeoutMs: number },
+): Promise<RpcAnswer<P>> {
+  const envelope: RpcEnvelope<RpcRequest<P>> = { requestId, data };
+  return firstValueFrom(client.send<RpcAnswer<P>>(pattern, envelope).pipe(timeout(timeoutMs)));
 }

@@ -8,13 +8,11 @@ import {
   type PostListResult,
   type PostView,
   type RpcAnswer,
-  type RpcEnvelope,
   type RpcRequest,
   type SiteConfig,
   type TypedPattern,
 } from '@blog/contracts';
-import { createRpcClient, currentRequestId, RpcError } from '@blog/server-kit';
-import { firstValueFrom, timeout } from 'rxjs';
+import { createRpcClient, currentRequestId, RpcError, sendTyped } from '@blog/server-kit';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 
 const TIMEOUT_MS = 15_000;
@@ -70,9 +68,11 @@ export class PostsClient implements OnApplicationShutdown {
     data: RpcRequest<P>,
     timeoutMs = TIMEOUT_MS,
   ): Promise<RpcAnswer<P>> {
-    const envelope: RpcEnvelope<unknown> = { requestId: currentRequestId() ?? 'mail-digest', data };
     try {
-      return await firstValueFrom(this.client.send<RpcAnswer<P>>(pattern, envelope).pipe(timeout(timeoutMs)));
+      return await sendTyped(this.client, pattern, data, {
+        requestId: currentRequestId() ?? 'mail-digest',
+        timeoutMs,
+      });
     } catch (error) {
       if (isRpcErrorBody(error)) throw new RpcError(error);
       throw new RpcError({ status: 503, error: ErrorText.serviceUnavailable });

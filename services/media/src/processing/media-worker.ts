@@ -7,18 +7,16 @@ import {
   type PendingMediaItem,
   type PendingMediaQuery,
   type RpcAnswer,
-  type RpcEnvelope,
   type RpcRequest,
   type TypedPattern,
 } from '@blog/contracts';
-import { JsonLogger, type Job, type JobQueue, type ObjectStorage, run } from '@blog/server-kit';
+import { JsonLogger, type Job, type JobQueue, type ObjectStorage, run, sendTyped } from '@blog/server-kit';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { extname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { firstValueFrom, timeout } from 'rxjs';
 import { MEDIA_CONFIG, type MediaConfig } from '../config.js';
 import { SettingsService } from '../settings/settings.service.js';
 import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from '../tokens.js';
@@ -128,8 +126,7 @@ export class MediaWorker implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** A call of the posts service, its request and answer as RpcContracts declares them. */
   private async callPosts<P extends TypedPattern>(pattern: P, data: RpcRequest<P>): Promise<RpcAnswer<P>> {
-    const envelope: RpcEnvelope<unknown> = { requestId: randomUUID(), data };
-    return firstValueFrom(this.posts.send<RpcAnswer<P>>(pattern, envelope).pipe(timeout(15_000)));
+    return sendTyped(this.posts, pattern, data, { requestId: randomUUID(), timeoutMs: 15_000 });
   }
 
   /** One job: render, store under deterministic keys, report. Throws only for what a retry may fix. */

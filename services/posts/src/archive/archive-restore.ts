@@ -20,7 +20,7 @@ import { placeOf } from '../import/category-map.js';
 import { errorMessage } from '../import/import-job.js';
 import { IMPORT_LIMITS } from '../import/import-limits.js';
 import { reportError, type StoredReport } from '../import/import-report.js';
-import { MailClient } from '../import/media-client.js';
+import { MailClient } from './mail-client.js';
 import type { PostToWrite } from '../import/post-writer.js';
 import { ImportFileError } from '../import/source-post.js';
 import { SiteSettings } from '../site/site-settings.js';

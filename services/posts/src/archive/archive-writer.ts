@@ -14,7 +14,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { stringify } from 'yaml';
 import { ZipFile } from 'yazl';
 import { BlogIdentity } from '../import/blog-identity.js';
-import { MailClient } from '../import/media-client.js';
+import { MailClient } from './mail-client.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
 import { AuthClient } from './auth-client.js';

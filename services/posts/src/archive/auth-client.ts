@@ -1,8 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
-import { isRpcErrorBody, Patterns, type PublicUser } from '@blog/contracts';
-import { createRpcClient, currentRequestId } from '@blog/server-kit';
-import { firstValueFrom, timeout } from 'rxjs';
+import { Patterns, type PublicUser } from '@blog/contracts';
+import { createRpcClient, currentRequestId, sendTyped } from '@blog/server-kit';
 import type { PostsConfig } from '../config.js';
 import { POSTS_CONFIG } from '../tokens.js';
 
@@ -16,13 +15,15 @@ export class AuthClient implements OnApplicationShutdown {
   }
 
   async listUsers(): Promise<PublicUser[]> {
-    const answer = await firstValueFrom(
-      this.client
-        .send(Patterns.auth.listUsers, { requestId: currentRequestId() ?? 'export', data: {} })
-        .pipe(timeout(30_000)),
+    return sendTyped(
+      this.client,
+      Patterns.auth.listUsers,
+      {},
+      {
+        requestId: currentRequestId() ?? 'export',
+        timeoutMs: 30_000,
+      },
     );
-    if (isRpcErrorBody(answer)) throw new Error(answer.error);
-    return answer as PublicUser[];
   }
 
   async onApplicationShutdown(): Promise<void> {
