@@ -41,7 +41,7 @@ export interface NewPost {
   fields?: Record<string, string>;
 }
 
-/** Creates a post through the real multipart API, as the admin form does (SPEC.md §7). */
+/** Creates a post through the real multipart API, as the admin form does (docs/api.md). */
 export async function createPost(baseUrl: string, token: string, post: NewPost): Promise<PostView> {
   const form = new FormData();
   form.set('title', post.title);

@@ -1,6 +1,6 @@
 /**
  * The Admin Dashboard's tabs, post list filters and paging, settings, the mail lists and the
- * digest, and its guards (SPEC.md §2, §4, §8), in Chromium against the whole built stack.
+ * digest, and its guards (docs/product.md#screens, #how-the-screens-behave, #error-texts), in Chromium against the whole built stack.
  */
 import { AdminText } from '@blog/contracts/admin';
 import type { ImageSettings } from '@blog/contracts/image-settings';

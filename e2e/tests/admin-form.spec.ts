@@ -1,5 +1,5 @@
 /**
- * The post form's safety nets (SPEC.md §4, §5, §8, §9): the local draft, the browser-side file
+ * The post form's safety nets (docs/product.md#how-the-screens-behave, #limits-and-timings, #error-texts): the local draft, the browser-side file
  * checks, the save failure banners, Retry after the gateway went away, the leave-page warning.
  */
 import { AdminText, DRAFT_KEY, FormSaveText, SaveBannerText, SUBMISSION_KEY } from '@blog/contracts/admin';
@@ -261,7 +261,7 @@ test('leaving during an upload warns; staying lets the upload finish', async () 
   await form().getByRole('button', { name: 'Create Post' }).click();
   await page.getByRole('dialog', { name: AdminText.uploadingPost }).waitFor();
 
-  // A link inside the app asks with the spec's words; staying keeps the page.
+  // A link inside the app asks with the documented words (docs/product.md#the-post-form); staying keeps the page.
   const asked = new Promise<string>((resolve) =>
     page.once('dialog', (dialog) => {
       resolve(dialog.message());

@@ -1,5 +1,5 @@
 /**
- * Writing a post in the admin (SPEC.md §2, §4, §5, §7): files and a YouTube link, drag and
+ * Writing a post in the admin (docs/product.md#screens, #how-the-screens-behave, #limits-and-timings, docs/api.md): files and a YouTube link, drag and
  * keyboard ordering, the main image crop, the upload with progress, then edit and delete.
  * Media are processed by the real worker of the embedded stack.
  */

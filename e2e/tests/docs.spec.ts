@@ -5,6 +5,7 @@
  * README.md and docs/*.md reaches a file (and, with a #fragment, a heading of that file) and
  * every repository path they name exists. Nothing outside the repository is linked or named.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
@@ -234,5 +235,40 @@ describe('links in README.md and docs/', () => {
       /\.\.\/shared|SPEC\.md|ARCHITECTURE\.md/.test(readFileSync(file, 'utf8')),
     );
     expect(outside.map((file) => relative(ROOT, file))).toEqual([]);
+  });
+});
+
+describe('the docs that code cites', () => {
+  // Comments and test names point at docs/ pages and headings (`docs/product.md#limits-and-timings,
+  // #error-texts`): each must exist, or the pointer sends a reader nowhere.
+  const sources = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => /\.(ts|tsx|mjs|conf|ya?ml|css)$/.test(path) && existsSync(join(ROOT, path)));
+
+  it('every cited docs page and heading exists', () => {
+    const broken: string[] = [];
+    for (const path of sources) {
+      readFileSync(join(ROOT, path), 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          for (const [, page, headings] of line.matchAll(
+            /(docs\/[\w/.-]+\.md)((?:#[\w-]+)?(?:, #[\w-]+)*)/g,
+          )) {
+            const file = join(ROOT, page!);
+            if (!existsSync(file)) broken.push(`${path}:${index + 1} ${page} (no such page)`);
+            else
+              for (const [, heading] of headings!.matchAll(/#([\w-]+)/g))
+                if (!anchorsOf(file).has(heading!)) broken.push(`${path}:${index + 1} ${page}#${heading}`);
+          }
+        });
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('no source cites a spec outside the repository', () => {
+    const outside = sources.filter((path) =>
+      /SPEC\.md|\.\.\/shared\//.test(readFileSync(join(ROOT, path), 'utf8')),
+    );
+    expect(outside).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The public site (SPEC.md §1-§2, §4, §8, §9) in a real Chromium against the whole built
+ * The public site (docs/product.md#screens, #how-the-screens-behave, #error-texts, #limits-and-timings) in a real Chromium against the whole built
  * stack: seeded posts and media processed by the real worker. The About page's forms are in
  * about-forms.spec.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Sign-in, registration, the top bar and the session rules (SPEC.md §2, §4, §8), driven in a
+ * Sign-in, registration, the top bar and the session rules (docs/product.md#screens, #how-the-screens-behave, #error-texts), driven in a
  * real Chromium against the whole built stack (launcher, gateway, services, PostgreSQL).
  */
 import { ErrorText, SessionKeys } from '@blog/contracts';
@@ -91,7 +91,7 @@ test('an admin signs in, lands on the dashboard, sees the users and logs out', a
   expect(stored).toMatchObject({ username, role: 'admin' });
   expect(stored.token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
 
-  // Logout is both in the top bar and, as a menu item, in the navigation (SPEC.md §2).
+  // Logout is both in the top bar and, as a menu item, in the navigation (docs/product.md#screens).
   const menu = page.getByRole('navigation', { name: 'Main' });
   await menu.getByText(`(${username} - admin)`).waitFor();
   await menu.getByRole('button', { name: 'Logout' }).click();

@@ -13,7 +13,7 @@ describe('GET and PUT /api/settings (admin image settings)', () => {
     await stack?.stop();
   });
 
-  it('starts with the defaults of SPEC.md §9', async () => {
+  it('starts with the defaults of docs/product.md#limits-and-timings', async () => {
     const response = await api(stack, '/api/settings', { token: admin });
     expect(response.status).toBe(200);
     expect(response.json).toEqual({ image_max_size: 800, image_quality: 85, image_auto_optimize: true });

@@ -1,5 +1,5 @@
 /**
- * The backup and restore of infra/README.md ("Backups and restore"), run for real:
+ * The backup and restore of docs/operations.md#backups-and-restore, run for real:
  *
  * 1. A throwaway PostgreSQL 15 cluster (Debian's server binaries in /usr/lib/postgresql/15/bin,
  *    started by this file on a free port in a temp folder, as the `postgres` user when the test
@@ -326,7 +326,7 @@ async function databaseSnapshot(url: string): Promise<Json> {
 }
 
 const name = hasPg15
-  ? 'backup and restore as infra/README.md says (pg_dump -Fc, bucket copy, pg_restore --clean --if-exists)'
+  ? 'backup and restore as docs/operations.md says (pg_dump -Fc, bucket copy, pg_restore --clean --if-exists)'
   : 'backup and restore (skipped: PostgreSQL 15 server binaries not installed)';
 
 (hasPg15 ? describe : describe.skip)(name, () => {

@@ -67,7 +67,7 @@ const DATABASE = ['DATABASE_URL', 'BIND_HOST', 'NODE_ENV', 'LOG_LEVEL', ...TRANS
 const REPLICATED = ['gateway', 'auth', 'posts', 'mail'] as const;
 const S3 = ['S3_ENDPOINT', 'S3_BUCKET', 'S3_REGION', 'S3_ACCESS_KEY_ID', 'S3_SECRET_ACCESS_KEY'];
 
-/** The variables each process must be given (README configuration table and the issues' settings). */
+/** The variables each process must be given (docs/configuration.md and the issues' settings). */
 const REQUIRED_ENV: Record<NodeProcess, string[]> = {
   gateway: [
     'PORT',

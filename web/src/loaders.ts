@@ -22,12 +22,12 @@ export interface LoaderDeps {
   site: SiteStore;
 }
 
-/** Page sizes (SPEC.md §9): home 15, category pages 30, search 15. */
+/** Page sizes (docs/product.md#limits-and-timings): home 15, category pages 30, search 15. */
 export const HOME_PAGE_SIZE = 15;
 export const CATEGORY_PAGE_SIZE = 30;
 export const SEARCH_PAGE_SIZE = 15;
 
-/** A list, or null when it could not be loaded (the page then shows its empty text, SPEC.md §8). */
+/** A list, or null when it could not be loaded (the page then shows its empty text, docs/product.md#error-texts). */
 export type ListData = Page<PostView> | null;
 
 export interface RootData {
@@ -131,7 +131,7 @@ export function treeLoader(deps: LoaderDeps) {
       post = await getPostBySlug(deps.api, resolved.slug, request.signal);
     } catch (error) {
       if (request.signal.aborted) throw error;
-      // No such post: 'No posts yet' with a link home (SPEC.md §2, §8), answered as a 404.
+      // No such post: 'No posts yet' with a link home (docs/product.md#screens, #error-texts), answered as a 404.
       if (error instanceof ApiError && error.status >= 400 && error.status < 500)
         return data({ kind: 'post', post: null } satisfies TreeData, { status: 404 });
       console.error('Loading posts failed', error);
@@ -149,7 +149,7 @@ export async function aboutLoader() {
   return null;
 }
 
-/** /post/{id}: to the post's page; to / when it has no slug or category or the lookup fails (SPEC.md §2). */
+/** /post/{id}: to the post's page; to / when it has no slug or category or the lookup fails (docs/product.md#screens). */
 export function postIdLoader(deps: LoaderDeps) {
   return async ({ request, params }: LoaderFunctionArgs) => {
     let target = '/';

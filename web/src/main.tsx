@@ -14,7 +14,7 @@ import './styles.css';
 // The loaders' data the server wrote into the page (absent when served without it, as by `vite dev`).
 const preloadedText = document.getElementById(PRELOADED_ELEMENT_ID)?.textContent;
 const preloaded = preloadedText ? (JSON.parse(preloadedText) as PreloadedData) : null;
-// Reading the session here, before the first render, drops a stale one at start (SPEC.md §4).
+// Reading the session here, before the first render, drops a stale one at start (docs/product.md#how-the-screens-behave).
 const session = createSessionStore(window.localStorage);
 const api = createApiClient({
   session,

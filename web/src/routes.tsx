@@ -58,7 +58,7 @@ export interface ServerActions {
 }
 
 /**
- * The one set of routes, for the server's render and the browser (SPEC.md §2). Fixed routes
+ * The one set of routes, for the server's render and the browser (docs/product.md#screens). Fixed routes
  * first; every other path (sections, sub-sections, model pages, posts, unknown paths) is
  * resolved against the category tree by the tree route, so renaming a category renames its pages.
  */

@@ -25,7 +25,7 @@ const ABOUT = { href: '/about', text: 'Subscribe again on the About page' };
 export class MailController {
   constructor(private readonly services: ServiceClients) {}
 
-  /** SPEC.md §7: POST {api}/contact {name, email, subject, message}; any 2xx is success. */
+  /** docs/api.md: POST {api}/contact {name, email, subject, message}; any 2xx is success. */
   @Post('contact')
   @HttpCode(200)
   contact(@Body(new ZodPipe(contactSchema)) body: ContactRequest, @Req() req: Request): Promise<MailAck> {
@@ -33,7 +33,7 @@ export class MailController {
     return this.services.call('mail', Patterns.mail.contact, command);
   }
 
-  /** SPEC.md §7: POST {api}/subscribe {email}. The answer is the same whatever the address's state. */
+  /** docs/api.md: POST {api}/subscribe {email}. The answer is the same whatever the address's state. */
   @Post('subscribe')
   @HttpCode(200)
   subscribe(

@@ -6,7 +6,7 @@ import { AdminOnly } from '../common/auth.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 
-/** The admin's image settings (SPEC.md §2 Settings tab, §7), stored by the media service. */
+/** The admin's image settings (docs/product.md#the-dashboard, docs/api.md), stored by the media service. */
 @Controller('api/settings')
 export class SettingsController {
   constructor(private readonly services: ServiceClients) {}

@@ -42,7 +42,7 @@ export class PagesController {
 
   /**
    * The About page's contact and subscribe forms posted without JavaScript: the route's
-   * action sends them on to the API, and the answer is the About page with the spec's texts.
+   * action sends them on to the API, and the answer is the About page with its texts (docs/product.md#about-contact-and-subscribe).
    */
   @Post('about')
   async form(@Req() req: Request, @Res() res: Response): Promise<void> {

@@ -45,7 +45,7 @@ export function multipartParser(req: Request, limits: busboy.Limits): busboy.Bus
 }
 
 /**
- * Receives the post form (SPEC.md §7) and streams each file straight to storage as it
+ * Receives the post form (docs/api.md) and streams each file straight to storage as it
  * arrives: the type comes from the content (magic bytes), HEIC/HEIF is refused by type or
  * name, each file is capped at 100 MB. If anything fails (a bad file after good ones, the
  * client going away) every file already stored is deleted and nothing is returned.

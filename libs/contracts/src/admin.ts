@@ -1,11 +1,11 @@
 /**
- * The admin dashboard's texts and limits (SPEC.md §2, §4, §8, §9): the web shows them and the
+ * The admin dashboard's texts and limits (docs/product.md#screens, #how-the-screens-behave, #error-texts, #limits-and-timings): the web shows them and the
  * browser tests read them from here, so a wording changes in one place. No schema library.
  */
 
-/** Post list page size in the dashboard (SPEC.md §9). */
+/** Post list page size in the dashboard (docs/product.md#limits-and-timings). */
 export const ADMIN_PAGE_SIZE = 10;
-/** Characters of content a list row shows (SPEC.md §9). */
+/** Characters of content a list row shows (docs/product.md#limits-and-timings). */
 export const ADMIN_PREVIEW_LENGTH = 100;
 /** Media thumbnails a list row shows. */
 export const ADMIN_ROW_THUMBNAILS = 6;
@@ -21,9 +21,9 @@ export const SAVED_INDICATOR_MS = 3000;
 export const SETTINGS_MESSAGE_MS = 3000;
 export const NOTIFICATION_MS = 5000;
 export const NOTIFICATION_FADE_MS = 300;
-/** Drag and drop of the media list (SPEC.md §9). */
+/** Drag and drop of the media list (docs/product.md#limits-and-timings). */
 export const DRAG = { distance: 8, touchDelay: 100, touchTolerance: 8, keyboardStep: 25 } as const;
-/** Pinch and wheel zoom of the crop dialog, relative to the image covering the frame (SPEC.md §5). */
+/** Pinch and wheel zoom of the crop dialog, relative to the image covering the frame (docs/product.md#limits-and-timings). */
 export const CROP_ZOOM = { min: 0.5, max: 3 } as const;
 
 export const AdminText = {
@@ -53,14 +53,14 @@ export const AdminText = {
   fileReadFailed: (name: string, reason: string) => `Failed to process file "${name}": ${reason}`,
 } as const;
 
-/** Form-level save errors (SPEC.md §8). */
+/** Form-level save errors (docs/product.md#error-texts). */
 export const FormSaveText = {
   network: "Network error. Your data has been saved locally. Click 'Retry' to try again.",
   other: 'An error occurred while saving the post. Please try again.',
   retryFailed: 'Retry failed. Please check your connection and try again.',
 } as const;
 
-/** The dashboard banner for a failed save, by condition (SPEC.md §8). */
+/** The dashboard banner for a failed save, by condition (docs/product.md#error-texts). */
 export const SaveBannerText = {
   timeout: 'Upload timed out. Please try again with smaller files or check your connection.',
   tooLarge: 'Files are too large. Please reduce file sizes and try again.',

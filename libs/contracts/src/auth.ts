@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ADMIN_ROLE, DEFAULT_ROLE } from './roles.js';
 
-/** Username and password rules (SPEC.md §5), shared by the register form and the auth service. */
+/** Username and password rules (docs/product.md#limits-and-timings), shared by the register form and the auth service. */
 export const USERNAME_MIN = 3;
 export const USERNAME_MAX = 32;
 export const PASSWORD_MIN = 8;

@@ -1,4 +1,4 @@
-/** User-facing error texts (SPEC.md §8). The server sends them; the web shows them. */
+/** User-facing error texts (docs/product.md#error-texts). The server sends them; the web shows them. */
 export const ErrorText = {
   invalidCredentials: 'Invalid username or password',
   loginFailed: 'Login failed',

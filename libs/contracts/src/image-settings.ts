@@ -1,6 +1,6 @@
-/** Image settings values without a schema library, for the browser (SPEC.md §3, §5, §9). */
+/** Image settings values without a schema library, for the browser (docs/product.md#what-a-post-holds, #limits-and-timings). */
 
-/** The admin's image settings (SPEC.md §2 Settings tab, §3 Settings, §5 sliders, §9 defaults). */
+/** The admin's image settings (docs/product.md#the-dashboard, docs/api.md#get-apisettings, #put-apisettings, docs/product.md#limits-and-timings). */
 export interface ImageSettings {
   image_max_size: number;
   image_quality: number;
@@ -18,5 +18,5 @@ export const SETTINGS_LIMITS = {
   image_quality: { min: 50, max: 95, step: 5 },
 } as const;
 
-/** The crop preview frame (SPEC.md §9). */
+/** The crop preview frame (docs/product.md#limits-and-timings). */
 export const CROP_FRAME = { width: 400, height: 128 } as const;

@@ -6,7 +6,7 @@ export const EXCERPT_LENGTH = 150;
 export const EXCERPT_ELLIPSIS = '...';
 
 /**
- * The excerpt rule (SPEC.md §9): whitespace collapsed; text longer than `max` characters is
+ * The excerpt rule (docs/product.md#limits-and-timings): whitespace collapsed; text longer than `max` characters is
  * cut at the last word boundary within them (a single longer word is cut hard), trailing
  * punctuation dropped, and '...' appended.
  */

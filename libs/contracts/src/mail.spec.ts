@@ -10,7 +10,7 @@ import {
   subscriberListQuerySchema,
 } from './mail.js';
 
-describe('excerpt (SPEC.md §9: 150 characters, cut at a word boundary with "...")', () => {
+describe('excerpt (docs/product.md#limits-and-timings: 150 characters, cut at a word boundary with "...")', () => {
   const words = (n: number, word = 'word') => Array.from({ length: n }, () => word).join(' ');
 
   it('keeps text of 150 characters or less as it is (whitespace collapsed)', () => {
@@ -69,7 +69,7 @@ describe('excerpt (SPEC.md §9: 150 characters, cut at a word boundary with "...
   });
 });
 
-describe('contact form rules (SPEC.md §5)', () => {
+describe('contact form rules (docs/product.md#limits-and-timings)', () => {
   const valid = { name: 'Jane', email: 'jane@example.com', subject: 'Hello', message: 'Nice blog!' };
   const error = (body: unknown) => {
     const result = contactSchema.safeParse(body);

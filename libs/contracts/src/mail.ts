@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageParam } from './posts.js';
 
-/** Contact, subscriptions and the weekly digest (SPEC.md §2 "Contact and subscribe forms", §5, §7, §9). */
+/** Contact, subscriptions and the weekly digest (docs/product.md#screens "Contact and subscribe forms", §5, §7, §9). */
 
 export const CONTACT_NAME_MAX = 100;
 export const CONTACT_SUBJECT_MAX = 200;
@@ -10,7 +10,7 @@ export const CONTACT_MESSAGE_MAX = 5000;
 export const EMAIL_MAX = 254;
 /** The hidden field of the contact and subscribe forms: people leave it empty, form-filling robots do not. */
 export const HONEYPOT_FIELD = 'website';
-/** SPEC.md §9: "Excerpt default: 150 characters, cut at a word boundary with '...'". */
+/** docs/product.md#limits-and-timings: "Excerpt default: 150 characters, cut at a word boundary with '...'". */
 /** Confirmation and unsubscribe tokens: 32 random bytes, base64url (43 characters). */
 export const MAIL_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export const MAIL_PAGE_DEFAULT = 20;
@@ -33,7 +33,7 @@ const text = (field: string, max: number, singleLine: boolean) =>
     .transform((value) => (singleLine ? value.replace(/\s+/g, ' ') : value.replace(/\r\n?/g, '\n')).trim())
     .pipe(z.string().min(1, `${field} is required`).max(max, `${field} must be at most ${max} characters`));
 
-/** A required, trimmed e-mail address (SPEC.md §5: "email required and of e-mail type"). */
+/** A required, trimmed e-mail address (docs/product.md#limits-and-timings: "email required and of e-mail type"). */
 export const emailSchema = z
   .string({
     error: (issue) => (issue.input === undefined ? 'email is required' : 'email must be a string'),
@@ -83,7 +83,7 @@ export const mailTokenSchema = z
 export const tokenCommandSchema = z.object({ token: mailTokenSchema });
 export type TokenCommand = z.infer<typeof tokenCommandSchema>;
 
-/** The answer to the contact and subscribe forms (any 2xx is success for the web, SPEC.md §7). */
+/** The answer to the contact and subscribe forms (any 2xx is success for the web, docs/api.md). */
 export interface MailAck {
   success: true;
   message: string;

@@ -1,8 +1,8 @@
-/** Media rules a reader's page needs too: order, YouTube links and picture sources (SPEC.md §3, §5, §9). */
+/** Media rules a reader's page needs too: order, YouTube links and picture sources (docs/product.md#what-a-post-holds, #limits-and-timings). */
 import type { VariantView } from './media-jobs.js';
 import type { MediaItemView } from './posts.js';
 
-/** Missing order sorts last (SPEC.md §9). */
+/** Missing order sorts last (docs/product.md#limits-and-timings). */
 export const MISSING_ORDER = 999;
 
 export function byOrder<T extends { order?: number | null }>(a: T, b: T): number {
@@ -27,7 +27,7 @@ export const youtubeEmbedUrl = (videoId: string) => `${YOUTUBE_EMBED_ORIGIN}/emb
 export const youtubeThumbnailUrl = (videoId: string) =>
   `${YOUTUBE_THUMBNAIL_ORIGIN}/vi/${videoId}/hqdefault.jpg`;
 
-/** SPEC.md §5: optional http(s) scheme, optional www, youtube.com or youtu.be, then a path. */
+/** docs/product.md#limits-and-timings: optional http(s) scheme, optional www, youtube.com or youtu.be, then a path. */
 export const YOUTUBE_URL = /^(https?:\/\/)?(www\.|m\.)?(youtube\.com|youtu\.be)\/.+$/i;
 export const YOUTUBE_URL_ERROR = 'Please enter a valid YouTube URL';
 

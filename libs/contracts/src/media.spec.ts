@@ -8,7 +8,7 @@ import {
 } from './media.js';
 import { parseTags, slugify } from './posts.js';
 
-describe('YouTube links (SPEC.md §5)', () => {
+describe('YouTube links (docs/product.md#limits-and-timings)', () => {
   it.each([
     ['https://www.youtube.com/watch?v=dQw4w9WgXcQ', 'dQw4w9WgXcQ', false],
     ['http://youtube.com/watch?v=dQw4w9WgXcQ&t=42s', 'dQw4w9WgXcQ', false],

@@ -1,4 +1,4 @@
-/** Media rules shared by the post form, the gateway and the services (SPEC.md §3, §5, §9). */
+/** Media rules shared by the post form, the gateway and the services (docs/product.md#what-a-post-holds, #limits-and-timings). */
 
 export const MAX_FILE_BYTES = 100 * 1024 * 1024;
 export const MAX_FILE_LABEL = '100MB';
@@ -15,7 +15,7 @@ export const FileErrors = {
 
 const HEIC_TYPES = new Set(['image/heic', 'image/heif', 'image/heic-sequence', 'image/heif-sequence']);
 
-/** HEIC/HEIF are rejected by type or by extension (SPEC.md §5). */
+/** HEIC/HEIF are rejected by type or by extension (docs/product.md#limits-and-timings). */
 export function isHeic(name: string, mimeType?: string | null): boolean {
   return /\.(heic|heif)$/i.test(name) || (!!mimeType && HEIC_TYPES.has(mimeType.toLowerCase()));
 }
@@ -31,7 +31,7 @@ export type MediaStatus = 'pending' | 'ready' | 'failed';
 // the public bundle does not carry the upload checks above).
 export * from './media-view.js';
 
-/** Uploaded files are served under /uploads/{storage key} (SPEC.md §7). */
+/** Uploaded files are served under /uploads/{storage key} (docs/api.md). */
 export const UPLOADS_PREFIX = '/uploads/';
 
 export function uploadsPath(key: string): string {

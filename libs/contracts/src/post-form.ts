@@ -79,7 +79,7 @@ export type UnifiedMediaInput = z.infer<typeof unifiedMediaSchema>;
 
 const youtubeUrlEntry = z.union([z.string(), z.object({ url: z.string(), title: z.string().optional() })]);
 
-/** The post form's text fields (all strings in multipart) parsed into values; rules from SPEC.md §5. */
+/** The post form's text fields (all strings in multipart) parsed into values; rules from docs/product.md#limits-and-timings. */
 export const postFormSchema = z.object({
   title: z
     .string({ error: PostErrors.titleRequired })

@@ -50,7 +50,7 @@ export function slugify(text: string): string {
   return slug || 'post';
 }
 
-/** Tags arrive as an array, a comma-separated string or a JSON string (SPEC.md §3); stored as an array. */
+/** Tags arrive as an array, a comma-separated string or a JSON string (docs/product.md#what-a-post-holds); stored as an array. */
 export function parseTags(input: unknown): string[] {
   let items: unknown[] = [];
   if (Array.isArray(input)) items = input;
@@ -267,7 +267,7 @@ export interface UploadedFile {
   size: number;
 }
 
-/** The multipart form of SPEC.md §7: text fields as sent, plus the stored files in upload order. */
+/** The multipart form of docs/api.md: text fields as sent, plus the stored files in upload order. */
 export interface PostWriteCommand {
   fields: Record<string, string>;
   files: UploadedFile[];

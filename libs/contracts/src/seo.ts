@@ -65,7 +65,7 @@ function meta(
   };
 }
 
-/** The pages that are not in the category tree (SPEC.md §2 "Public routes"). */
+/** The pages that are not in the category tree (docs/product.md#screens "Public routes"). */
 function staticPage(site: SiteConfig, siteUrl: string, path: string): PageMeta | null {
   const about = site.about.text;
   if (path === '/') return meta(site, siteUrl, '/', null, site.welcome.text);

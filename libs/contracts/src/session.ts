@@ -1,2 +1,2 @@
-/** Browser storage keys for the session (SPEC.md §3 Session, §9). */
+/** Browser storage keys for the session (docs/product.md#the-session, #limits-and-timings). */
 export const SessionKeys = { token: 'token', username: 'username', role: 'role' } as const;

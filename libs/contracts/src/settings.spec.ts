@@ -1,7 +1,7 @@
 import { describeValidationError } from './auth.js';
 import { imageSettingsSchema, SETTINGS_DEFAULTS, settingsUpdateSchema } from './settings.js';
 
-describe('image settings rules (SPEC.md §5, §9)', () => {
+describe('image settings rules (docs/product.md#limits-and-timings)', () => {
   it('accepts the defaults and every slider step', () => {
     expect(imageSettingsSchema.parse(SETTINGS_DEFAULTS)).toEqual(SETTINGS_DEFAULTS);
     for (let size = 400; size <= 2000; size += 100)

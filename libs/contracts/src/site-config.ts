@@ -14,7 +14,7 @@ const entryInput = z.object({
   id: nodeId.optional(),
   label,
   segment: segment.optional(),
-  /** The page shows 'This page is under construction.' instead of a listing (SPEC.md §2 racing pages). */
+  /** The page shows 'This page is under construction.' instead of a listing (docs/product.md#pages-and-urls). */
   underConstruction: z.boolean().optional(),
 });
 const subcategoryInput = z.object({

@@ -1,10 +1,10 @@
 /**
- * The site configuration (SPEC.md §1-§3): texts and the category tree, as the services and
+ * The site configuration (docs/product.md#site-settings-and-the-category-tree): texts and the category tree, as the services and
  * the web read it. Validation of the owner's file lives in site-config.ts, so the browser
  * never downloads the schema library.
  */
 
-/** The spec's segment rule: lowercase, spaces to hyphens, parentheses and apostrophes removed. */
+/** The URL segment rule (docs/product.md#pages-and-urls): lowercase, spaces to hyphens, parentheses and apostrophes removed. */
 export function deriveSegment(label: string): string {
   return label
     .toLowerCase()

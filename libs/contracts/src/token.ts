@@ -1,6 +1,6 @@
 /**
  * Reading a token's expiry without verifying it: the browser uses this to drop a stale
- * session (SPEC.md §4). A missing, unparseable or expired token counts as invalid.
+ * session (docs/product.md#how-the-screens-behave). A missing, unparseable or expired token counts as invalid.
  */
 export function readTokenExpiry(token: string | null | undefined): number | null {
   if (!token) return null;

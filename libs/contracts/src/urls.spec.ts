@@ -13,13 +13,13 @@ import {
 const site: SiteConfig = parseSiteConfig(JSON.parse(readFileSync('config/site.json', 'utf8')));
 
 describe('the default site config', () => {
-  it('has the spec categories with their URL segments', () => {
+  it("has the default tree's categories with their URL segments", () => {
     expect(site.categories.map((c) => c.segment).sort()).toEqual(
       ['activities', 'aquariums', 'food-bev', 'gadgets', 'garage', 'more', 'projects', 'social'].sort(),
     );
   });
 
-  it('has the spec sub-sections', () => {
+  it("has the default tree's sub-sections", () => {
     const subs = (segment: string) =>
       site.categories
         .find((c) => c.segment === segment)!
@@ -92,7 +92,7 @@ describe('site config validation names the wrong entry', () => {
   });
 });
 
-describe('post URL building (SPEC.md §2)', () => {
+describe('post URL building (docs/product.md#screens)', () => {
   it.each([
     [{ category: 'Projects', submenu1: 'General', submenu2: null }, '/projects/my-post'],
     [{ category: 'Aquariums', submenu1: 'General', submenu2: null }, '/aquariums/my-post'],
@@ -147,7 +147,7 @@ describe('post URL building (SPEC.md §2)', () => {
   });
 });
 
-describe('path resolving (SPEC.md §2 routes)', () => {
+describe('path resolving (docs/product.md#pages-and-urls)', () => {
   it.each(['/garage', '/gadgets', '/food-bev', '/activities', '/social', '/projects', '/aquariums', '/more'])(
     '%s is a section',
     (path) => expect(resolvePath(site, path)?.kind).toBe('section'),

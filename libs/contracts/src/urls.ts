@@ -14,7 +14,7 @@ export interface Placement {
   submenu1: string;
   /** null when the sub-category has no level 2. */
   submenu2: string | null;
-  /** 'level1/level2', or 'level1' alone when there is no level 2 (SPEC.md §3). */
+  /** 'level1/level2', or 'level1' alone when there is no level 2 (docs/product.md#what-a-post-holds). */
   submenu: string;
   /** The id of the deepest node: what the post keeps when labels or segments change. */
   placeId: string;
@@ -39,7 +39,7 @@ const blank = (value: string | null | undefined) => !value || value.trim() === '
 
 /**
  * Checks a category/submenu1/submenu2 choice against the tree. A missing level defaults
- * to the first entry, as the post form does when the category changes (SPEC.md §4).
+ * to the first entry, as the post form does when the category changes (docs/product.md#how-the-screens-behave).
  */
 export function resolvePlacement(site: SiteConfig, input: PlacementInput): Placement {
   if (blank(input.category)) throw new PlacementError('category', 'category is required');
@@ -79,7 +79,7 @@ function treePath(category: SiteCategory, sub?: SiteSubcategory | null, entry?: 
 }
 
 /**
- * A post's page path (SPEC.md §2 "Post URL building"): /projects/{slug},
+ * A post's page path (docs/product.md#screens "Post URL building"): /projects/{slug},
  * /garage/automobiles/{slug}, /activities/racing/moto-gp/{slug}. Null when the post's
  * category is not in the tree (the web then falls back to /post/{id}).
  */

@@ -28,7 +28,7 @@ export function serverMessageOf(body: unknown): string | null {
   return null;
 }
 
-/** Paths where a 401/403 must not navigate again (SPEC.md §4). */
+/** Paths where a 401/403 must not navigate again (docs/product.md#how-the-screens-behave). */
 const SIGN_IN_PATHS = ['/login', '/admin/login'];
 
 export function isSignInPath(pathname: string): boolean {

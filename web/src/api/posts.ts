@@ -1,7 +1,7 @@
 import type { PostStatusFilter, PostView } from '@blog/contracts';
 import type { ApiClient, Page } from './client';
 
-/** Filters of GET /api/posts; every one runs in the database (README "Posts API"). */
+/** Filters of GET /api/posts; every one runs in the database (docs/api.md#get-apiposts). */
 export interface PostQuery {
   category?: string;
   submenu1?: string;

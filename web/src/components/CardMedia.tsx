@@ -2,7 +2,7 @@ import type { PostView } from '@blog/contracts/posts';
 import { youtubeSources } from '../lib/media';
 import { MediaPicture } from './MediaPicture';
 
-/** The crop preview's frame (SPEC.md §9). */
+/** The crop preview's frame (docs/product.md#limits-and-timings). */
 const CROP_WIDTH = 400;
 const CROP_HEIGHT = 128;
 

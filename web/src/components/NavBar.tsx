@@ -43,7 +43,7 @@ export function menuFromSite(site: SiteConfig): MenuItem[] {
   ];
 }
 
-/** Link words that say nothing out of context ('More' is a category of the spec's tree). */
+/** Link words that say nothing out of context ('More' is a category of the default tree). */
 const GENERIC_LINK_TEXT = new Set(['more', 'here', 'link', 'read more', 'click here', 'go', 'start']);
 
 /** A menu label, with a few hidden words after it when the label alone would not say where it leads. */
@@ -67,7 +67,7 @@ function levelLinks(from: HTMLElement): HTMLAnchorElement[] {
 }
 
 /**
- * Main navigation (SPEC.md §2): dropdowns and nested sub-dropdowns that open on hover and on
+ * Main navigation (docs/product.md#screens): dropdowns and nested sub-dropdowns that open on hover and on
  * keyboard focus, arrow keys to move, Escape to close, a toggle on small screens, the active
  * section highlighted, and the Logout item when signed in.
  */

@@ -25,7 +25,7 @@ function pageHref(search: string, pathname: string, page: number): string {
 }
 
 /**
- * The one pagination bar of every list (SPEC.md §2): Previous and Next, page numbers in a
+ * The one pagination bar of every list (docs/product.md#screens): Previous and Next, page numbers in a
  * window of 5 with ellipses, and 'Page X of Y (N total results)'. Each is a real link
  * (`?page=`), so a list pages without JavaScript and a page can be opened in a new tab.
  */

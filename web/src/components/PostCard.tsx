@@ -17,7 +17,7 @@ interface PostCardProps {
 }
 
 /**
- * The one post card (SPEC.md §2): home cards show the created time, the category badge and
+ * The one post card (docs/product.md#screens): home cards show the created time, the category badge and
  * 'Read more...'; category cards the long-form date; search cards the date, category,
  * submenu and #tags.
  */

@@ -13,7 +13,7 @@ interface PostListProps {
   variant: PostCardVariant;
   /** Shown while another page of this list loads. */
   loadingText: string;
-  /** Shown when the list is empty, and when it failed to load (SPEC.md §8: failures only logged). */
+  /** Shown when the list is empty, and when it failed to load (docs/product.md#error-texts: failures only logged). */
   emptyText: string;
   /** Names the list for the pagination bars. */
   label: string;

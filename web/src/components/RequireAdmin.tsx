@@ -14,7 +14,7 @@ function useValidSession() {
 }
 
 /**
- * Guards the admin area (SPEC.md §4): without a valid session, or with one whose role is
+ * Guards the admin area (docs/product.md#how-the-screens-behave): without a valid session, or with one whose role is
  * not admin, the visitor goes to /login.
  */
 export function RequireAdmin({ children }: { children: ReactNode }) {

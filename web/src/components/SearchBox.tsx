@@ -2,7 +2,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { activeQuery, searchHref } from '../lib/searchParams';
 
-/** The header search box (SPEC.md §2): submits only non-blank trimmed text; a clear button. */
+/** The header search box (docs/product.md#screens): submits only non-blank trimmed text; a clear button. */
 export function SearchBox() {
   const [params] = useSearchParams();
   const { pathname } = useLocation();

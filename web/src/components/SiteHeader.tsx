@@ -2,7 +2,7 @@ import { Link } from './Link';
 import { SearchBox } from './SearchBox';
 import { useSite } from '../site/SiteContext';
 
-/** The header banner with the site title and the search box (SPEC.md §1). */
+/** The header banner with the site title and the search box (docs/product.md#what-the-blog-does). */
 export function SiteHeader() {
   const site = useSite();
   const banner = site.bannerImage;

@@ -3,7 +3,7 @@ import { useNavigate } from 'react-router-dom';
 import { Link } from './Link';
 import { useSession } from '../session/SessionContext';
 
-/** Greeting, sign-in or sign-out, and the Admin Dashboard link for admins (SPEC.md §2 Top bar). */
+/** Greeting, sign-in or sign-out, and the Admin Dashboard link for admins (docs/product.md#header-menu-and-footer-every-page). */
 export function TopBar() {
   const { session, logout } = useSession();
   const navigate = useNavigate();

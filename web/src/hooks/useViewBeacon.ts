@@ -3,7 +3,7 @@ import { useLocation } from 'react-router-dom';
 import { useSession } from '../session/SessionContext';
 
 /**
- * One beacon per page view (SPEC's visit statistics, README "Visit statistics"): the path and
+ * One beacon per page view (docs/product.md#visit-statistics): the path and
  * where the reader came from, sent with navigator.sendBeacon on the first load and on each
  * in-app navigation, never while an admin is signed in. No cookie, nothing stored here.
  */

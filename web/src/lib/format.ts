@@ -1,6 +1,6 @@
 import { useHydrated } from '../hooks/useHydrated';
 
-/** Dates and texts as the public pages show them (SPEC.md §2, §9), in US English. */
+/** Dates and texts as the public pages show them (docs/product.md#screens, #limits-and-timings), in US English. */
 const MONTHS = [
   'January',
   'February',
@@ -54,7 +54,7 @@ export function useDateFormat(): (kind: DateFormat, value: string) => string {
   return (kind, value) => formatDate(kind, value, utc);
 }
 
-/** Cards preview the first 200 characters of a post (SPEC.md §9). */
+/** Cards preview the first 200 characters of a post (docs/product.md#limits-and-timings). */
 export const PREVIEW_LENGTH = 200;
 
 /** The text with each run of white space as one space, none at its ends. */

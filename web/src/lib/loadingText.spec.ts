@@ -8,7 +8,7 @@ const at = (url: string) => {
   return loadingTextFor(site, { pathname, search });
 };
 
-describe("a page's loading text while its data arrives (SPEC.md §2)", () => {
+describe("a page's loading text while its data arrives (docs/product.md#screens)", () => {
   test('the home list, listings by their own name, a post, a search, the /post/{id} redirect', () => {
     expect(at('/')).toBe('Loading posts...');
     expect(at('/aquariums')).toBe('Loading aquariums posts...');

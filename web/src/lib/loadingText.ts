@@ -3,7 +3,7 @@ import { resolvePath } from '@blog/contracts/urls';
 import { activeQuery } from './searchParams';
 
 /**
- * What a page says while its data loads after a click (SPEC.md §2): 'Loading posts...' for
+ * What a page says while its data loads after a click (docs/product.md#screens): 'Loading posts...' for
  * the home page, 'Loading garage posts...' for a listing, 'Loading post...', 'Searching...',
  * and 'Redirecting...' on /post/{id}.
  */

@@ -9,7 +9,7 @@ const image = (path: string, order: number): MediaItemView => ({
   path,
 });
 
-describe('post media (SPEC.md §5)', () => {
+describe('post media (docs/product.md#limits-and-timings)', () => {
   test('duplicates go (files by path, YouTube by url), order is kept, frame assets are hidden', () => {
     const items = carouselItems([
       image('/uploads/b.jpg', 1),

@@ -1,13 +1,13 @@
 import { byOrder, parseYoutubeUrl, youtubeEmbedUrl, youtubeThumbnailUrl } from '@blog/contracts/media-view';
 import type { MediaItemView } from '@blog/contracts/posts';
 
-/** Files that are part of the site's frame, never a post's media (SPEC.md §5 carousel rule). */
+/** Files that are part of the site's frame, never a post's media (docs/product.md#what-a-post-holds). */
 const FRAME_ASSET =
   /(^|\/)(header|banner)[^/]*\.[a-z0-9]+$|\/assets\/header\/|(^|\/)(icons?|favicon)[^/]*\//i;
 
 /**
  * The media a post page shows, in order: duplicates removed (files by path, YouTube by url),
- * frame assets hidden (SPEC.md §5).
+ * frame assets hidden (docs/product.md#limits-and-timings).
  */
 export function carouselItems(media: MediaItemView[]): MediaItemView[] {
   const seen = new Set<string>();

@@ -1,6 +1,6 @@
 import { pageCount, pageLinks, parsePage } from './pagination';
 
-describe('pagination (SPEC.md §2: window of 5 pages with ellipses)', () => {
+describe('pagination (docs/product.md#screens: window of 5 pages with ellipses)', () => {
   test('a few pages are all shown', () => {
     expect(pageLinks(1, 1)).toEqual([1]);
     expect(pageLinks(2, 4)).toEqual([1, 2, 3, 4]);

@@ -1,4 +1,4 @@
-/** Page numbers to show: a window of up to 5 around the current page, with ellipses (SPEC.md §2, §9). */
+/** Page numbers to show: a window of up to 5 around the current page, with ellipses (docs/product.md#screens, #limits-and-timings). */
 export const PAGE_WINDOW = 5;
 
 export type PageLink = number | 'ellipsis-start' | 'ellipsis-end';

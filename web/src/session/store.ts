@@ -1,6 +1,6 @@
 import { SessionKeys, isTokenValid } from '@blog/contracts';
 
-/** The signed-in user as kept in browser storage (SPEC.md §3 Session). */
+/** The signed-in user as kept in browser storage (docs/product.md#the-session). */
 export interface Session {
   token: string;
   username: string;
@@ -18,7 +18,7 @@ export function clearStoredSession(storage: SessionStorage): void {
 
 /**
  * The stored session, used only if all three items exist and the token is not expired;
- * otherwise all three are cleared and the visitor is anonymous (SPEC.md §4).
+ * otherwise all three are cleared and the visitor is anonymous (docs/product.md#how-the-screens-behave).
  */
 export function loadStoredSession(storage: SessionStorage, nowSeconds?: number): Session | null {
   const token = storage.getItem(SessionKeys.token);

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** One row of image settings (id 1); the defaults of SPEC.md §9 until the admin saves. */
+/** One row of image settings (id 1); the defaults of docs/product.md#limits-and-timings until the admin saves. */
 export class CreateSettings1763830000000 implements MigrationInterface {
   name = 'CreateSettings1763830000000';
 

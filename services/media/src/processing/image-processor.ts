@@ -87,7 +87,7 @@ export function fitWithin(width: number, height: number, max: number): { width: 
  * The window of the crop preview in an upright `width`x`height` image, from the crop dialog's
  * settings (react-easy-crop style): the image covers the 400x128 frame at zoom 1, `scale`
  * zooms it (below 1 still covers the frame), `x`/`y` move its centre by that many frame
- * pixels; panning is clamped to the image bounds (SPEC.md §5, §9).
+ * pixels; panning is clamped to the image bounds (docs/product.md#limits-and-timings).
  */
 export function cropWindow(
   width: number,

@@ -24,7 +24,7 @@ export interface RenderedContent {
   html: string;
   /** The content as plain text, no Markdown signs (search, digest, previews). */
   text: string;
-  /** `text` by the excerpt rule (SPEC.md §9) at EXCERPT_MAX characters. */
+  /** `text` by the excerpt rule (docs/product.md#limits-and-timings) at EXCERPT_MAX characters. */
   excerpt: string;
   words: number;
   readingMinutes: number;

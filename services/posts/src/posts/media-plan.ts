@@ -42,7 +42,7 @@ function youtube(url: string, where: string): YoutubeVideo {
 }
 
 /**
- * Turns the form's media fields into the post's ordered media list (SPEC.md §3-§5):
+ * Turns the form's media fields into the post's ordered media list (docs/product.md#what-a-post-holds):
  * unifiedMedia when sent (new files by fileIndex or name), else existingFiles, then the
  * uploaded files, then youtubeUrls. Uploaded files are never dropped silently; duplicates
  * go (files by path, YouTube by video); mainImageIndex moves that image to the front.
@@ -64,7 +64,7 @@ export function planMedia(form: PostForm, files: UploadedFile[], existing: Media
     items.push({ kind: 'existing', item, details });
   };
   const addYoutube = (url: string, title: string | undefined, where: string, details?: ItemDetails) => {
-    if (!url.trim()) return; // a blank URL is ignored (SPEC.md §5)
+    if (!url.trim()) return; // a blank URL is ignored (docs/product.md#limits-and-timings)
     const video = youtube(url, where);
     const known = existingByVideo.get(video.videoId);
     items.push(

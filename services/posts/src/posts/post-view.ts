@@ -72,7 +72,7 @@ function mainMediaOf(first: MediaItemView | undefined): MainMedia | null {
 }
 
 /**
- * The API shape of a post (SPEC.md §3): the unified ordered media list plus the legacy
+ * The API shape of a post (docs/product.md#what-a-post-holds): the unified ordered media list plus the legacy
  * images / videos / youtubeVideos arrays and mainMedia (the first item by order).
  * Visitors get only ready items; admins every item with its status.
  */

@@ -4,10 +4,10 @@ import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
 import { aboutFormsPart } from './aboutFormsPart';
 
-/** Delay before scrolling to the contact form after /contact (SPEC.md §2, §9). */
+/** Delay before scrolling to the contact form after /contact (docs/product.md#screens, #limits-and-timings). */
 const CONTACT_SCROLL_DELAY_MS = 100;
 
-/** About: the author's text, the contact form and the weekly-digest subscription (SPEC.md §2). */
+/** About: the author's text, the contact form and the weekly-digest subscription (docs/product.md#screens). */
 export function AboutPage() {
   const site = useSite();
   const location = useLocation();
@@ -16,7 +16,7 @@ export function AboutPage() {
   // The route's loader brought the forms' code.
   const forms = aboutFormsPart.get();
 
-  // Arriving from /contact: after 100 ms, a smooth scroll to the form (SPEC.md §2, §9).
+  // Arriving from /contact: after 100 ms, a smooth scroll to the form (docs/product.md#screens, #limits-and-timings).
   useEffect(() => {
     if (!scrollToContact) return;
     const timer = setTimeout(() => {

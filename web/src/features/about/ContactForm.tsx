@@ -6,7 +6,7 @@ import { useFormStatus } from './useFormStatus';
 
 const empty = { name: '', email: '', subject: '', message: '' };
 
-/** The contact form (SPEC.md §2, §5, §8): every field required, the e-mail of e-mail type. */
+/** The contact form (docs/product.md#screens, #limits-and-timings, #error-texts): every field required, the e-mail of e-mail type. */
 export function ContactForm() {
   const api = useApi();
   const { status, run, postedFields } = useFormStatus('contact');

@@ -4,7 +4,7 @@ import { AboutPage } from './AboutPage';
 
 /**
  * /contact: the About page (the server renders it, so the form is there without JavaScript);
- * in the browser it then goes to /about and after 100 ms scrolls smoothly to the form (SPEC.md §2).
+ * in the browser it then goes to /about and after 100 ms scrolls smoothly to the form (docs/product.md#screens).
  */
 export function ContactPage() {
   const navigate = useNavigate();

@@ -4,7 +4,7 @@ import { subscribe } from '../../api/mail';
 import { useFormStatus } from './useFormStatus';
 import { Field, SubmitButton } from '../../components/ui';
 
-/** Weekly digest subscription (SPEC.md §2, §8); the server then e-mails a confirmation link. */
+/** Weekly digest subscription (docs/product.md#screens, #error-texts); the server then e-mails a confirmation link. */
 export function SubscribeForm() {
   const api = useApi();
   const { status, run, postedFields } = useFormStatus('subscribe');

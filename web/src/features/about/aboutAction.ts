@@ -4,7 +4,7 @@ import type { FormAnswer, LoaderDeps } from '../../loaders';
 
 /**
  * The About page's two forms posted without JavaScript (with it, they call the API
- * themselves and never reach this): the answer is the About page with the spec's texts.
+ * themselves and never reach this): the answer is the About page with its texts (docs/product.md#about-contact-and-subscribe).
  */
 export function aboutAction(deps: LoaderDeps) {
   return async ({ request }: LoaderFunctionArgs): Promise<FormAnswer> => {

@@ -5,7 +5,7 @@ import type { FormAnswer } from '../../loaders';
 export type FormStatus = 'idle' | 'sending' | 'success' | 'error';
 
 /**
- * idle → sending → success or error (SPEC.md §2 contact and subscribe forms). A form posted
+ * idle → sending → success or error (docs/product.md#about-contact-and-subscribe). A form posted
  * without JavaScript starts from the server's answer instead: its status and, after a
  * failure, the fields as they were sent.
  */

@@ -34,7 +34,7 @@ type TabId = (typeof TABS)[number]['id'];
 const isTab = (value: string | null): value is TabId => TABS.some((t) => t.id === value);
 
 /**
- * The Admin Dashboard (SPEC.md §2): the open tab and its filters live in the URL, so reload
+ * The Admin Dashboard (docs/product.md#screens): the open tab and its filters live in the URL, so reload
  * and the back button keep them. Guarded by RequireAdmin; signs out when the token expires.
  */
 export function AdminPage() {
@@ -120,7 +120,7 @@ export function AdminPage() {
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
-/** SPEC.md §4: the admin area reads the token's expiry; once past it the session goes (RequireAdmin then sends to /login). */
+/** docs/product.md#how-the-screens-behave: the admin area reads the token's expiry; once past it the session goes (RequireAdmin then sends to /login). */
 function useSignOutAtExpiry() {
   const { session, logout } = useSession();
   const token = session?.token;
@@ -139,7 +139,7 @@ function useSignOutAtExpiry() {
 /**
  * The post list is public (a refused token just reads as a guest), so the dashboard asks an
  * admin-only call once on entry: a token the server refuses (401/403) then signs out and
- * goes to /login through the API client's rule (SPEC.md §4).
+ * goes to /login through the API client's rule (docs/product.md#how-the-screens-behave).
  */
 function useServerSessionCheck() {
   const api = useApi();

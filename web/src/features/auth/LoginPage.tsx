@@ -9,7 +9,7 @@ import { useSession } from '../../session/SessionContext';
 import { CredentialsFields } from './CredentialsFields';
 import { SignInLink } from './SignInLink';
 
-/** Sign-in screen (SPEC.md §2): after success admins go to /admin, everyone else to /. */
+/** Sign-in screen (docs/product.md#screens): after success admins go to /admin, everyone else to /. */
 export function LoginPage() {
   const api = useApi();
   const session = useSession();

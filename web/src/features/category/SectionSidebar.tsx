@@ -12,7 +12,7 @@ interface SectionSidebarProps {
 }
 
 /**
- * The section sidebar (SPEC.md §2): links to the sub-section and each named entry (the car
+ * The section sidebar (docs/product.md#screens): links to the sub-section and each named entry (the car
  * and motorcycle model pages). On small screens it is a drawer that Escape or the overlay closes.
  */
 export function SectionSidebar({ site, category, subcategory }: SectionSidebarProps) {

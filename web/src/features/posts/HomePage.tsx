@@ -4,7 +4,7 @@ import { usePageTitle } from '../../hooks/usePageTitle';
 import { HOME_PAGE_SIZE, type ListData } from '../../loaders';
 import { useSite } from '../../site/SiteContext';
 
-/** Home: the author's welcome card and the Latest Posts, 15 a page (SPEC.md §2). */
+/** Home: the author's welcome card and the Latest Posts, 15 a page (docs/product.md#screens). */
 export function HomePage() {
   const site = useSite();
   const { posts } = useLoaderData() as { posts: ListData };

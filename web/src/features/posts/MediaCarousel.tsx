@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type KeyboardEvent, type TouchEvent } from
 import { MediaPicture } from '../../components/MediaPicture';
 import { pictureSources, youtubeSources } from '../../lib/media';
 
-/** SPEC.md §9: a swipe moves at 50 px; thumbnails are 64 px with an 8 px gap. */
+/** docs/product.md#limits-and-timings: a swipe moves at 50 px; thumbnails are 64 px with an 8 px gap. */
 export const SWIPE_THRESHOLD_PX = 50;
 const THUMB_STEP_PX = 64 + 8;
 
@@ -76,7 +76,7 @@ function thumbnailOf(item: MediaItemView): string | null {
 }
 
 /**
- * The post's media (SPEC.md §2): previous/next, 'n / total', a thumbnail strip with scroll
+ * The post's media (docs/product.md#screens): previous/next, 'n / total', a thumbnail strip with scroll
  * arrows, swipe, keyboard arrows, wrapping around at both ends.
  */
 export function MediaCarousel({ items, title }: { items: MediaItemView[]; title: string }) {

@@ -10,7 +10,7 @@ import { searchHref } from '../../lib/searchParams';
 import { carouselPart } from './carouselPart';
 import './post-content.css';
 
-/** A post's page at {section path}/{slug} (SPEC.md §2 Post detail); null when it could not be loaded. */
+/** A post's page at {section path}/{slug} (docs/product.md#a-post); null when it could not be loaded. */
 export function PostPage({ post }: { post: PostView | null }) {
   usePageTitle(post);
   if (!post) {

@@ -5,7 +5,7 @@ import { PostList } from '../../components/PostList';
 import { SEARCH_PAGE_SIZE, type ListData } from '../../loaders';
 import { useSite } from '../../site/SiteContext';
 
-/** Search results replace the routed page while a query is active (SPEC.md §2). */
+/** Search results replace the routed page while a query is active (docs/product.md#screens). */
 export function SearchResults({ query, posts }: { query: string; posts: ListData }) {
   const site = useSite();
   const { pathname } = useLocation();

@@ -14,7 +14,7 @@ interface CropDialogProps {
 }
 
 /**
- * 'Adjust Main Image Crop' (SPEC.md §2, §5): the 400x128 frame the public card shows. At
+ * 'Adjust Main Image Crop' (docs/product.md#screens, #limits-and-timings): the 400x128 frame the public card shows. At
  * zoom 1 the image covers the frame; drag pans (clamped to the image), wheel and pinch zoom
  * from 0.5x to 3x. The frame shrinks on narrow screens; positions are sent in frame pixels,
  * which is what the media worker renders the preview from.

@@ -7,7 +7,7 @@ type Value = Pick<PostFormValues, 'selectedDate' | 'selectedTime'>;
 const HOURS = Array.from({ length: 12 }, (_, i) => i + 1);
 const MINUTES = Array.from({ length: 60 }, (_, i) => i);
 
-/** The post's date and time, shown on a 12-hour clock (SPEC.md §2, §9). */
+/** The post's date and time, shown on a 12-hour clock (docs/product.md#screens, #limits-and-timings). */
 export function DateTimePicker({ value, onChange }: { value: Value; onChange(value: Value): void }) {
   const id = useId();
   const { hour, period } = to12Hour(value.selectedTime.hours);

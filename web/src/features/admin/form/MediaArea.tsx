@@ -48,7 +48,7 @@ export function mediaName(item: FormMedia): string {
 }
 
 /**
- * The post's media (SPEC.md §2, §4, §5): pick or drop files, add YouTube links, one ordered
+ * The post's media (docs/product.md#screens, #how-the-screens-behave, #limits-and-timings): pick or drop files, add YouTube links, one ordered
  * list reordered by drag and drop (mouse after 8 px, touch after 100 ms) or by keyboard
  * (Space to lift, arrows to move, Space to drop), every move announced.
  */

@@ -46,7 +46,7 @@ interface PostFormProps {
 }
 
 /**
- * The add and edit form (SPEC.md §2, §4, §5, §7, §8). Saving sends the multipart form with
+ * The add and edit form (docs/product.md#screens, #how-the-screens-behave, #limits-and-timings, docs/api.md, docs/product.md#error-texts). Saving sends the multipart form with
  * real progress; a network failure keeps everything and offers Retry.
  */
 export function PostForm(props: PostFormProps) {

@@ -3,7 +3,7 @@ import { useEffect, useRef } from 'react';
 
 export type UploadPhase = { phase: 'uploading'; percent: number } | { phase: 'processing' };
 
-/** The upload banner and overlay (SPEC.md §2): real progress while bytes go out, then the server's work. */
+/** The upload banner and overlay (docs/product.md#screens): real progress while bytes go out, then the server's work. */
 export function UploadOverlay({ upload }: { upload: UploadPhase }) {
   const box = useRef<HTMLDivElement>(null);
   // Focus goes into the overlay, so keyboard users are not left behind it.

@@ -5,7 +5,7 @@ import { saveDraft, type Draft } from '../lib/draft';
 export type AutosaveState = 'idle' | 'saving' | 'saved' | 'failed';
 
 /**
- * The new-post draft (SPEC.md §4): saved 2 s after a change when `worth` says so; the
+ * The new-post draft (docs/product.md#how-the-screens-behave): saved 2 s after a change when `worth` says so; the
  * indicator shows saving, then 'Saved locally' for 3 s, or 'Save failed'. `changes` counts
  * the owner's edits (a restored draft is not a change).
  */

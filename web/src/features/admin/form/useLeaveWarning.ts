@@ -3,7 +3,7 @@ import { useEffect } from 'react';
 import { useBlocker } from 'react-router-dom';
 
 /**
- * While a post uploads, leaving warns (SPEC.md §4): the browser's own prompt on reload or
+ * While a post uploads, leaving warns (docs/product.md#how-the-screens-behave): the browser's own prompt on reload or
  * close, and 'Uploads are still in progress. Are you sure you want to leave?' for links.
  */
 export function useLeaveWarning(active: boolean) {

@@ -18,7 +18,7 @@ import { useNotify } from '../ui/Notifications';
 import type { UploadPhase } from './UploadOverlay';
 
 export interface SaveFailure {
-  /** The dashboard banner (SPEC.md §8 table). */
+  /** The dashboard banner (docs/product.md#error-texts). */
   banner: string;
   /** The form's own line. */
   form: string;
@@ -26,7 +26,7 @@ export interface SaveFailure {
 }
 
 /**
- * Sends the post (create or update) with its progress, then tells the owner (SPEC.md §4, §8).
+ * Sends the post (create or update) with its progress, then tells the owner (docs/product.md#how-the-screens-behave, #error-texts).
  * A network failure or timeout keeps the new post's draft and offers Retry. The same form
  * sent again carries the same Idempotency-Key, so a Retry after an answer lost on the way
  * never makes a second post; a new post's key is kept beside its draft, for a reload.

@@ -4,7 +4,7 @@ import type { ImageSettings } from '@blog/contracts/settings';
 import type { SiteConfig } from '@blog/contracts/site';
 import type { ApiClient, Page } from '../../../api/client';
 
-/** The admin calls of README "Posts API", "Media processing" and "Mail" (all with the Bearer token). */
+/** The admin calls of docs/api.md (all with the Bearer token). */
 export const deletePost = (api: ApiClient, id: number) =>
   api.request<{ success: true }>(`/api/posts/${id}`, { method: 'DELETE' });
 

@@ -28,7 +28,7 @@ const media: FormMedia[] = [
   },
 ];
 
-describe('the local draft (SPEC.md §3, §4)', () => {
+describe('the local draft (docs/product.md#what-a-post-holds, #how-the-screens-behave)', () => {
   test('keeps the fields and YouTube links, never files (it counts them), under postForm_autoSave', () => {
     const storage = new MemoryStorage();
     saveDraft(storage, makeDraft(values, media, { x: 1, y: 2, scale: 1.5 }, 1000));

@@ -11,7 +11,7 @@ export interface CropSettings {
 
 type YoutubeEntry = Extract<FormMedia, { source: 'youtube' }>;
 
-/** The new-post draft in localStorage (SPEC.md §3 Local draft); files never go in it. */
+/** The new-post draft in localStorage (docs/product.md#the-post-form); files never go in it. */
 export interface Draft extends PostFormValues {
   cropSettings: CropSettings | null;
   /** `key` is how the text refers to the link (`media:KEY`), kept so a restored draft still places it. */

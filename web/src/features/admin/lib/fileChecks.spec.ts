@@ -3,7 +3,7 @@ import { checkFiles } from './fileChecks';
 
 const f = (name: string, type: string, size = 1000) => ({ name, type, size });
 
-describe('file checks before upload (SPEC.md §5)', () => {
+describe('file checks before upload (docs/product.md#limits-and-timings)', () => {
   test('type, size and HEIC, each with its message', () => {
     const result = checkFiles([
       f('a.jpg', 'image/jpeg'),

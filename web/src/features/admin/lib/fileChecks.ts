@@ -9,7 +9,7 @@ export interface FileCheck<F> {
   heicMessage: string | null;
 }
 
-/** Every browser-side check of SPEC.md §5 before an upload, with its exact message. */
+/** Every browser-side check of docs/product.md#limits-and-timings before an upload, with its exact message. */
 export function checkFiles<F extends { name: string; type: string; size: number }>(files: F[]): FileCheck<F> {
   const accepted: F[] = [];
   const errors: string[] = [];
@@ -33,7 +33,7 @@ export const mediaTypeOf = (file: { type: string }): 'image' | 'video' =>
 
 /**
  * An image's local preview as a data: URL (read with a time limit, unlike a blob: URL).
- * Gives up after 30 s with 'Failed to process file "X": …' (SPEC.md §5, §9).
+ * Gives up after 30 s with 'Failed to process file "X": …' (docs/product.md#limits-and-timings).
  */
 export function readPreview(file: File, timeoutMs = FILE_READ_TIMEOUT_MS): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -1,6 +1,6 @@
 import { changeFilter, clearFilters, filtersFromParams, postQuery, shownRange } from './filters';
 
-describe('admin list filters (SPEC.md §4 Admin list)', () => {
+describe('admin list filters (docs/product.md#the-dashboards-post-list)', () => {
   const full = new URLSearchParams(
     'tab=posts&search=tyres&category=Garage&submenu1=Automobiles&submenu2=Car+One&from=2025-01-01&to=2025-02-01&page=3',
   );

@@ -37,7 +37,7 @@ export function hasFilters(filters: PostFilters): boolean {
 }
 
 /**
- * The URL after one filter changed (SPEC.md §4 Admin list): back to page 1; a new category
+ * The URL after one filter changed (docs/product.md#the-dashboards-post-list): back to page 1; a new category
  * resets the submenu and date filters; a new submenu1 resets submenu2.
  */
 export function changeFilter(

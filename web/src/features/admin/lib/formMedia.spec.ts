@@ -26,7 +26,7 @@ const fresh = (key: string, type: 'image' | 'video', order: number): FormMedia =
 const saved = (id: string, type: 'image' | 'video', order?: number): MediaItemView =>
   ({ id, type, order, status: 'ready', path: `/uploads/${id}`, name: id }) as MediaItemView;
 
-describe('form media (SPEC.md §4 Media, §5)', () => {
+describe('form media (docs/product.md#what-a-post-holds, #limits-and-timings)', () => {
   const list = [
     fresh('a', 'image', 0),
     fresh('v', 'video', 1),

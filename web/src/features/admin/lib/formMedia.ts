@@ -34,7 +34,7 @@ export type FormMedia =
       thumbnailUrl: string;
     };
 
-/** Orders become 0, 1, 2… in list order (SPEC.md §4 Media). */
+/** Orders become 0, 1, 2… in list order (docs/product.md#what-a-post-holds). */
 export function renumber(items: FormMedia[]): FormMedia[] {
   return items.map((item, order) => (item.order === order ? item : { ...item, order }));
 }
@@ -87,7 +87,7 @@ export function mediaFromPost(media: MediaItemView[]): FormMedia[] {
 }
 
 /**
- * Adds a YouTube link at the end (SPEC.md §5): a blank URL is ignored, an invalid one refused,
+ * Adds a YouTube link at the end (docs/product.md#limits-and-timings): a blank URL is ignored, an invalid one refused,
  * a missing title becomes 'YouTube Video N'.
  */
 export function addYoutube(
@@ -112,7 +112,7 @@ export function addYoutube(
   return { items: [...items, entry], error: null };
 }
 
-/** What the multipart form carries for the media (SPEC.md §7 unifiedMedia, files). */
+/** What the multipart form carries for the media (docs/api.md#post-apiposts). */
 export interface MediaPayload {
   /** The form's entries as the server reads them (the shared schema's type). */
   unifiedMedia: UnifiedMediaInput[];
@@ -140,7 +140,7 @@ export function describeMedia(
   );
 }
 
-/** Duplicates go on submit: files by path, YouTube links by url (SPEC.md §5). */
+/** Duplicates go on submit: files by path, YouTube links by url (docs/product.md#limits-and-timings). */
 export function mediaPayload(items: FormMedia[]): MediaPayload {
   const seen = new Set<string>();
   const files: File[] = [];

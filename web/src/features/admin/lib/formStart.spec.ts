@@ -17,7 +17,7 @@ const site = {
 } as unknown as SiteConfig;
 const now = new Date(2025, 4, 1, 9, 5);
 
-describe('what the post form opens with (SPEC.md §4)', () => {
+describe('what the post form opens with (docs/product.md#how-the-screens-behave)', () => {
   test('a blank new post when no draft is younger than 24 hours', () => {
     const storage = new MemoryStorage();
     const start = formStart(undefined, site, storage, now);

@@ -20,7 +20,7 @@ export interface FormStart {
   restored: { timestamp: number; fileCount: number } | null;
 }
 
-/** What the form opens with: the post, else a draft younger than 24 hours (SPEC.md §4), else a blank post. */
+/** What the form opens with: the post, else a draft younger than 24 hours (docs/product.md#how-the-screens-behave), else a blank post. */
 export function formStart(
   post: PostView | undefined,
   site: SiteConfig,

@@ -43,7 +43,7 @@ const site = {
   ],
 } as unknown as SiteConfig;
 
-describe('post form reset rules (SPEC.md §4)', () => {
+describe('post form reset rules (docs/product.md#how-the-screens-behave)', () => {
   const start = newPostValues(site, new Date(2025, 2, 5, 14, 7));
 
   test('a new post starts in the first category with its first entries, at now', () => {

@@ -1,7 +1,7 @@
 import type { PostStatus, PostView } from '@blog/contracts/posts';
 import type { SiteCategory, SiteConfig } from '@blog/contracts/site';
 
-/** The post form's text fields (SPEC.md §2 Add and edit forms, §3 Local draft). */
+/** The post form's text fields (docs/product.md#the-dashboard, #the-post-form). */
 export interface PostFormValues {
   title: string;
   content: string;
@@ -37,13 +37,13 @@ export function submenu2Options(site: SiteConfig, category: string, submenu1: st
   return sub?.entries.map((e) => e.label) ?? [];
 }
 
-/** SPEC.md §4: a new category resets submenu1 to its first key and submenu2 to that list's first entry. */
+/** docs/product.md#how-the-screens-behave: a new category resets submenu1 to its first key and submenu2 to that list's first entry. */
 export function withCategory(values: PostFormValues, site: SiteConfig, category: string): PostFormValues {
   const submenu1 = submenu1Options(site, category)[0] ?? '';
   return { ...values, category, submenu1, submenu2: submenu2Options(site, category, submenu1)[0] ?? '' };
 }
 
-/** SPEC.md §4: a new submenu1 resets submenu2 to its first entry. */
+/** docs/product.md#how-the-screens-behave: a new submenu1 resets submenu2 to its first entry. */
 export function withSubmenu1(values: PostFormValues, site: SiteConfig, submenu1: string): PostFormValues {
   return { ...values, submenu1, submenu2: submenu2Options(site, values.category, submenu1)[0] ?? '' };
 }
@@ -94,7 +94,7 @@ export function scheduledFor(values: PostFormValues, now: Date): Date | null {
   return at.getTime() > now.getTime() ? at : null;
 }
 
-/** The `date` field: local date-time to the minute (SPEC.md §7). */
+/** The `date` field: local date-time to the minute (docs/api.md). */
 export function localDateTime({ selectedDate, selectedTime }: PostFormValues): string {
   return `${selectedDate}T${pad(selectedTime.hours)}:${pad(selectedTime.minutes)}`;
 }
@@ -110,7 +110,7 @@ export function from12Hour(hour: number, period: Period): number {
   return (hour % 12) + (period === 'PM' ? 12 : 0);
 }
 
-/** Autosave runs only when title, content or tags holds something (SPEC.md §4). */
+/** Autosave runs only when title, content or tags holds something (docs/product.md#how-the-screens-behave). */
 export function worthSaving(values: Pick<PostFormValues, 'title' | 'content' | 'tags'>): boolean {
   return [values.title, values.content, values.tags].some((v) => v.trim() !== '');
 }

@@ -2,7 +2,7 @@ import type { CropSettings } from './draft';
 import { mainImage, mediaPayload, type FormMedia } from './formMedia';
 import { localDateTime, type PostFormValues } from './postForm';
 
-/** The multipart form of SPEC.md §7; the media order travels as unifiedMedia, new files by index. */
+/** The multipart form of docs/api.md; the media order travels as unifiedMedia, new files by index. */
 export function postFormData(
   values: PostFormValues,
   media: FormMedia[],

@@ -9,7 +9,7 @@ import {
   UploadError,
 } from './saveErrors';
 
-describe('save error messages (SPEC.md §8)', () => {
+describe('save error messages (docs/product.md#error-texts)', () => {
   test('the banner follows the status table', () => {
     expect(saveBannerMessage(new UploadError(0, null, true))).toBe(SaveBannerText.timeout);
     expect(saveBannerMessage(new UploadError(413, 'File too large'))).toBe(SaveBannerText.tooLarge);

@@ -20,7 +20,7 @@ const statusOf = (error: unknown) => (error instanceof ApiError ? error.status :
 const messageOf = (error: unknown) => (error instanceof Error && error.message ? error.message : null);
 const serverOf = (error: unknown) => (error instanceof ApiError ? error.serverMessage : null);
 
-/** The dashboard banner for a failed save (SPEC.md §8 table), first matching row wins. */
+/** The dashboard banner for a failed save (docs/product.md#error-texts), first matching row wins. */
 export function saveBannerMessage(error: unknown): string {
   if (isTimeout(error)) return SaveBannerText.timeout;
   const status = statusOf(error);
@@ -35,7 +35,7 @@ export function saveBannerMessage(error: unknown): string {
 }
 
 /**
- * The error line inside the form (SPEC.md §8). A network error or timeout keeps the form
+ * The error line inside the form (docs/product.md#error-texts). A network error or timeout keeps the form
  * and offers Retry; a retry that fails again says so.
  */
 export function formSaveError(error: unknown, retrying: boolean): { message: string; canRetry: boolean } {
@@ -54,7 +54,7 @@ export function mayHaveBeenSaved(error: unknown): boolean {
   return isTimeout(error) || isNetwork(error) || (status !== null && status >= 500);
 }
 
-/** 'Upload failed: …' / 'Update failed: …' (SPEC.md §8 notification level). */
+/** 'Upload failed: …' / 'Update failed: …' (docs/product.md#error-texts). */
 export function saveNotification(mode: 'create' | 'update', error: unknown): string {
   const prefix = mode === 'create' ? AdminText.uploadFailed : AdminText.updateFailed;
   const status = statusOf(error);
@@ -65,7 +65,7 @@ export function saveNotification(mode: 'create' | 'update', error: unknown): str
   return `${prefix}: ${detail}`;
 }
 
-/** A failed post list (SPEC.md §8 Admin). */
+/** A failed post list (docs/product.md#error-texts). */
 export function fetchPostsError(error: unknown): string {
   const status = statusOf(error);
   return status === 401 || status === 403 ? AdminText.sessionExpired : AdminText.fetchPostsFailed;

@@ -19,7 +19,7 @@ export interface UploadRequest {
   idempotencyKey?: string;
 }
 
-/** The multipart post upload (SPEC.md §7, §9). */
+/** The multipart post upload (docs/api.md, docs/product.md#limits-and-timings). */
 export const sendPostForm = (request: UploadRequest) => sendForm<PostView>(request);
 
 /**

@@ -11,7 +11,7 @@ interface Props {
   onClear(): void;
 }
 
-/** Search text, category, the two dependent submenu selects and the date range (SPEC.md §2). */
+/** Search text, category, the two dependent submenu selects and the date range (docs/product.md#screens). */
 export function PostFiltersBar({ site, filters, onChange, onClear }: Props) {
   // The search box follows typing; the URL (and the API call) once typing pauses.
   const [search, setSearch] = useState(filters.search);

@@ -30,7 +30,7 @@ interface PostsTabProps {
   onCreatingChange(creating: boolean): void;
 }
 
-/** Posts tab (SPEC.md §2, §4 Admin list): filtered and paged in the API, 10 a page. */
+/** Posts tab (docs/product.md#screens, #the-dashboards-post-list): filtered and paged in the API, 10 a page. */
 export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
   const api = useApi();
   const site = useSite();

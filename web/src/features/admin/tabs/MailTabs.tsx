@@ -18,7 +18,7 @@ interface ListTabProps<T> {
   row(item: T): ReactNode;
 }
 
-/** One of the owner's mail lists (README "The owner's lists"): newest first, paged in the API. */
+/** One of the owner's mail lists (docs/product.md#mail): newest first, paged in the API. */
 function ListTab<T>({ id, title, empty, load, head, row }: ListTabProps<T>) {
   const [page, setPage] = usePageParam();
   const state = useAsync((signal) => load(page, signal), [page]);

@@ -6,7 +6,7 @@ import { ApiError } from '../../../api/client';
 import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../../components/ui';
 import { getSettings, saveSettings } from '../lib/adminApi';
 
-/** Settings tab: the image settings panel (SPEC.md §2, §5 sliders, §8 messages). */
+/** Settings tab: the image settings panel (docs/product.md#screens, docs/api.md#put-apisettings, docs/product.md#error-texts). */
 export function SettingsTab() {
   const api = useApi();
   const [settings, setSettings] = useState<ImageSettings | null>(null);

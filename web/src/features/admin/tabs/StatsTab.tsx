@@ -29,7 +29,7 @@ function rangeOf(params: URLSearchParams): { from: string; to: string; label: st
 /**
  * Stats tab: views and visitors per day (a chart, with its table a click away), the top posts,
  * referrers, devices and countries, and who is here now. Nothing identifies a reader: see the
- * README's "Visit statistics".
+ * docs/product.md#visit-statistics.
  */
 export function StatsTab() {
   const api = useApi();

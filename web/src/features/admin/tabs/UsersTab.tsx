@@ -10,7 +10,7 @@ import { useSession } from '../../../session/SessionContext';
 import { Modal } from '../ui/Modal';
 
 /**
- * Users tab: username, role, created date (SPEC.md §2); the role can be changed and an
+ * Users tab: username, role, created date (docs/product.md#screens); the role can be changed and an
  * account deleted. The server refuses to remove or demote the last admin, and an admin's
  * own account; its message is shown.
  */

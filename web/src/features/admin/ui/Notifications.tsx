@@ -24,7 +24,7 @@ const NotifyContext = createContext<Notify>(() => undefined);
 export const useNotify = () => useContext(NotifyContext);
 
 /**
- * Toasts (SPEC.md §2): gone after 5 s with a 300 ms fade. Errors are read out at once
+ * Toasts (docs/product.md#screens): gone after 5 s with a 300 ms fade. Errors are read out at once
  * (role=alert), the others politely (role=status).
  */
 export function NotificationProvider({ children }: { children: ReactNode }) {
