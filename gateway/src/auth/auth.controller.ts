@@ -25,7 +25,7 @@ import { ApiError } from '../common/api-error.js';
 import { AdminOnly, AuthGuard, type AuthenticatedRequest } from '../common/auth.guard.js';
 import { SessionVerifier } from '../common/session-verifier.js';
 import { ZodPipe } from '../common/zod.pipe.js';
-import { SiteConfigSource } from '../pages/site-config.service.js';
+import { SiteConfigSource } from '../site/site-config-source.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 
 const clientIp = (request: Request) => request.ip ?? 'unknown';

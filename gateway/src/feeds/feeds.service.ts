@@ -17,7 +17,7 @@ import type { Writable } from 'node:stream';
 import { PublicCache } from '../common/public-cache.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { PUBLIC_CACHE } from '../tokens.js';
-import { SiteConfigSource } from '../pages/site-config.service.js';
+import { SiteConfigSource } from '../site/site-config-source.js';
 
 const XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n';
 const SITEMAP_NS = 'http://www.sitemaps.org/schemas/sitemap/0.9';

@@ -21,7 +21,7 @@ import { PUBLIC_CACHE } from '../tokens.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { AppShell } from './app-shell.js';
 import { loadRenderer, rendererFile } from './page-renderer.js';
-import { SiteConfigSource } from './site-config.service.js';
+import { SiteConfigSource } from '../site/site-config-source.js';
 
 /** What a screen drawn only in the browser shows without JavaScript (the app replaces it). */
 const CLIENT_ONLY_NOSCRIPT =

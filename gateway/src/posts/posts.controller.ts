@@ -1,4 +1,4 @@
-import { SiteConfigSource } from '../pages/site-config.service.js';
+import { SiteConfigSource } from '../site/site-config-source.js';
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res } from '@nestjs/common';
 import {
   Patterns,
@@ -18,7 +18,7 @@ import { ApiError } from '../common/api-error.js';
 import { OptionalAuth } from '../common/optional-auth.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
-import { PostWriter } from './post-writer.service.js';
+import { PostWriter } from './post-writer.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

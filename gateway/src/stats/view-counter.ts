@@ -18,7 +18,7 @@ import { hash, randomUUID } from 'node:crypto';
 import { OptionalAuth } from '../common/optional-auth.js';
 import { siteUrl } from '../common/site-url.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
-import { SiteConfigSource } from '../pages/site-config.service.js';
+import { SiteConfigSource } from '../site/site-config-source.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { AddressLimits } from './address-limits.js';
 import { WaitingQueue } from './waiting-queue.js';

@@ -15,7 +15,7 @@ import { idempotencyOf, sendAnswer } from '../common/idempotency.js';
 import type { PublicCache } from '../common/public-cache.js';
 import { ServiceClients } from '../rpc/service-clients.js';
 import { PUBLIC_CACHE, STORAGE } from '../tokens.js';
-import { SiteConfigSource } from './site-config.service.js';
+import { SiteConfigSource } from './site-config-source.js';
 
 /**
  * The dashboard's Site tab: PUT takes the shape GET /api/site answers, plus `moves`
