@@ -128,9 +128,7 @@ describe('site settings rules', () => {
       status: 400,
       error: 'categories: at least one category is required',
     });
-    expect(
-      await failure(settings.update(withEntries([one, two, { label: 'First Drive' }]), [])),
-    ).toEqual({
+    expect(await failure(settings.update(withEntries([one, two, { label: 'First Drive' }]), []))).toEqual({
       status: 400,
       error: 'segment "first-drive" is the slug of a post: choose another segment',
     });
