@@ -14,6 +14,7 @@ import { MediaController } from './processing/media.controller.js';
 import { MediaWorker } from './processing/media-worker.js';
 import { SettingsController } from './settings/settings.controller.js';
 import { SettingsRow } from './settings/settings.entity.js';
+import { PostgresSettingsRepository, SettingsRepository } from './settings/settings.repository.js';
 import { SettingsService } from './settings/settings.service.js';
 import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from './tokens.js';
 
@@ -50,6 +51,7 @@ export class MediaModule {
           useFactory: () =>
             createRpcClient(config, 'media', { host: config.POSTS_HOST, port: config.POSTS_PORT }),
         },
+        { provide: SettingsRepository, useClass: PostgresSettingsRepository },
         SettingsService,
         MediaWorker,
       ],
