@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import type { ArchiveBlog } from '@blog/contracts';
-import { DataSource } from 'typeorm';
 import type { PostsConfig } from '../config.js';
+import { SiteSettingsRepository } from '../site/site-settings.repository.js';
 import { POSTS_CONFIG } from '../tokens.js';
 
 /**
@@ -22,17 +21,15 @@ export class BlogIdentity {
   private id?: string;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly site: SiteSettingsRepository,
     @Inject(POSTS_CONFIG) private readonly config: PostsConfig,
   ) {}
 
   async current(): Promise<ArchiveBlog> {
     if (!this.id) {
-      const [row] = (await this.db.query(`SELECT blog_id FROM posts.site_settings WHERE id = 1`)) as {
-        blog_id: string;
-      }[];
-      if (!row) throw new Error('The site settings are not seeded yet');
-      this.id = row.blog_id;
+      const id = await this.site.blogId();
+      if (!id) throw new Error('The site settings are not seeded yet');
+      this.id = id;
     }
     return { id: this.id, url: this.config.SITE_URL ?? null };
   }

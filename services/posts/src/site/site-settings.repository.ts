@@ -43,6 +43,8 @@ export abstract class SiteSettingsRepository {
   /** The stored version: a one-row primary-key read, to see if anything changed. */
   abstract storedVersion(): Promise<number | undefined>;
   abstract load(): Promise<StoredSite | undefined>;
+  /** The id this blog's database made once (its archives' identity); undefined before the seed. */
+  abstract blogId(): Promise<string | undefined>;
   /** A change's work on the transaction `manager` (from IdempotencyLedger.write). */
   abstract change(manager: EntityManager): SiteChange;
   /** Posts without a place (written before the tree had ids) get the leaf their labels name. */
@@ -72,6 +74,13 @@ export class PostgresSiteSettingsRepository extends SiteSettingsRepository {
       version: number;
     }[];
     return row?.version;
+  }
+
+  async blogId(): Promise<string | undefined> {
+    const [row] = (await this.db.query(`SELECT blog_id FROM posts.site_settings WHERE id = 1`)) as {
+      blog_id: string;
+    }[];
+    return row?.blog_id;
   }
 
   async load(): Promise<StoredSite | undefined> {

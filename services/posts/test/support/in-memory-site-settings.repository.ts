@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { siteNodes, type SiteConfig, type SiteNodeInfo } from '@blog/contracts';
 import {
   SiteSettingsRepository,
@@ -24,6 +25,8 @@ interface Rows {
  */
 export class InMemorySiteSettingsRepository extends SiteSettingsRepository {
   rows: Rows = { version: 0, redirects: new Map(), posts: [] };
+  /** The id the seeded row gets (PostgreSQL's gen_random_uuid default). */
+  readonly madeBlogId = randomUUID();
   private readonly listeners = new Set<() => void>();
 
   async transaction<T>(work: () => Promise<T>): Promise<T> {
@@ -53,6 +56,10 @@ export class InMemorySiteSettingsRepository extends SiteSettingsRepository {
 
   async storedVersion(): Promise<number | undefined> {
     return this.rows.config ? this.rows.version : undefined;
+  }
+
+  async blogId(): Promise<string | undefined> {
+    return this.rows.config ? this.madeBlogId : undefined;
   }
 
   async load(): Promise<StoredSite | undefined> {
