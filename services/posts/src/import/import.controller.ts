@@ -2,11 +2,9 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { buildPostPath, Patterns, type RpcEnvelope } from '@blog/contracts';
 import { parseRequest } from '@blog/server-kit';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.js';
-import { VISIBILITY_SQL } from '../posts/visibility.js';
 import { ImportRunner } from './import-runner.js';
+import { ImportsRepository } from './imports.repository.js';
 
 /** The dashboard's imports, and the old URLs of imported posts. */
 @Controller()
@@ -14,7 +12,7 @@ export class ImportController {
   constructor(
     private readonly imports: ImportRunner,
     private readonly settings: SiteSettings,
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly store: ImportsRepository,
   ) {}
 
   @MessagePattern(Patterns.posts.importStart)
@@ -31,11 +29,7 @@ export class ImportController {
   @MessagePattern(Patterns.posts.oldPath)
   async oldPath(@Payload() message: RpcEnvelope<unknown>): Promise<string | null> {
     const { path } = parseRequest(Patterns.posts.oldPath, message);
-    const [row] = (await this.db.query(
-      `SELECT p.slug, p.category, p.submenu1, p.submenu2 FROM posts.post_old_paths o
-       JOIN posts.posts p ON p.id = o.post_id WHERE o.path = $1 AND ${VISIBILITY_SQL.visible}`,
-      [path],
-    )) as { slug: string; category: string; submenu1: string; submenu2: string | null }[];
-    return row ? buildPostPath(this.settings.current(), row) : null;
+    const post = await this.store.postOfOldPath(path);
+    return post ? buildPostPath(this.settings.current(), post) : null;
   }
 }

@@ -2,7 +2,16 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ImportFormat, ImportOptions, ImportReport } from '@blog/contracts';
 import { DataSource } from 'typeorm';
+import { VISIBILITY_SQL } from '../posts/visibility.js';
 import type { ImportRow, StoredReport } from './import-report.js';
+
+/** Where a post sits: what its public path is built from. */
+export interface PostPlace {
+  slug: string;
+  category: string;
+  submenu1: string;
+  submenu2: string | null;
+}
 
 /** posts.imports: the import jobs, their options, reports and tries. */
 export abstract class ImportsRepository {
@@ -21,6 +30,8 @@ export abstract class ImportsRepository {
   abstract save(id: string, state: ImportReport['state'], report: StoredReport): Promise<void>;
   /** Which of these originals a media item uses (the others an import stored are orphans). */
   abstract usedOriginals(keys: string[]): Promise<Set<string>>;
+  /** The visible post an imported post's old URL path ("/?p=12") belonged to (posts.post_old_paths), or null. */
+  abstract postOfOldPath(path: string): Promise<PostPlace | null>;
 }
 
 @Injectable()
@@ -77,5 +88,14 @@ export class PostgresImportsRepository extends ImportsRepository {
       [keys],
     )) as { original_key: string }[];
     return new Set(rows.map((row) => row.original_key));
+  }
+
+  async postOfOldPath(path: string): Promise<PostPlace | null> {
+    const [row] = (await this.db.query(
+      `SELECT p.slug, p.category, p.submenu1, p.submenu2 FROM posts.post_old_paths o
+       JOIN posts.posts p ON p.id = o.post_id WHERE o.path = $1 AND ${VISIBILITY_SQL.visible}`,
+      [path],
+    )) as PostPlace[];
+    return row ?? null;
   }
 }

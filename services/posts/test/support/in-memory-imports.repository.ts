@@ -1,12 +1,14 @@
 import type { ImportFormat, ImportOptions, ImportReport } from '@blog/contracts';
 import type { ImportRow, StoredReport } from '../../src/import/import-report.js';
-import { ImportsRepository } from '../../src/import/imports.repository.js';
+import { ImportsRepository, type PostPlace } from '../../src/import/imports.repository.js';
 
 /** The import jobs in memory, for fast tests of the runner's rules (the Postgres one runs in the HTTP tests). */
 export class InMemoryImportsRepository extends ImportsRepository {
   readonly rows = new Map<string, ImportRow & { attempts: number }>();
   /** Originals the media items use. */
   readonly originals = new Set<string>();
+  /** Old URL paths of visible posts, with where each post sits now. */
+  readonly oldPaths = new Map<string, PostPlace>();
 
   async create(
     id: string,
@@ -50,5 +52,9 @@ export class InMemoryImportsRepository extends ImportsRepository {
 
   async usedOriginals(keys: string[]): Promise<Set<string>> {
     return new Set(keys.filter((key) => this.originals.has(key)));
+  }
+
+  async postOfOldPath(path: string): Promise<PostPlace | null> {
+    return this.oldPaths.get(path) ?? null;
   }
 }
