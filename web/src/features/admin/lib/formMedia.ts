@@ -1,6 +1,7 @@
 import { AdminText } from '@blog/contracts/admin';
 import { byOrder, parseYoutubeUrl, YOUTUBE_URL_ERROR } from '@blog/contracts/media';
-import type { MediaItemView, UnifiedMediaInput } from '@blog/contracts/posts';
+import type { UnifiedMediaInput } from '@blog/contracts/post-form';
+import type { MediaItemView } from '@blog/contracts/posts';
 
 /** One entry of the form's media list: a file picked now, a saved upload, or a YouTube link. */
 export type FormMedia =
