@@ -32,9 +32,8 @@ import { PostgresStatsRepository, StatsRepository } from './stats/stats.reposito
 import { ImportRunner } from './import/import-runner.js';
 import { ImportsRepository, PostgresImportsRepository } from './import/imports.repository.js';
 import { ImportedPostWriter } from './import/post-writer.js';
-import { ImportedPosts } from './posts/imported-posts.js';
+import { PostgresPostsRepository, PostsRepository } from './posts/posts.repository.js';
 import { ArchiveRestore } from './archive/archive-restore.js';
-import { ExportBatchService } from './archive/export-batch.service.js';
 import { ArchiveWriter } from './archive/archive-writer.js';
 import { AuthClient } from './archive/auth-client.js';
 import { ExportController } from './archive/export.controller.js';
@@ -105,9 +104,8 @@ export class PostsModule {
         ImportRunner,
         { provide: ImportsRepository, useClass: PostgresImportsRepository },
         ImportedPostWriter,
-        ImportedPosts,
+        { provide: PostsRepository, useClass: PostgresPostsRepository },
         ArchiveRestore,
-        ExportBatchService,
         AuthClient,
         ArchiveWriter,
         ExportJobs,

@@ -18,7 +18,7 @@ import { MailClient } from './mail-client.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
 import { AuthClient } from './auth-client.js';
-import { ExportBatchService, type ExportBatch } from './export-batch.service.js';
+import { PostsRepository, type ExportBatch } from '../posts/posts.repository.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
 
 /** What the writer has put in the archive so far (the export job's progress). */
@@ -74,7 +74,7 @@ function markdownFile(post: ArchivePost): string {
 @Injectable()
 export class ArchiveWriter {
   constructor(
-    private readonly batches: ExportBatchService,
+    private readonly posts: PostsRepository,
     private readonly settings: SiteSettings,
     private readonly identity: BlogIdentity,
     private readonly auth: AuthClient,
@@ -183,7 +183,7 @@ export class ArchiveWriter {
   private async *pages(signal: AbortSignal): AsyncGenerator<ExportPost[]> {
     for (let afterId = 0; ;) {
       if (signal.aborted) throw new Error('export cancelled');
-      const batch = await this.batches.batch(afterId, BATCH);
+      const batch = await this.posts.exportPage(afterId, BATCH);
       if (batch.posts.length) yield batch.posts.map(withFiles);
       if (batch.lastId === null || batch.posts.length < BATCH) return;
       afterId = batch.lastId;

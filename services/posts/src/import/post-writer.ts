@@ -9,7 +9,7 @@ import {
 import { ORIGINALS_PREFIX, type ObjectStorage } from '@blog/server-kit';
 import { createHash } from 'node:crypto';
 import type { MediaItem } from '../posts/media-item.entity.js';
-import { ImportedPosts } from '../posts/imported-posts.js';
+import { PostsRepository } from '../posts/posts.repository.js';
 import { PostsService } from '../posts/posts.service.js';
 import { STORAGE } from '../tokens.js';
 import { errorMessage } from './import-job.js';
@@ -56,7 +56,7 @@ export interface PostToWrite {
 @Injectable()
 export class ImportedPostWriter {
   constructor(
-    private readonly imported: ImportedPosts,
+    private readonly stored: PostsRepository,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly posts: PostsService,
     private readonly media: MediaClient,
@@ -70,7 +70,7 @@ export class ImportedPostWriter {
     // A post found under a former identity (an earlier importer's) is this one: it is updated
     // and takes the new identity, so posts imported before the change are not doubled; rows
     // cannot be renamed by a migration, which would need the export's site and post ids.
-    const existing = await this.imported.find(post.sourceId, post.formerSourceIds);
+    const existing = await this.stored.findImported(post.sourceId, post.formerSourceIds);
     const items = existing?.media ?? [];
     let content = post.content;
     // Together (the fetcher allows 4 downloads at once over the import).

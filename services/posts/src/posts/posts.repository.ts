@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ArchiveMedia, ArchivePost } from '@blog/contracts';
 import { DataSource } from 'typeorm';
+import { MediaItem } from './media-item.entity.js';
 
 const MAX_BATCH = 500;
 
@@ -13,7 +14,7 @@ export interface ExportBatch {
   lastId: number | null;
 }
 
-interface PostRow {
+interface ExportPostRow {
   id: number;
   title: string;
   slug: string;
@@ -29,7 +30,7 @@ interface PostRow {
   source_id: string | null;
 }
 
-interface MediaRow {
+interface ExportMediaRow {
   id: string;
   post_id: number;
   position: number;
@@ -46,22 +47,42 @@ interface MediaRow {
   original_key: string | null;
 }
 
-/**
- * The export's walk over every post, drafts and scheduled ones included: keyset pages on the
- * primary key (each page an index range scan), with the media and old paths of that page in
- * two more queries, so an export of 10,000 posts holds one page at a time.
- */
-@Injectable()
-export class ExportBatchService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+/** A post an import brought before: its id, the identity it has now and its media. */
+export interface ImportedPost {
+  id: number;
+  sourceId: string;
+  media: MediaItem[];
+}
 
-  async batch(afterId: number, limit: number): Promise<ExportBatch> {
+/** posts.posts with their media rows (posts.media_items) and old paths (posts.post_old_paths): one aggregate. */
+export abstract class PostsRepository {
+  /**
+   * The export's walk over every post, drafts and scheduled ones included: the page after
+   * `afterId` (at most 500 posts), each with its media and old paths.
+   */
+  abstract exportPage(afterId: number, limit: number): Promise<ExportBatch>;
+  /**
+   * The post known by `sourceId` or, failing that, by one of `formerIds` (an earlier
+   * importer's identities for it), with its media; null when no import brought it.
+   */
+  abstract findImported(sourceId: string, formerIds?: string[]): Promise<ImportedPost | null>;
+}
+
+@Injectable()
+export class PostgresPostsRepository extends PostsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  // Keyset pages on the primary key (each page an index range scan), with the media and old
+  // paths of that page in two more queries, so an export of 10,000 posts holds one page at a time.
+  async exportPage(afterId: number, limit: number): Promise<ExportBatch> {
     const posts = (await this.db.query(
       `SELECT id, title, slug, status, created_at, updated_at, category, submenu1, submenu2, place_id, tags,
               content, source_id
        FROM posts.posts WHERE id > $1 ORDER BY id LIMIT $2`,
       [afterId, Math.min(Math.max(limit, 1), MAX_BATCH)],
-    )) as PostRow[];
+    )) as ExportPostRow[];
     if (!posts.length) return { posts: [], lastId: null };
     const ids = posts.map((p) => p.id);
     const media = (await this.db.query(
@@ -69,7 +90,7 @@ export class ExportBatchService {
               crop_scale, original_key
        FROM posts.media_items WHERE post_id = ANY($1) ORDER BY post_id, position`,
       [ids],
-    )) as MediaRow[];
+    )) as ExportMediaRow[];
     const paths = (await this.db.query(
       `SELECT path, post_id FROM posts.post_old_paths WHERE post_id = ANY($1) ORDER BY path`,
       [ids],
@@ -111,5 +132,16 @@ export class ExportBatchService {
           })),
       })),
     };
+  }
+
+  async findImported(sourceId: string, formerIds: string[] = []): Promise<ImportedPost | null> {
+    const [row] = (await this.db.query(
+      `SELECT id, source_id FROM posts.posts WHERE source_id = ANY($1)
+       ORDER BY source_id = $2 DESC LIMIT 1`,
+      [[sourceId, ...formerIds], sourceId],
+    )) as { id: number; source_id: string }[];
+    if (!row) return null;
+    const media = await this.db.getRepository(MediaItem).findBy({ postId: row.id });
+    return { id: row.id, sourceId: row.source_id, media };
   }
 }
