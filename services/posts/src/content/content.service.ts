@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { MediaItemView, PostPreview, PostPreviewRequest } from '@blog/contracts';
-import { InjectDataSource } from '@nestjs/typeorm';
-import type { DataSource, EntityManager } from 'typeorm';
-import { MediaItem } from '../posts/media-item.entity.js';
-import { Post } from '../posts/post.entity.js';
+import type { EntityManager } from 'typeorm';
+import type { MediaItem } from '../posts/media-item.entity.js';
+import type { Post } from '../posts/post.entity.js';
+import { PostsRepository } from '../posts/posts.repository.js';
 import { toMediaView } from '../posts/post-view.js';
 import { MEDIA_SCHEME, renderMarkdown, replaceMediaRefs } from './markdown.js';
 
@@ -27,7 +27,7 @@ function mediaById(items: MediaItem[]): Map<string, MediaItemView> {
  */
 @Injectable()
 export class ContentService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly posts: PostsRepository) {}
 
   /**
    * The stored fields for a post's text and media. `refs` maps new items' references in the
@@ -47,7 +47,7 @@ export class ContentService {
 
   /** The admin's Preview: the HTML visitors would get, with placeholders for media not processed or not saved yet. */
   async preview({ content, postId }: PostPreviewRequest): Promise<PostPreview> {
-    const media = postId ? await this.db.getRepository(MediaItem).findBy({ postId }) : [];
+    const media = postId ? await this.posts.mediaOf(postId) : [];
     const rendered = renderMarkdown(content, { media: mediaById(media), placeholders: true });
     return {
       html: rendered.html,
@@ -63,8 +63,8 @@ export class ContentService {
    */
   async refreshFor(manager: EntityManager, post: Post, item: MediaItem): Promise<void> {
     if (!post.content.includes(`${MEDIA_SCHEME}${item.id}`)) return;
-    const media = await manager.find(MediaItem, { where: { postId: post.id }, order: { position: 'ASC' } });
+    const media = await this.posts.mediaInOrder(manager, post.id);
     const rendered = renderMarkdown(post.content, { media: mediaById(media) });
-    await manager.update(Post, { id: post.id }, { contentHtml: rendered.html });
+    await this.posts.saveContentHtml(manager, post.id, rendered.html);
   }
 }

@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ArchiveMedia, ArchivePost } from '@blog/contracts';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { MediaItem } from './media-item.entity.js';
+import { Post } from './post.entity.js';
 
 const MAX_BATCH = 500;
 
@@ -66,6 +67,12 @@ export abstract class PostsRepository {
    * importer's identities for it), with its media; null when no import brought it.
    */
   abstract findImported(sourceId: string, formerIds?: string[]): Promise<ImportedPost | null>;
+  /** A post's media rows, in the order the database answers them. */
+  abstract mediaOf(postId: number): Promise<MediaItem[]>;
+  /** A post's media rows by position, on the caller's transaction `manager`. */
+  abstract mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]>;
+  /** Stores a post's rendered HTML again, on the caller's transaction `manager` (which holds its row lock). */
+  abstract saveContentHtml(manager: EntityManager, postId: number, contentHtml: string): Promise<void>;
 }
 
 @Injectable()
@@ -141,7 +148,18 @@ export class PostgresPostsRepository extends PostsRepository {
       [[sourceId, ...formerIds], sourceId],
     )) as { id: number; source_id: string }[];
     if (!row) return null;
-    const media = await this.db.getRepository(MediaItem).findBy({ postId: row.id });
-    return { id: row.id, sourceId: row.source_id, media };
+    return { id: row.id, sourceId: row.source_id, media: await this.mediaOf(row.id) };
+  }
+
+  mediaOf(postId: number): Promise<MediaItem[]> {
+    return this.db.getRepository(MediaItem).findBy({ postId });
+  }
+
+  mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]> {
+    return manager.find(MediaItem, { where: { postId }, order: { position: 'ASC' } });
+  }
+
+  async saveContentHtml(manager: EntityManager, postId: number, contentHtml: string): Promise<void> {
+    await manager.update(Post, { id: postId }, { contentHtml });
   }
 }
