@@ -33,6 +33,7 @@ import { ImportRunner } from './import/import-runner.js';
 import { ImportsRepository, PostgresImportsRepository } from './import/imports.repository.js';
 import { ImportedPostWriter } from './import/post-writer.js';
 import { PostgresPostsRepository, PostsRepository } from './posts/posts.repository.js';
+import { MediaItemsRepository, PostgresMediaItemsRepository } from './media-items/media-items.repository.js';
 import { ArchiveRestore } from './archive/archive-restore.js';
 import { ArchiveWriter } from './archive/archive-writer.js';
 import { AuthClient } from './archive/auth-client.js';
@@ -99,6 +100,7 @@ export class PostsModule {
         SearchService,
         ContentService,
         MediaItemsService,
+        { provide: MediaItemsRepository, useClass: PostgresMediaItemsRepository },
         MediaClient,
         MailClient,
         ImportRunner,

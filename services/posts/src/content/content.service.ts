@@ -61,7 +61,11 @@ export class ContentService {
    * After `item` changed (processed, failed): the post's HTML again, when its text places that
    * item. The caller holds `post`'s row lock (taken before the item's, as every write does).
    */
-  async refreshFor(manager: EntityManager, post: Post, item: MediaItem): Promise<void> {
+  async refreshFor(
+    manager: EntityManager,
+    post: Pick<Post, 'id' | 'content'>,
+    item: MediaItem,
+  ): Promise<void> {
     if (!post.content.includes(`${MEDIA_SCHEME}${item.id}`)) return;
     const media = await this.posts.mediaInOrder(manager, post.id);
     const rendered = renderMarkdown(post.content, { media: mediaById(media) });

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   PostErrors,
   type IdempotencyRequest,
@@ -12,12 +11,10 @@ import {
   type PostView,
 } from '@blog/contracts';
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
-import { DataSource, In } from 'typeorm';
 import { ContentService } from '../content/content.service.js';
-import { MediaItem } from '../posts/media-item.entity.js';
-import { Post } from '../posts/post.entity.js';
 import { PostsService } from '../posts/posts.service.js';
 import { STORAGE } from '../tokens.js';
+import { MediaItemsRepository } from './media-items.repository.js';
 import { cropOf, deleteFiles, derivedKeysOf, keysOf } from './media-keys.js';
 
 /**
@@ -30,7 +27,7 @@ export class MediaItemsService {
   private readonly logger = new Logger(MediaItemsService.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
+    private readonly items: MediaItemsRepository,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly posts: PostsService,
     private readonly content: ContentService,
@@ -40,37 +37,15 @@ export class MediaItemsService {
   /** Which of `keys` some post still references (the gateway asks before cleaning up after a timeout). */
   async referencedKeys(keys: string[]): Promise<string[]> {
     if (keys.length === 0) return [];
-    const rows = await this.db.getRepository(MediaItem).find({
-      where: [
-        { originalKey: In(keys) },
-        { storageKey: In(keys) },
-        { thumbnailKey: In(keys) },
-        { croppedPreviewKey: In(keys) },
-      ],
-    });
+    const rows = await this.items.withAnyKey(keys);
     const referenced = new Set(rows.flatMap(keysOf));
     return keys.filter((key) => referenced.has(key));
   }
 
   /** Uploaded files still waiting for the media worker: by id, or pending for longer than N seconds. */
   async pending(query: PendingMediaQuery): Promise<PendingMediaItem[]> {
-    const qb = this.db
-      .getRepository(MediaItem)
-      .createQueryBuilder('m')
-      .where(`(m.status = 'pending' OR m.reprocess)`)
-      .andWhere('m.original_key IS NOT NULL')
-      .andWhere(`m.type IN ('image', 'video')`)
-      .orderBy('m.status_changed_at', 'ASC')
-      .limit(query.limit ?? 500);
-    if (query.ids) {
-      if (query.ids.length === 0) return [];
-      qb.andWhere('m.id IN (:...ids)', { ids: query.ids });
-    }
-    if (query.olderThanSeconds !== undefined)
-      qb.andWhere(`m.status_changed_at <= now() - make_interval(secs => :seconds)`, {
-        seconds: query.olderThanSeconds,
-      });
-    const items = await qb.getMany();
+    if (query.ids?.length === 0) return [];
+    const items = await this.items.waiting({ ...query, limit: query.limit ?? 500 });
     return items.map((m) => ({
       id: m.id,
       type: m.type as 'image' | 'video',
@@ -81,25 +56,13 @@ export class MediaItemsService {
   }
 
   /** Counts a processing run that begins; null when the item no longer waits for one. */
-  async startRun(run: MediaRun): Promise<MediaRunStarted> {
-    // An UPDATE answers [rows, count] through DataSource.query.
-    const [rows] = (await this.db.query(
-      `UPDATE posts.media_items SET processing_attempts = processing_attempts + 1
-        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)
-        RETURNING processing_attempts AS attempts, error`,
-      [run.id, run.originalKey],
-    )) as [{ attempts: number; error: string | null }[], number];
-    const row = rows[0];
-    return row ? { attempts: row.attempts, lastError: row.error } : null;
+  startRun(run: MediaRun): Promise<MediaRunStarted> {
+    return this.items.startRun(run);
   }
 
   /** Keeps a failed run's reason on the still waiting item: the run that gives up reports it. */
   async failRun(run: MediaRun): Promise<void> {
-    await this.db.query(
-      `UPDATE posts.media_items SET error = $3
-        WHERE id = $1 AND original_key = $2 AND (status = 'pending' OR reprocess)`,
-      [run.id, run.originalKey, run.error ?? null],
-    );
+    await this.items.failRun(run);
   }
 
   /**
@@ -108,20 +71,11 @@ export class MediaItemsService {
    * the new one no longer uses are deleted.
    */
   async applyResult(result: MediaResult): Promise<{ applied: boolean }> {
-    const replaced = await this.db.transaction(async (manager) => {
-      // The post's row first, then the item's: the order every write takes, so none deadlock.
-      const owner = await manager.findOne(MediaItem, { where: { id: result.id }, select: { postId: true } });
-      if (!owner) return null;
-      const post = await manager.findOne(Post, {
-        where: { id: owner.postId },
-        select: { id: true, content: true },
-        lock: { mode: 'pessimistic_write' },
-      });
-      const item = await manager.findOne(MediaItem, {
-        where: { id: result.id },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!item || item.originalKey !== result.originalKey) return null;
+    const replaced = await this.items.transaction(async (manager) => {
+      const locked = await this.items.lockWithPost(manager, result.id);
+      if (!locked) return null;
+      const { post, item } = locked;
+      if (item.originalKey !== result.originalKey) return null;
       // Re-cropped since the job started: the job for the new crop brings the right result.
       if (JSON.stringify(cropOf(item)) !== JSON.stringify(result.crop)) return null;
       const before = derivedKeysOf(item);
@@ -151,7 +105,7 @@ export class MediaItemsService {
       item.reprocess = false;
       // Ended: a later re-crop or an admin's retry starts counting runs afresh.
       item.processingAttempts = 0;
-      await manager.save(item);
+      await this.items.save(manager, item);
       if (post) await this.content.refreshFor(manager, post, item);
       const now = new Set(keysOf(item));
       return before.filter((key) => !now.has(key));
@@ -171,10 +125,7 @@ export class MediaItemsService {
     idempotency?: IdempotencyRequest,
   ): Promise<IdempotentAnswer<PostView>> {
     return this.ledger.write(idempotency, async (manager) => {
-      const item = await manager.findOne(MediaItem, {
-        where: { id: itemId, postId },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const item = await this.items.lockOfPost(manager, postId, itemId);
       if (!item || !item.originalKey) throw RpcError.notFound(PostErrors.mediaNotFound);
       if (item.status !== 'failed') throw RpcError.conflict(PostErrors.mediaNotFailed);
       // A retry gets MEDIA_JOB_ATTEMPTS runs of its own.
@@ -184,7 +135,7 @@ export class MediaItemsService {
         statusChangedAt: new Date(),
         processingAttempts: 0,
       });
-      await manager.save(item);
+      await this.items.save(manager, item);
       return this.posts.viewIn(manager, postId);
     });
   }
