@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ArchiveMedia, ArchivePost } from '@blog/contracts';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, In, type EntityManager } from 'typeorm';
+import { VISIBILITY_SQL } from './visibility.js';
 import { MediaItem } from './media-item.entity.js';
 import { Post } from './post.entity.js';
 
@@ -55,6 +56,17 @@ export interface ImportedPost {
   media: MediaItem[];
 }
 
+/** Where an imported post came from: its identity there and the old paths that lead to it. */
+export interface PostOrigin {
+  sourceId: string;
+  oldPaths: string[];
+  /** The slug it had there (a collision gets a suffix, as always). */
+  slug?: string;
+}
+
+/** A sitemap entry's row: where a visible post sits and when it changed. */
+export type PostUrlRow = Pick<Post, 'id' | 'slug' | 'category' | 'submenu1' | 'submenu2' | 'updatedAt'>;
+
 /** posts.posts with their media rows (posts.media_items) and old paths (posts.post_old_paths): one aggregate. */
 export abstract class PostsRepository {
   /**
@@ -73,6 +85,15 @@ export abstract class PostsRepository {
   abstract mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]>;
   /** Stores a post's rendered HTML again, on the caller's transaction `manager` (which holds its row lock). */
   abstract saveContentHtml(manager: EntityManager, postId: number, contentHtml: string): Promise<void>;
+  /** The media of `postIds`, by post then position; on `manager` when given (a write's transaction). */
+  abstract mediaOfPosts(postIds: number[], manager?: EntityManager): Promise<MediaItem[]>;
+  /** The sitemap's walk: visible posts after `afterId` by id (keyset, an index range scan). */
+  abstract visibleUrls(afterId: number, offset: number, limit: number): Promise<PostUrlRow[]>;
+  abstract countVisible(): Promise<number>;
+  /** Slugs that start with `prefix` (slugs hold only [a-z0-9-], so it needs no LIKE escaping). */
+  abstract slugsStartingWith(manager: EntityManager, prefix: string): Promise<string[]>;
+  /** An imported post's identity and old paths; a path another post already holds stays with it. */
+  abstract saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void>;
 }
 
 @Injectable()
@@ -161,5 +182,44 @@ export class PostgresPostsRepository extends PostsRepository {
 
   async saveContentHtml(manager: EntityManager, postId: number, contentHtml: string): Promise<void> {
     await manager.update(Post, { id: postId }, { contentHtml });
+  }
+
+  mediaOfPosts(postIds: number[], manager: EntityManager = this.db.manager): Promise<MediaItem[]> {
+    return manager
+      .getRepository(MediaItem)
+      .find({ where: { postId: In(postIds) }, order: { postId: 'ASC', position: 'ASC' } });
+  }
+
+  visibleUrls(afterId: number, offset: number, limit: number): Promise<PostUrlRow[]> {
+    return this.db.query(
+      `SELECT id, slug, category, submenu1, submenu2, updated_at AS "updatedAt"
+       FROM posts.posts p WHERE id > $1 AND ${VISIBILITY_SQL.visible} ORDER BY id OFFSET $2 LIMIT $3`,
+      [afterId, offset, limit],
+    );
+  }
+
+  async countVisible(): Promise<number> {
+    const counted: { total: string }[] = await this.db.query(
+      `SELECT count(*) AS total FROM posts.posts p WHERE ${VISIBILITY_SQL.visible}`,
+    );
+    return Number(counted[0]!.total);
+  }
+
+  async slugsStartingWith(manager: EntityManager, prefix: string): Promise<string[]> {
+    const rows: { slug: string }[] = await manager.query(
+      `SELECT slug FROM posts.posts WHERE slug LIKE $1 || '%'`,
+      [prefix],
+    );
+    return rows.map((row) => row.slug);
+  }
+
+  async saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void> {
+    await manager.query(`UPDATE posts.posts SET source_id = $2 WHERE id = $1`, [postId, origin.sourceId]);
+    await manager.query(`DELETE FROM posts.post_old_paths WHERE post_id = $1`, [postId]);
+    if (origin.oldPaths.length)
+      await manager.query(
+        `INSERT INTO posts.post_old_paths (path, post_id) SELECT unnest($2::text[]), $1 ON CONFLICT (path) DO NOTHING`,
+        [postId, origin.oldPaths],
+      );
   }
 }

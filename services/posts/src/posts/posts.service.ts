@@ -35,6 +35,7 @@ import { VISIBILITY_SQL, visibilityOf } from './visibility.js';
 import { ContentService } from '../content/content.service.js';
 import { deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { mediaRowsOf, refsOf } from './media-rows.js';
+import { PostsRepository, type PostOrigin } from './posts.repository.js';
 import { SearchService } from '../search/search.service.js';
 
 const UNIQUE_VIOLATION = '23505';
@@ -42,25 +43,6 @@ const UNIQUE_VIOLATION = '23505';
 const ADMIN_READ = readOptionsFor(true);
 /** A single post carries both its texts. */
 const BOTH_TEXTS = { includeHtml: true, includeSource: true };
-
-/** Where an imported post came from: its identity there and the old paths that lead to it. */
-export interface PostOrigin {
-  sourceId: string;
-  oldPaths: string[];
-  /** The slug it had there (a collision gets a suffix, as always). */
-  slug?: string;
-}
-
-async function saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void> {
-  await manager.query(`UPDATE posts.posts SET source_id = $2 WHERE id = $1`, [postId, origin.sourceId]);
-  await manager.query(`DELETE FROM posts.post_old_paths WHERE post_id = $1`, [postId]);
-  // A path another post already holds stays with it (the first one imported).
-  if (origin.oldPaths.length)
-    await manager.query(
-      `INSERT INTO posts.post_old_paths (path, post_id) SELECT unnest($2::text[]), $1 ON CONFLICT (path) DO NOTHING`,
-      [postId, origin.oldPaths],
-    );
-}
 
 @Injectable()
 export class PostsService {
@@ -73,6 +55,7 @@ export class PostsService {
     private readonly searcher: SearchService,
     private readonly content: ContentService,
     private readonly ledger: IdempotencyLedger,
+    private readonly stored: PostsRepository,
   ) {}
 
   /** The current site configuration (changes from the dashboard apply without a restart). */
@@ -120,14 +103,8 @@ export class PostsService {
 
   /** The sitemap's walk: keyset on the primary key, so every chunk is an index range scan. */
   async urls(query: Required<PostUrlsQuery>): Promise<PostUrlsResult> {
-    const rows: Pick<Post, 'id' | 'slug' | 'category' | 'submenu1' | 'submenu2' | 'updatedAt'>[] =
-      query.limit === 0
-        ? []
-        : await this.db.query(
-            `SELECT id, slug, category, submenu1, submenu2, updated_at AS "updatedAt"
-             FROM posts.posts p WHERE id > $1 AND ${VISIBILITY_SQL.visible} ORDER BY id OFFSET $2 LIMIT $3`,
-            [query.afterId, query.offset, query.limit],
-          );
+    const rows =
+      query.limit === 0 ? [] : await this.stored.visibleUrls(query.afterId, query.offset, query.limit);
     const result: PostUrlsResult = {
       items: rows.map((row) => ({
         url: buildPostPath(this.site, row),
@@ -135,12 +112,7 @@ export class PostsService {
       })),
       lastId: rows.at(-1)?.id ?? null,
     };
-    if (query.count) {
-      const counted: { total: string }[] = await this.db.query(
-        `SELECT count(*) AS total FROM posts.posts p WHERE ${VISIBILITY_SQL.visible}`,
-      );
-      result.total = Number(counted[0]!.total);
-    }
+    if (query.count) result.total = await this.stored.countVisible();
     return result;
   }
 
@@ -183,7 +155,7 @@ export class PostsService {
       );
       for (const row of rows) row.postId = saved.id;
       const media = rows.length ? await manager.save(rows) : [];
-      if (origin) await saveOrigin(manager, saved.id, origin);
+      if (origin) await this.stored.saveOrigin(manager, saved.id, origin);
       return toPostView(saved, media, this.site, true);
     };
     // A post without media and without a key is one INSERT (atomic by itself; the unique
@@ -224,7 +196,7 @@ export class PostsService {
       await manager.save(post);
       if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
       await manager.save(rows);
-      if (origin) await saveOrigin(manager, post.id, origin);
+      if (origin) await this.stored.saveOrigin(manager, post.id, origin);
       removed = plan.removed;
       return this.viewIn(manager, post.id);
     });
@@ -283,13 +255,10 @@ export class PostsService {
   /** From the title; never a tree segment (the URL would read as a listing); numbered on collision. */
   private async uniqueSlug(manager: EntityManager, title: string): Promise<string> {
     const base = slugify(title);
-    // Slugs hold only [a-z0-9-], so the prefix needs no LIKE escaping.
-    const rows: { slug: string }[] = await manager.query(
-      `SELECT slug FROM posts.posts WHERE slug LIKE $1 || '%'`,
-      [base],
-    );
     const numbered = new RegExp(`^${escapeRegExp(base)}(-\\d+)?$`);
-    const taken = new Set(rows.map((r) => r.slug).filter((slug) => numbered.test(slug)));
+    const taken = new Set(
+      (await this.stored.slugsStartingWith(manager, base)).filter((slug) => numbered.test(slug)),
+    );
     if (!taken.has(base) && !this.settings.reservedSegments().has(base)) return base;
     for (let n = 2; ; n++) {
       const candidate = `${base}-${n}`;
@@ -364,9 +333,10 @@ export class PostsService {
     manager: EntityManager = this.db.manager,
   ): Promise<PostView[]> {
     if (posts.length === 0) return [];
-    const media = await manager
-      .getRepository(MediaItem)
-      .find({ where: { postId: In(posts.map((p) => p.id)) }, order: { postId: 'ASC', position: 'ASC' } });
+    const media = await this.stored.mediaOfPosts(
+      posts.map((p) => p.id),
+      manager,
+    );
     const byPost = new Map<number, MediaItem[]>();
     for (const item of media) {
       const list = byPost.get(item.postId);
