@@ -79,8 +79,8 @@ export abstract class PostsRepository {
    * importer's identities for it), with its media; null when no import brought it.
    */
   abstract findImported(sourceId: string, formerIds?: string[]): Promise<ImportedPost | null>;
-  /** A post's media rows, in the order the database answers them. */
-  abstract mediaOf(postId: number): Promise<MediaItem[]>;
+  /** A post's media rows, in the order the database answers them; on `manager` when given. */
+  abstract mediaOf(postId: number, manager?: EntityManager): Promise<MediaItem[]>;
   /** A post's media rows by position, on the caller's transaction `manager`. */
   abstract mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]>;
   /** Stores a post's rendered HTML again, on the caller's transaction `manager` (which holds its row lock). */
@@ -94,6 +94,19 @@ export abstract class PostsRepository {
   abstract slugsStartingWith(manager: EntityManager, prefix: string): Promise<string[]>;
   /** An imported post's identity and old paths; a path another post already holds stays with it. */
   abstract saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void>;
+  /** `work` on the database's own manager, outside any transaction (each statement atomic by itself). */
+  abstract withoutTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
+  /** Inserts a post in one statement (on the caller's transaction when `manager` is one); answers it with its id. */
+  abstract insertPost(manager: EntityManager, fields: Partial<Post>): Promise<Post>;
+  /** Post `id`, row-locked on `manager`; null when there is none. */
+  abstract lockPost(manager: EntityManager, id: number): Promise<Post | null>;
+  /** Stores `post` with `fields` changed. */
+  abstract updatePost(manager: EntityManager, post: Post, fields: Partial<Post>): Promise<void>;
+  /** Inserts or updates media rows; answers them as stored. */
+  abstract saveMedia(manager: EntityManager, rows: MediaItem[]): Promise<MediaItem[]>;
+  abstract deleteMedia(manager: EntityManager, ids: string[]): Promise<void>;
+  /** Deletes post `id` (its media rows go with it); false when there was none. */
+  abstract deletePost(manager: EntityManager, id: number): Promise<boolean>;
 }
 
 @Injectable()
@@ -172,8 +185,8 @@ export class PostgresPostsRepository extends PostsRepository {
     return { id: row.id, sourceId: row.source_id, media: await this.mediaOf(row.id) };
   }
 
-  mediaOf(postId: number): Promise<MediaItem[]> {
-    return this.db.getRepository(MediaItem).findBy({ postId });
+  mediaOf(postId: number, manager: EntityManager = this.db.manager): Promise<MediaItem[]> {
+    return manager.getRepository(MediaItem).findBy({ postId });
   }
 
   mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]> {
@@ -221,5 +234,36 @@ export class PostgresPostsRepository extends PostsRepository {
         `INSERT INTO posts.post_old_paths (path, post_id) SELECT unnest($2::text[]), $1 ON CONFLICT (path) DO NOTHING`,
         [postId, origin.oldPaths],
       );
+  }
+
+  withoutTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return work(this.db.manager);
+  }
+
+  insertPost(manager: EntityManager, fields: Partial<Post>): Promise<Post> {
+    // The caller decides: one statement, or its own transaction.
+    return manager.save(manager.create(Post, fields), { transaction: false });
+  }
+
+  lockPost(manager: EntityManager, id: number): Promise<Post | null> {
+    return manager.findOne(Post, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  }
+
+  async updatePost(manager: EntityManager, post: Post, fields: Partial<Post>): Promise<void> {
+    manager.merge(Post, post, fields);
+    await manager.save(post);
+  }
+
+  saveMedia(manager: EntityManager, rows: MediaItem[]): Promise<MediaItem[]> {
+    return manager.save(rows);
+  }
+
+  async deleteMedia(manager: EntityManager, ids: string[]): Promise<void> {
+    await manager.delete(MediaItem, { id: In(ids) });
+  }
+
+  async deletePost(manager: EntityManager, id: number): Promise<boolean> {
+    const deleted = await manager.delete(Post, { id });
+    return Boolean(deleted.affected);
   }
 }

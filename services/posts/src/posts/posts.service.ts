@@ -23,7 +23,7 @@ import {
   type UploadedFile,
 } from '@blog/contracts';
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
-import { DataSource, In, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { DataSource, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
 import { STORAGE } from '../tokens.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { MediaItem } from './media-item.entity.js';
@@ -144,17 +144,14 @@ export class PostsService {
     const plan = this.planMediaOrFail(parsed, command, []);
     const rows = mediaRowsOf(plan, parsed.form.cropSettings);
     const insert = async (manager: EntityManager) => {
-      const saved = await manager.save(
-        manager.create(Post, {
-          ...this.postFields(parsed),
-          ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
-          slug: await this.uniqueSlug(manager, origin?.slug || parsed.form.title),
-          updatedAt: new Date(),
-        }),
-        { transaction: false }, // the caller decides: one statement, or our own transaction
-      );
+      const saved = await this.stored.insertPost(manager, {
+        ...this.postFields(parsed),
+        ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
+        slug: await this.uniqueSlug(manager, origin?.slug || parsed.form.title),
+        updatedAt: new Date(),
+      });
       for (const row of rows) row.postId = saved.id;
-      const media = rows.length ? await manager.save(rows) : [];
+      const media = rows.length ? await this.stored.saveMedia(manager, rows) : [];
       if (origin) await this.stored.saveOrigin(manager, saved.id, origin);
       return toPostView(saved, media, this.site, true);
     };
@@ -163,7 +160,7 @@ export class PostsService {
     return this.withSlugRetry(() =>
       plan.items.length || command.idempotency || origin
         ? this.ledger.write(command.idempotency, insert)
-        : insert(this.db.manager).then((answer) => ({ answer, replayed: false })),
+        : this.stored.withoutTransaction(insert).then((answer) => ({ answer, replayed: false })),
     );
   }
 
@@ -179,23 +176,23 @@ export class PostsService {
   ): Promise<IdempotentAnswer<PostView>> {
     let removed: MediaItem[] = [];
     const result = await this.ledger.write(command.idempotency, async (manager) => {
-      const post = await manager.findOne(Post, {
-        where: { id: command.id },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const post = await this.stored.lockPost(manager, command.id);
       if (!post) throw RpcError.notFound(PostErrors.notFound);
-      const existing = await manager.findBy(MediaItem, { postId: post.id });
+      const existing = await this.stored.mediaOf(post.id, manager);
       const plan = this.planMediaOrFail(parsed, command, existing);
       const rows = mediaRowsOf(plan, parsed.form.cropSettings);
       for (const row of rows) row.postId = post.id;
-      manager.merge(Post, post, {
+      await this.stored.updatePost(manager, post, {
         ...this.postFields(parsed),
         ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
         updatedAt: new Date(),
       });
-      await manager.save(post);
-      if (plan.removed.length) await manager.delete(MediaItem, { id: In(plan.removed.map((m) => m.id)) });
-      await manager.save(rows);
+      if (plan.removed.length)
+        await this.stored.deleteMedia(
+          manager,
+          plan.removed.map((m) => m.id),
+        );
+      await this.stored.saveMedia(manager, rows);
       if (origin) await this.stored.saveOrigin(manager, post.id, origin);
       removed = plan.removed;
       return this.viewIn(manager, post.id);
@@ -208,9 +205,8 @@ export class PostsService {
   async delete(id: number, idempotency?: IdempotencyRequest): Promise<IdempotentAnswer<{ deleted: true }>> {
     let media: MediaItem[] = [];
     const result = await this.ledger.write(idempotency, async (manager) => {
-      const items = await manager.findBy(MediaItem, { postId: id });
-      const deleted = await manager.delete(Post, { id });
-      if (!deleted.affected) throw RpcError.notFound(PostErrors.notFound);
+      const items = await this.stored.mediaOf(id, manager);
+      if (!(await this.stored.deletePost(manager, id))) throw RpcError.notFound(PostErrors.notFound);
       media = items;
       return { deleted: true as const };
     });
