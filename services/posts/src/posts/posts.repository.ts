@@ -1,8 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ArchiveMedia, ArchivePost } from '@blog/contracts';
-import { DataSource, In, type EntityManager } from 'typeorm';
-import { VISIBILITY_SQL } from './visibility.js';
+import type { ArchiveMedia, ArchivePost, PostListQuery, PostReadOptions } from '@blog/contracts';
+import { DataSource, In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { SearchService, type SearchPage } from '../search/search.service.js';
+import { VISIBILITY_SQL, type PostVisibilityFilter } from './visibility.js';
 import { MediaItem } from './media-item.entity.js';
 import { Post } from './post.entity.js';
 
@@ -64,6 +65,21 @@ export interface PostOrigin {
   slug?: string;
 }
 
+/** The list's filters, placement as stored labels (the caller resolved the URL's segments). */
+export interface PostFilter {
+  category?: string;
+  submenu1?: string;
+  submenu2?: string;
+  /** Lower case. */
+  tag?: string;
+  from?: string;
+  /** Exclusive. */
+  to?: Date;
+}
+
+/** Which wide text columns a read brings: single posts, and lists that ask. */
+export type PostTexts = Pick<PostReadOptions, 'includeHtml' | 'includeSource'>;
+
 /** A sitemap entry's row: where a visible post sits and when it changed. */
 export type PostUrlRow = Pick<Post, 'id' | 'slug' | 'category' | 'submenu1' | 'submenu2' | 'updatedAt'>;
 
@@ -94,6 +110,28 @@ export abstract class PostsRepository {
   abstract slugsStartingWith(manager: EntityManager, prefix: string): Promise<string[]>;
   /** An imported post's identity and old paths; a path another post already holds stays with it. */
   abstract saveOrigin(manager: EntityManager, postId: number, origin: PostOrigin): Promise<void>;
+  /** One page of the filtered posts `visibility` lets through, newest first, and how many there are. */
+  abstract page(
+    filter: PostFilter,
+    visibility: PostVisibilityFilter,
+    texts: PostTexts,
+    page: { offset: number; limit: number },
+  ): Promise<{ posts: Post[]; total: number }>;
+  /** Search over the filtered posts `visibility` lets through (see SearchService). */
+  abstract search(
+    filter: PostFilter,
+    visibility: PostVisibilityFilter,
+    text: string,
+    query: PostListQuery,
+  ): Promise<SearchPage>;
+  /** One post by id or slug, any status; on `manager` when given (a write's transaction). */
+  abstract findOne(
+    where: { id: number } | { slug: string },
+    texts: PostTexts,
+    manager?: EntityManager,
+  ): Promise<Post | null>;
+  /** The posts of `ids` that exist, in any order. */
+  abstract byIds(ids: number[], texts: PostTexts): Promise<Post[]>;
   /** `work` on the database's own manager, outside any transaction (each statement atomic by itself). */
   abstract withoutTransaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T>;
   /** Inserts a post in one statement (on the caller's transaction when `manager` is one); answers it with its id. */
@@ -111,8 +149,74 @@ export abstract class PostsRepository {
 
 @Injectable()
 export class PostgresPostsRepository extends PostsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly searcher: SearchService,
+  ) {
     super();
+  }
+
+  async page(
+    filter: PostFilter,
+    visibility: PostVisibilityFilter,
+    texts: PostTexts,
+    page: { offset: number; limit: number },
+  ): Promise<{ posts: Post[]; total: number }> {
+    const filtered = this.filtered(filter, texts);
+    if (VISIBILITY_SQL[visibility]) filtered.andWhere(VISIBILITY_SQL[visibility]!);
+    const total = await filtered.clone().getCount();
+    const posts = await filtered
+      .orderBy('p.created_at', 'DESC')
+      .addOrderBy('p.id', 'DESC')
+      .offset(page.offset)
+      .limit(page.limit)
+      .getMany();
+    return { posts, total };
+  }
+
+  search(
+    filter: PostFilter,
+    visibility: PostVisibilityFilter,
+    text: string,
+    query: PostListQuery,
+  ): Promise<SearchPage> {
+    return this.searcher.search(this.filtered(filter, {}), visibility, text, query);
+  }
+
+  findOne(
+    where: { id: number } | { slug: string },
+    texts: PostTexts,
+    manager: EntityManager = this.db.manager,
+  ): Promise<Post | null> {
+    const qb = this.postsQuery(texts, manager);
+    return ('id' in where ? qb.where('p.id = :id', where) : qb.where('p.slug = :slug', where)).getOne();
+  }
+
+  byIds(ids: number[], texts: PostTexts): Promise<Post[]> {
+    return this.postsQuery(texts).where('p.id IN (:...ids)', { ids }).getMany();
+  }
+
+  /** The list's filters (placement, tag, dates); who may see what is added by the caller. */
+  private filtered(filter: PostFilter, texts: PostTexts): SelectQueryBuilder<Post> {
+    const qb = this.postsQuery(texts);
+    if (filter.category !== undefined) qb.andWhere('p.category = :category', { category: filter.category });
+    if (filter.submenu1 !== undefined) qb.andWhere('p.submenu1 = :submenu1', { submenu1: filter.submenu1 });
+    if (filter.submenu2 !== undefined) qb.andWhere('p.submenu2 = :submenu2', { submenu2: filter.submenu2 });
+    if (filter.tag) qb.andWhere('p.tags_lower @> ARRAY[:tag]::text[]', { tag: filter.tag });
+    if (filter.from) qb.andWhere('p.created_at >= :from', { from: filter.from });
+    if (filter.to) qb.andWhere('p.created_at < :to', { to: filter.to });
+    return qb;
+  }
+
+  /**
+   * Posts as `p`; with their texts (Markdown source, rendered HTML) only where they are shown:
+   * single posts, and lists that ask. Cards show the excerpt; the texts are the wide columns.
+   */
+  private postsQuery(texts: PostTexts, manager: EntityManager = this.db.manager): SelectQueryBuilder<Post> {
+    const qb = manager.getRepository(Post).createQueryBuilder('p');
+    if (texts.includeSource) qb.addSelect('p.content');
+    if (texts.includeHtml) qb.addSelect('p.contentHtml');
+    return qb;
   }
 
   // Keyset pages on the primary key (each page an index range scan), with the media and old

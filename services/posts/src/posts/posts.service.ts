@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
   escapeRegExp,
@@ -23,7 +22,7 @@ import {
   type UploadedFile,
 } from '@blog/contracts';
 import { IdempotencyLedger, RpcError, type ObjectStorage } from '@blog/server-kit';
-import { DataSource, QueryFailedError, type EntityManager, type SelectQueryBuilder } from 'typeorm';
+import { QueryFailedError, type EntityManager } from 'typeorm';
 import { STORAGE } from '../tokens.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { MediaItem } from './media-item.entity.js';
@@ -31,12 +30,11 @@ import { MediaPlanError, planMedia, type MediaPlan } from './media-plan.js';
 import { Post } from './post.entity.js';
 import { parsePostForm, parsePostInput, type ParsedPostForm, type PostInput } from './post-form.js';
 import { toPostView } from './post-view.js';
-import { VISIBILITY_SQL, visibilityOf } from './visibility.js';
+import { visibilityOf } from './visibility.js';
 import { ContentService } from '../content/content.service.js';
 import { deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { mediaRowsOf, refsOf } from './media-rows.js';
-import { PostsRepository, type PostOrigin } from './posts.repository.js';
-import { SearchService } from '../search/search.service.js';
+import { PostsRepository, type PostFilter, type PostOrigin } from './posts.repository.js';
 
 const UNIQUE_VIOLATION = '23505';
 /** What the service's own answers to the admin's writes show: every item and status. */
@@ -49,10 +47,8 @@ export class PostsService {
   private readonly logger = new Logger(PostsService.name);
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
     private readonly settings: SiteSettings,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
-    private readonly searcher: SearchService,
     private readonly content: ContentService,
     private readonly ledger: IdempotencyLedger,
     private readonly stored: PostsRepository,
@@ -64,34 +60,27 @@ export class PostsService {
   }
 
   async list(query: PostListQuery, options: PostReadOptions = {}): Promise<PostListResult> {
-    const filtered = this.filteredQuery(query, options);
-    if (!filtered) return { items: [], total: 0 };
+    const filter = this.filterOf(query);
+    if (!filter) return { items: [], total: 0 };
     const visibility = options.includeUnpublished ? query.status : 'visible';
     const search = query.search?.trim();
     if (search) {
-      const found = await this.searcher.search(filtered, visibility, search, query);
+      const found = await this.stored.search(filter, visibility, search, query);
       return { items: await this.viewsInOrder(found.ids, options), total: found.total };
     }
-    if (VISIBILITY_SQL[visibility]) filtered.andWhere(VISIBILITY_SQL[visibility]!);
-    const total = await filtered.clone().getCount();
-    const posts = await filtered
-      .orderBy('p.created_at', 'DESC')
-      .addOrderBy('p.id', 'DESC')
-      .offset((query.page - 1) * query.limit)
-      .limit(query.limit)
-      .getMany();
+    const { posts, total } = await this.stored.page(filter, visibility, options, {
+      offset: (query.page - 1) * query.limit,
+      limit: query.limit,
+    });
     return { items: await this.withMedia(posts, options), total };
   }
 
   async get(id: number, options: PostReadOptions = {}): Promise<PostView> {
-    return this.visibleView(await this.postsQuery(BOTH_TEXTS).where('p.id = :id', { id }).getOne(), options);
+    return this.visibleView(await this.stored.findOne({ id }, BOTH_TEXTS), options);
   }
 
   async getBySlug(slug: string, options: PostReadOptions = {}): Promise<PostView> {
-    return this.visibleView(
-      await this.postsQuery(BOTH_TEXTS).where('p.slug = :slug', { slug: slug.toLowerCase() }).getOne(),
-      options,
-    );
+    return this.visibleView(await this.stored.findOne({ slug: slug.toLowerCase() }, BOTH_TEXTS), options);
   }
 
   /** A draft, or a post scheduled for later, does not exist for a visitor. */
@@ -216,7 +205,7 @@ export class PostsService {
 
   /** A post as the admin sees it, read through `manager` (inside a write's transaction). */
   async viewIn(manager: EntityManager, id: number): Promise<PostView> {
-    const post = await this.postsQuery(BOTH_TEXTS, manager).where('p.id = :id', { id }).getOne();
+    const post = await this.stored.findOne({ id }, BOTH_TEXTS, manager);
     if (!post) throw RpcError.notFound(PostErrors.notFound);
     const [view] = await this.withMedia([post], ADMIN_READ, manager);
     return view!;
@@ -275,47 +264,36 @@ export class PostsService {
     }
   }
 
-  /** The list's filters (placement, tag, dates); who may see what is added by the caller. */
-  private filteredQuery(query: PostListQuery, texts: PostReadOptions): SelectQueryBuilder<Post> | null {
-    const qb = this.postsQuery(texts);
+  /**
+   * The list's filters (placement as the tree's labels, tag, dates); null when the URL names a
+   * place the tree does not have (nothing is listed). Who may see what is added by the caller.
+   */
+  private filterOf(query: PostListQuery): PostFilter | null {
+    const filter: PostFilter = {};
     if (query.category) {
       const category = findCategory(this.site, query.category);
       if (!category) return null;
-      qb.andWhere('p.category = :category', { category: category.label });
+      filter.category = category.label;
       if (query.submenu1) {
         const sub = findSubcategory(category, query.submenu1);
         if (!sub) return null;
-        qb.andWhere('p.submenu1 = :submenu1', { submenu1: sub.label });
+        filter.submenu1 = sub.label;
         if (query.submenu2) {
           const entry = findEntry(sub, query.submenu2);
           if (!entry) return null;
-          qb.andWhere('p.submenu2 = :submenu2', { submenu2: entry.label });
+          filter.submenu2 = entry.label;
         }
       }
     }
-    if (query.tag) qb.andWhere('p.tags_lower @> ARRAY[:tag]::text[]', { tag: query.tag.toLowerCase() });
-    if (query.from) qb.andWhere('p.created_at >= :from', { from: query.from });
-    if (query.to) qb.andWhere('p.created_at < :to', { to: endOfDay(query.to) });
-    return qb;
-  }
-
-  /**
-   * Posts as `p`; with their texts (Markdown source, rendered HTML) only where they are shown:
-   * single posts, and lists that ask. Cards show the excerpt; the texts are the wide columns.
-   */
-  private postsQuery(
-    texts: Pick<PostReadOptions, 'includeHtml' | 'includeSource'>,
-    manager: EntityManager = this.db.manager,
-  ): SelectQueryBuilder<Post> {
-    const qb = manager.getRepository(Post).createQueryBuilder('p');
-    if (texts.includeSource) qb.addSelect('p.content');
-    if (texts.includeHtml) qb.addSelect('p.contentHtml');
-    return qb;
+    if (query.tag) filter.tag = query.tag.toLowerCase();
+    if (query.from) filter.from = query.from;
+    if (query.to) filter.to = endOfDay(query.to);
+    return filter;
   }
 
   private async viewsInOrder(ids: number[], options: PostReadOptions): Promise<PostView[]> {
     if (ids.length === 0) return [];
-    const posts = await this.postsQuery(options).where('p.id IN (:...ids)', { ids }).getMany();
+    const posts = await this.stored.byIds(ids, options);
     const byId = new Map(posts.map((p) => [p.id, p]));
     return this.withMedia(
       ids.map((id) => byId.get(id)).filter((p): p is Post => !!p),
@@ -326,7 +304,7 @@ export class PostsService {
   private async withMedia(
     posts: Post[],
     options: PostReadOptions,
-    manager: EntityManager = this.db.manager,
+    manager?: EntityManager,
   ): Promise<PostView[]> {
     if (posts.length === 0) return [];
     const media = await this.stored.mediaOfPosts(
