@@ -20,7 +20,7 @@ import { PostsController } from './posts/posts.controller.js';
 import { PostsService } from './posts/posts.service.js';
 import { ContentService } from './content/content.service.js';
 import { MediaItemsService } from './media-items/media-items.service.js';
-import { SearchService } from './search/search.service.js';
+import { PostSearchRepository } from './search/post-search.repository.js';
 import { SiteController } from './site/site.controller.js';
 import { POSTS_CONFIG, SEED_SITE_CONFIG, STORAGE, VISITOR_STORE } from './tokens.js';
 import { SiteSettings } from './site/site-settings.js';
@@ -97,7 +97,7 @@ export class PostsModule {
         SiteSettings,
         { provide: STORAGE, useValue: deps.storage },
         PostsService,
-        SearchService,
+        PostSearchRepository,
         ContentService,
         MediaItemsService,
         { provide: MediaItemsRepository, useClass: PostgresMediaItemsRepository },

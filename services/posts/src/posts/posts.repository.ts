@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ArchiveMedia, ArchivePost, PostListQuery, PostReadOptions } from '@blog/contracts';
 import { DataSource, In, type EntityManager, type SelectQueryBuilder } from 'typeorm';
-import { SearchService, type SearchPage } from '../search/search.service.js';
+import { PostSearchRepository, type SearchPage } from '../search/post-search.repository.js';
 import { VISIBILITY_SQL, type PostVisibilityFilter } from './visibility.js';
 import { MediaItem } from './media-item.entity.js';
 import { Post } from './post.entity.js';
@@ -117,7 +117,7 @@ export abstract class PostsRepository {
     texts: PostTexts,
     page: { offset: number; limit: number },
   ): Promise<{ posts: Post[]; total: number }>;
-  /** Search over the filtered posts `visibility` lets through (see SearchService). */
+  /** Search over the filtered posts `visibility` lets through (see PostSearchRepository). */
   abstract search(
     filter: PostFilter,
     visibility: PostVisibilityFilter,
@@ -151,7 +151,7 @@ export abstract class PostsRepository {
 export class PostgresPostsRepository extends PostsRepository {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
-    private readonly searcher: SearchService,
+    private readonly searcher: PostSearchRepository,
   ) {
     super();
   }

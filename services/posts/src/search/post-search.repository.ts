@@ -28,9 +28,12 @@ export interface SearchPage {
   total: number;
 }
 
-/** Search over the posts a filtered query allows: full text first, then the typo fallback. */
+/**
+ * The posts' search SQL, over the posts a filtered query allows: full text first, then the typo
+ * fallback. Part of PostgresPostsRepository (which builds the filtered query).
+ */
 @Injectable()
-export class SearchService {
+export class PostSearchRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
