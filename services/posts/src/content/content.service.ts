@@ -67,7 +67,7 @@ export class ContentService {
     item: MediaItem,
   ): Promise<void> {
     if (!post.content.includes(`${MEDIA_SCHEME}${item.id}`)) return;
-    const media = await this.posts.mediaInOrder(manager, post.id);
+    const media = await this.posts.mediaOf(post.id, manager);
     const rendered = renderMarkdown(post.content, { media: mediaById(media) });
     await this.posts.saveContentHtml(manager, post.id, rendered.html);
   }

@@ -95,10 +95,11 @@ export abstract class PostsRepository {
    * importer's identities for it), with its media; null when no import brought it.
    */
   abstract findImported(sourceId: string, formerIds?: string[]): Promise<ImportedPost | null>;
-  /** A post's media rows, in the order the database answers them; on `manager` when given. */
+  /**
+   * A post's media rows by position (the preview numbers its videos in that order, as a saved
+   * post does); on `manager` when given (a write's transaction).
+   */
   abstract mediaOf(postId: number, manager?: EntityManager): Promise<MediaItem[]>;
-  /** A post's media rows by position, on the caller's transaction `manager`. */
-  abstract mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]>;
   /** Stores a post's rendered HTML again, on the caller's transaction `manager` (which holds its row lock). */
   abstract saveContentHtml(manager: EntityManager, postId: number, contentHtml: string): Promise<void>;
   /** The media of `postIds`, by post then position; on `manager` when given (a write's transaction). */
@@ -290,10 +291,6 @@ export class PostgresPostsRepository extends PostsRepository {
   }
 
   mediaOf(postId: number, manager: EntityManager = this.db.manager): Promise<MediaItem[]> {
-    return manager.getRepository(MediaItem).findBy({ postId });
-  }
-
-  mediaInOrder(manager: EntityManager, postId: number): Promise<MediaItem[]> {
     return manager.find(MediaItem, { where: { postId }, order: { position: 'ASC' } });
   }
 
