@@ -1,4 +1,4 @@
-import { parseSiteConfig, postListQuerySchema, type PostListQuery } from '@blog/contracts';
+import { postListQuerySchema, type PostListQuery } from '@blog/contracts';
 import type { IdempotencyLedger, ObjectStorage } from '@blog/server-kit';
 import type { ContentService } from '../src/content/content.service.js';
 import type { Post } from '../src/posts/post.entity.js';
@@ -6,23 +6,14 @@ import type { PostFilter, PostsRepository } from '../src/posts/posts.repository.
 import { PostsService } from '../src/posts/posts.service.js';
 import type { SiteSettings } from '../src/site/site-settings.js';
 import type { PostVisibilityFilter } from '../src/posts/visibility.js';
+import { garageSite } from './support/garage-site.js';
 
 /**
  * PostsService's read rules against a stand-in repository that records what it is asked: the
  * URL's place resolved to the tree's labels, who sees what, and a draft that is not found.
  */
 describe('posts list rules', () => {
-  const site = parseSiteConfig({
-    title: 'My blog',
-    searchTitle: 'Search',
-    welcome: { title: 'Welcome', text: '' },
-    about: { title: 'About', text: '' },
-    bannerImage: '/banner.svg',
-    footerText: '',
-    categories: [
-      { label: 'Garage', subcategories: [{ label: 'Automobiles', entries: [{ label: 'Car One' }] }] },
-    ],
-  });
+  const site = garageSite();
   let asked: { filter: PostFilter; visibility: PostVisibilityFilter }[];
   let found: Partial<Post> | null;
   let posts: PostsService;

@@ -1,25 +1,13 @@
-import { parseSiteConfig, siteNodes, type SiteConfig } from '@blog/contracts';
+import { siteNodes, type SiteConfig } from '@blog/contracts';
 import type { IdempotencyLedger } from '@blog/server-kit';
 import type { PostsConfig } from '../src/config.js';
 import { SiteSettings } from '../src/site/site-settings.js';
 import { InMemorySiteSettingsRepository } from './support/in-memory-site-settings.repository.js';
+import { garageSite } from './support/garage-site.js';
 
 /** The rules of changing the site's tree (posts keep or change places, old paths redirect) against an in-memory repository. */
 describe('site settings rules', () => {
-  const seed = parseSiteConfig({
-    title: 'My blog',
-    searchTitle: 'Search',
-    welcome: { title: 'Welcome', text: '' },
-    about: { title: 'About', text: '' },
-    bannerImage: '/banner.svg',
-    footerText: '',
-    categories: [
-      {
-        label: 'Garage',
-        subcategories: [{ label: 'Automobiles', entries: [{ label: 'Car One' }, { label: 'Car Two' }] }],
-      },
-    ],
-  });
+  const seed = garageSite(['Car One', 'Car Two']);
   const node = (site: SiteConfig, label: string) => siteNodes(site).find((n) => n.labels.at(-1) === label)!;
   const carOne = node(seed, 'Car One');
   const carTwo = node(seed, 'Car Two');

@@ -1,22 +1,13 @@
-import { parseSiteConfig, type RecordedView } from '@blog/contracts';
+import type { RecordedView } from '@blog/contracts';
 import type { SiteSettings } from '../src/site/site-settings.js';
 import { StatsService } from '../src/stats/stats.service.js';
 import { MemoryVisitorStore } from '../src/stats/visitor-store.js';
 import { InMemoryStatsRepository } from './support/in-memory-stats.repository.js';
+import { garageSite } from './support/garage-site.js';
 
 /** How views become daily totals and the Stats tab's report, against an in-memory repository and visitor store. */
 describe('stats rules', () => {
-  const site = parseSiteConfig({
-    title: 'My blog',
-    searchTitle: 'Search',
-    welcome: { title: 'Welcome', text: '' },
-    about: { title: 'About', text: '' },
-    bannerImage: '/banner.svg',
-    footerText: '',
-    categories: [
-      { label: 'Garage', subcategories: [{ label: 'Automobiles', entries: [{ label: 'Car One' }] }] },
-    ],
-  });
+  const site = garageSite();
   const day = new Date().toISOString().slice(0, 10);
   const drivePath = '/garage/automobiles/car-one/first-drive';
   let store: InMemoryStatsRepository;
