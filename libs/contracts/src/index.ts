@@ -22,3 +22,4 @@ export * from './import.js';
 export * from './blog-archive.js';
 export * from './stats.js';
 export * from './regexp.js';
+export * from './comments.js';

@@ -36,9 +36,16 @@ describe('IdempotencyLedger', () => {
   });
 
   it('a second request with the key, sent while the first is in its transaction, waits and gets its answer', async () => {
+    // The second starts only once the first holds its key (inside its write), whatever the
+    // machine's speed: a fixed delay let the second claim the key first on a loaded CI run.
+    let inWrite!: () => void;
+    const firstHoldsKey = new Promise<void>((resolve) => (inWrite = resolve));
     const [first, second] = await Promise.all([
-      ledger.once(request('slow'), addNote('slow', 300)),
-      sleep(50).then(() => ledger.once(request('slow'), addNote('slow-again'))),
+      ledger.once(request('slow'), async (manager) => {
+        inWrite();
+        return addNote('slow', 300)(manager);
+      }),
+      firstHoldsKey.then(() => ledger.once(request('slow'), addNote('slow-again'))),
     ]);
     expect(first).toEqual({ answer: { note: 'slow' }, replayed: false });
     expect(second).toEqual({ answer: { note: 'slow' }, replayed: true });
