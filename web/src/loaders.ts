@@ -1,8 +1,10 @@
+import type { PostCommentsResult } from '@blog/contracts/comments';
 import type { PostView } from '@blog/contracts/posts';
 import type { SiteConfig } from '@blog/contracts/site';
 import { resolvePath } from '@blog/contracts/urls';
 import { data, redirect, type LoaderFunctionArgs, type ShouldRevalidateFunctionArgs } from 'react-router-dom';
 import { ApiError, type ApiClient, type Page } from './api/client';
+import { getPostComments } from './api/comments';
 import { getPost, getPostBySlug, listPosts, type PostQuery } from './api/posts';
 import { aboutFormsPart } from './features/about/aboutFormsPart';
 import { carouselPart } from './features/posts/carouselPart';
@@ -37,7 +39,14 @@ export interface RootData {
 }
 
 export type TreeData =
-  { kind: 'list'; posts: ListData } | { kind: 'post'; post: PostView | null } | { kind: 'notFound' };
+  | { kind: 'list'; posts: ListData }
+  | {
+      kind: 'post';
+      post: PostView | null;
+      /** The post's approved comments; null when they could not be loaded (the page still shows the post). */
+      comments?: PostCommentsResult | null;
+    }
+  | { kind: 'notFound' };
 
 /** What a contact or subscribe form posted without JavaScript came to (the About page shows it). */
 export interface FormAnswer {
@@ -138,9 +147,23 @@ export function treeLoader(deps: LoaderDeps) {
       return data({ kind: 'post', post: null } satisfies TreeData, UNAVAILABLE);
     }
     if (post.url && post.url !== pathname) throw redirect(post.url + new URL(request.url).search, 301);
-    if (carouselItems(post.media).length > 0) await carouselPart.load();
-    return { kind: 'post', post } satisfies TreeData;
+    const [comments] = await Promise.all([
+      loadComments(deps, post.id, request.signal),
+      carouselItems(post.media).length > 0 ? carouselPart.load() : null,
+    ]);
+    return { kind: 'post', post, comments } satisfies TreeData;
   };
+}
+
+/** Comments are part of the post's page (readers without JavaScript see them); a failure leaves the post. */
+async function loadComments(deps: LoaderDeps, postId: number, signal: AbortSignal) {
+  try {
+    return await getPostComments(deps.api, postId, signal);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    console.error('Loading comments failed', error);
+    return null;
+  }
 }
 
 /** About and /contact: their forms' code (they are the only pages with forms for readers). */

@@ -47,6 +47,21 @@ describe('createApiClient', () => {
     expect(t.unauthorized()).toBe(1);
   });
 
+  it("reads a 429's Retry-After in seconds (null without one)", async () => {
+    const limited = new Response(JSON.stringify({ error: 'Too many comments; try again later' }), {
+      status: 429,
+      headers: { 'Content-Type': 'application/json', 'Retry-After': '120' },
+    });
+    await expect(setup(limited).api.request('/api/posts/1/comments')).rejects.toMatchObject({
+      status: 429,
+      retryAfter: 120,
+      serverMessage: 'Too many comments; try again later',
+    });
+    await expect(setup(json(429, { error: 'Slow down' })).api.request('/api/x')).rejects.toMatchObject({
+      retryAfter: null,
+    });
+  });
+
   it('keeps the session on other failures and reads error, else message', async () => {
     const t = setup(json(409, { message: 'taken' }));
     await expect(t.api.request('/api/x')).rejects.toMatchObject({ status: 409, serverMessage: 'taken' });

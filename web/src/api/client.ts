@@ -8,6 +8,8 @@ export class ApiError extends Error {
     readonly serverMessage: string | null,
     /** The whole JSON body (a sign-in's `twoFactorRequired`). */
     readonly body: unknown = null,
+    /** Seconds a 429's Retry-After asks to wait, or null. */
+    readonly retryAfter: number | null = null,
   ) {
     super(serverMessage ?? (status === 0 ? 'Network error' : `Request failed with status ${status}`));
     this.name = 'ApiError';
@@ -101,7 +103,7 @@ export function createApiClient({
       onUnauthorized();
     }
     if (response.status < 200 || response.status > 299) {
-      throw new ApiError(response.status, serverMessageOf(data), data);
+      throw new ApiError(response.status, serverMessageOf(data), data, retryAfterOf(response.headers));
     }
     return { data, headers: response.headers };
   }
@@ -117,6 +119,13 @@ export function createApiClient({
       return { items, total: Number.isFinite(total) && headers.has('x-total-count') ? total : items.length };
     },
   };
+}
+
+/** Retry-After in seconds (the gateway sends seconds, never a date). */
+function retryAfterOf(headers: Headers): number | null {
+  const raw = headers.get('retry-after')?.trim();
+  const seconds = raw ? Number(raw) : Number.NaN;
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
 }
 
 async function readBody(response: Response): Promise<unknown> {

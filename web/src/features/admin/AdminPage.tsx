@@ -14,12 +14,14 @@ import { StatsTab } from './tabs/StatsTab';
 import { AccountSettings } from '../account';
 import { UsersTab } from './tabs/UsersTab';
 import { PostsTab } from './posts/PostsTab';
+import { CommentsTab } from './comments/CommentsTab';
 import { useLeaveWarning } from './form/useLeaveWarning';
 import { NotificationProvider } from './ui/Notifications';
 import { UploadFlagContext } from './ui/UploadFlag';
 
 const TABS = [
   { id: 'posts', label: 'Posts' },
+  { id: 'comments', label: 'Comments' },
   { id: 'site', label: 'Site' },
   { id: 'stats', label: 'Stats' },
   { id: 'users', label: 'Users' },
@@ -103,6 +105,7 @@ export function AdminPage() {
           </div>
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="admin-panel">
             {tab === 'posts' && <PostsTab creating={creating} onCreatingChange={setCreating} />}
+            {tab === 'comments' && <CommentsTab />}
             {tab === 'site' && <SiteTab />}
             {tab === 'users' && <UsersTab />}
             {tab === 'settings' && <SettingsTab />}

@@ -1,12 +1,13 @@
 import { ErrorText, describeValidationError, isAdmin, loginSchema } from '@blog/contracts';
 import { useState, type FormEvent } from 'react';
-import { useNavigate } from 'react-router-dom';
+import { useNavigate, useSearchParams } from 'react-router-dom';
 import { useApi } from '../../api/ApiContext';
 import { login, needsTwoFactor } from '../../api/auth';
 import { errorMessage } from '../../api/client';
 import { ErrorLine, Field, SubmitButton, useSubmit } from '../../components/ui';
 import { useSession } from '../../session/SessionContext';
 import { CredentialsFields } from './CredentialsFields';
+import { nextPath } from './nextPath';
 import { SignInLink } from './SignInLink';
 
 /** Sign-in screen (docs/product.md#screens): after success admins go to /admin, everyone else to /. */
@@ -14,6 +15,8 @@ export function LoginPage() {
   const api = useApi();
   const session = useSession();
   const navigate = useNavigate();
+  // "Sign in to comment" comes back to the post it left.
+  const next = nextPath(useSearchParams()[0].get('next'));
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [code, setCode] = useState('');
@@ -30,7 +33,7 @@ export function LoginPage() {
       async () => {
         const result = await login(api, parsed.data);
         session.login(result);
-        navigate(isAdmin(result.role) ? '/admin' : '/', { replace: true });
+        navigate(next ?? (isAdmin(result.role) ? '/admin' : '/'), { replace: true });
       },
       {
         failure: (caught) => {

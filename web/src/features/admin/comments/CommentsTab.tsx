@@ -1,0 +1,240 @@
+import { COMMENT_STATUSES, type AdminCommentsResult, type CommentStatus } from '@blog/contracts/comments';
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
+import { useSearchParams } from 'react-router-dom';
+import { useApi } from '../../../api/ApiContext';
+import { errorMessage } from '../../../api/client';
+import { listAdminComments, moderateComment, type CommentAction } from '../../../api/comments';
+import { Link } from '../../../components/Link';
+import { Pagination } from '../../../components/Pagination';
+import { ErrorLine } from '../../../components/ui';
+import { useAsync } from '../../../hooks/useAsync';
+import { usePageParam } from '../../../hooks/usePageParam';
+import { formatDateTime } from '../../../lib/format';
+import { pageCount } from '../../../lib/pagination';
+import { useNotify } from '../ui/Notifications';
+import './comments.css';
+import {
+  ACTION_TEXTS,
+  EMPTY_TEXTS,
+  STATUS_LABELS,
+  actionsFor,
+  afterAction,
+  statusFromParams,
+  withStatus,
+} from './commentsTab';
+
+type AdminComment = AdminCommentsResult['items'][number];
+
+/**
+ * The Comments tab (issue 30 §5): pending, approved and spam comments with their counts, the
+ * status and page in the URL; each row approved, marked as spam or deleted (after a confirm),
+ * its buttons showing the work under way. A row leaves the list once the server has done it.
+ */
+export function CommentsTab() {
+  const api = useApi();
+  const notify = useNotify();
+  const [params, setParams] = useSearchParams();
+  const status = statusFromParams(params);
+  const [page, setPage] = usePageParam();
+  const [reload, setReload] = useState(0);
+  const list = useAsync(
+    (signal) => listAdminComments(api, { status, page }, signal),
+    [api, status, page, reload],
+  );
+  // The rows the actions changed, over the answer they started from.
+  const [changed, setChanged] = useState<{ from: AdminCommentsResult; now: AdminCommentsResult } | null>(
+    null,
+  );
+  const loaded = list.status === 'ready' ? list.data : null;
+  const data = loaded && changed?.from === loaded ? changed.now : loaded;
+  const [counts, setCounts] = useState<AdminCommentsResult['counts'] | null>(null);
+  const [busy, setBusy] = useState<{ id: number; action: CommentAction } | null>(null);
+  const tabRefs = useRef<Partial<Record<CommentStatus, HTMLButtonElement | null>>>({});
+  const listRef = useRef<HTMLOListElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const focusAfter = useRef<number | null>(null);
+
+  useEffect(() => {
+    if (data) setCounts(data.counts);
+  }, [data]);
+
+  // The last row of a page went: the page after it moves up (or the new last page shows).
+  useEffect(() => {
+    if (!data || data.items.length > 0 || data.total === 0) return;
+    const last = pageCount(data.total, data.pageSize);
+    if (page > last) setPage(last);
+    else if (data !== loaded) setReload((n) => n + 1);
+  }, [data, loaded, page, setPage]);
+
+  // Keyboard users stay in the list: the row that took the removed one's place gets the focus.
+  useEffect(() => {
+    const index = focusAfter.current;
+    if (index === null) return;
+    focusAfter.current = null;
+    const rows = listRef.current?.querySelectorAll<HTMLElement>('.admin-comment');
+    const row = rows && rows.length > 0 ? rows[Math.min(index, rows.length - 1)] : null;
+    (row ?? headingRef.current)?.focus();
+  }, [data]);
+
+  const chooseStatus = (next: CommentStatus) => setParams((current) => withStatus(current, next));
+  const onTabKey = (event: KeyboardEvent, index: number) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    const next = COMMENT_STATUSES[(index + step + COMMENT_STATUSES.length) % COMMENT_STATUSES.length]!;
+    chooseStatus(next);
+    tabRefs.current[next]?.focus();
+  };
+
+  const act = async (comment: AdminComment, action: CommentAction) => {
+    if (!data || !loaded || busy) return;
+    if (
+      action === 'delete' &&
+      !window.confirm(`Delete the comment by ${comment.author.name}? This cannot be undone.`)
+    )
+      return;
+    const texts = ACTION_TEXTS[action];
+    setBusy({ id: comment.id, action });
+    try {
+      await moderateComment(api, comment.id, action);
+      focusAfter.current = data.items.findIndex((item) => item.id === comment.id);
+      setChanged({ from: loaded, now: afterAction(data, comment.id, action) });
+      notify('success', texts.done);
+    } catch (error) {
+      notify('error', errorMessage(error, texts.failed));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  return (
+    <section className="card admin-comments" aria-labelledby="comments-tab-heading">
+      <h2 id="comments-tab-heading" ref={headingRef} tabIndex={-1}>
+        Comments
+      </h2>
+      <div role="tablist" aria-label="Comment status" className="admin-tabs admin-comment-statuses">
+        {COMMENT_STATUSES.map((s, index) => (
+          <button
+            key={s}
+            ref={(el) => {
+              tabRefs.current[s] = el;
+            }}
+            type="button"
+            role="tab"
+            id={`comments-status-${s}`}
+            aria-selected={status === s}
+            aria-controls="comments-status-panel"
+            tabIndex={status === s ? 0 : -1}
+            className={status === s ? 'admin-tab active' : 'admin-tab'}
+            onClick={() => chooseStatus(s)}
+            onKeyDown={(event) => onTabKey(event, index)}
+          >
+            {STATUS_LABELS[s]}
+            {counts && <span className="admin-comment-count"> ({counts[s]})</span>}
+          </button>
+        ))}
+      </div>
+      <div
+        role="tabpanel"
+        id="comments-status-panel"
+        aria-labelledby={`comments-status-${status}`}
+        className="admin-comment-panel"
+      >
+        {list.status === 'loading' && <p role="status">Loading...</p>}
+        {list.status === 'error' && (
+          <div className="admin-actions">
+            <ErrorLine error={errorMessage(list.error, 'The comments could not be loaded.')} />
+            <button
+              type="button"
+              className="button button-small button-secondary"
+              onClick={() => setReload((n) => n + 1)}
+            >
+              Try again
+            </button>
+          </div>
+        )}
+        {data &&
+          (data.items.length === 0 ? (
+            <p className="empty">{EMPTY_TEXTS[status]}</p>
+          ) : (
+            <>
+              <ol className="admin-comment-list" ref={listRef}>
+                {data.items.map((comment) => (
+                  <CommentRow
+                    key={comment.id}
+                    comment={comment}
+                    actions={actionsFor(status)}
+                    busy={busy?.id === comment.id ? busy.action : null}
+                    disabled={busy !== null}
+                    onAction={(action) => void act(comment, action)}
+                  />
+                ))}
+              </ol>
+              <Pagination
+                page={page}
+                pageSize={data.pageSize}
+                total={data.total}
+                onPageChange={setPage}
+                label={`${STATUS_LABELS[status]} comments pages`}
+              />
+            </>
+          ))}
+      </div>
+    </section>
+  );
+}
+
+interface CommentRowProps {
+  comment: AdminComment;
+  actions: CommentAction[];
+  /** The action under way on this row. */
+  busy: CommentAction | null;
+  disabled: boolean;
+  onAction(action: CommentAction): void;
+}
+
+function CommentRow({ comment, actions, busy, disabled, onAction }: CommentRowProps) {
+  const { author, post } = comment;
+  const titleId = `admin-comment-${comment.id}`;
+  const handle = author.handle && author.handle !== author.name ? author.handle : null;
+  return (
+    <li>
+      <article className="admin-comment" aria-labelledby={titleId} aria-busy={busy !== null} tabIndex={-1}>
+        <header>
+          <p id={titleId} className="admin-comment-title">
+            <span className="visually-hidden">Comment by {author.name} on </span>
+            {post.url ? <Link to={post.url}>{post.title}</Link> : post.title}
+          </p>
+          <p className="admin-comment-meta">
+            {author.url ? (
+              <a href={author.url} rel="nofollow ugc noopener">
+                {author.name}
+              </a>
+            ) : (
+              <span className="admin-comment-author">{author.name}</span>
+            )}
+            {handle && <span> {handle}</span>}
+            {' · '}
+            <time dateTime={comment.createdAt}>{formatDateTime(comment.createdAt)}</time>
+            {comment.via && <span> · via {comment.via}</span>}
+          </p>
+        </header>
+        {/* Sanitised by the posts service when the comment was stored. */}
+        <div className="admin-comment-text" dangerouslySetInnerHTML={{ __html: comment.content }} />
+        <div className="admin-actions">
+          {actions.map((action) => (
+            <button
+              key={action}
+              type="button"
+              className={action === 'delete' ? 'button button-small button-danger' : 'button button-small'}
+              disabled={disabled}
+              onClick={() => onAction(action)}
+            >
+              {busy === action ? ACTION_TEXTS[action].pending : ACTION_TEXTS[action].label}
+              <span className="visually-hidden">, comment by {author.name}</span>
+            </button>
+          ))}
+        </div>
+      </article>
+    </li>
+  );
+}

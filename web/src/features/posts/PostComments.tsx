@@ -1,0 +1,175 @@
+import type { CommentThread, CommentView, PostCommentsResult } from '@blog/contracts/comments';
+import { lazy, Suspense, useState } from 'react';
+import { useLocation } from 'react-router-dom';
+import { useApi } from '../../api/ApiContext';
+import { getPostComments } from '../../api/comments';
+import { Link } from '../../components/Link';
+import { useHydrated } from '../../hooks/useHydrated';
+import { useDateFormat } from '../../lib/format';
+import { useSession } from '../../session/SessionContext';
+import { commentCountLabel, signInToCommentHref } from './commentRules';
+import './comments.css';
+
+// Only a signed-in reader writes: the form's code (and the comment schema) never reaches a guest.
+const CommentForm = lazy(() => import('./CommentForm').then((m) => ({ default: m.CommentForm })));
+
+type Loaded = { status: 'ready'; data: PostCommentsResult } | { status: 'error' } | { status: 'loading' };
+
+/**
+ * A post's approved comments (issue 30 §5), threaded one level deep, drawn on the server with
+ * the post. A signed-in reader writes one (or replies to a top comment); a guest gets a link to
+ * sign in that comes back here.
+ */
+export function PostComments({ postId, initial }: { postId: number; initial: PostCommentsResult | null }) {
+  const api = useApi();
+  const { session } = useSession();
+  const signedIn = useHydrated() && session !== null;
+  const { pathname } = useLocation();
+  const [loaded, setLoaded] = useState<Loaded>(
+    initial ? { status: 'ready', data: initial } : { status: 'error' },
+  );
+  const [replyTo, setReplyTo] = useState<number | null>(null);
+
+  const retry = () => {
+    setLoaded({ status: 'loading' });
+    getPostComments(api, postId).then(
+      (data) => setLoaded({ status: 'ready', data }),
+      () => setLoaded({ status: 'error' }),
+    );
+  };
+
+  const count = loaded.status === 'ready' ? loaded.data.count : null;
+  return (
+    <section id="comments" className="post-comments" aria-labelledby="comments-heading">
+      <h2 id="comments-heading">{count === null ? 'Comments' : commentCountLabel(count)}</h2>
+      {loaded.status === 'loading' && (
+        <p role="status" className="loading">
+          Loading comments...
+        </p>
+      )}
+      {loaded.status === 'error' && (
+        <div className="comments-error">
+          <p role="alert">The comments could not be loaded.</p>
+          <button type="button" className="button button-small button-secondary" onClick={retry}>
+            Try again
+          </button>
+        </div>
+      )}
+      {loaded.status === 'ready' && loaded.data.comments.length > 0 && (
+        <ol className="comment-list">
+          {loaded.data.comments.map((thread) => (
+            <TopComment
+              key={thread.id}
+              thread={thread}
+              postId={postId}
+              canReply={signedIn}
+              replying={replyTo === thread.id}
+              onReply={(open) => setReplyTo(open ? thread.id : null)}
+            />
+          ))}
+        </ol>
+      )}
+      {signedIn ? (
+        <Suspense fallback={<p className="loading">Loading...</p>}>
+          <CommentForm postId={postId} idPrefix="comment" label="Your comment" />
+        </Suspense>
+      ) : (
+        <p className="comment-sign-in">
+          <Link to={signInToCommentHref(pathname)}>Sign in to comment</Link>
+        </p>
+      )}
+    </section>
+  );
+}
+
+interface TopCommentProps {
+  thread: CommentThread;
+  postId: number;
+  canReply: boolean;
+  replying: boolean;
+  onReply(open: boolean): void;
+}
+
+function TopComment({ thread, postId, canReply, replying, onReply }: TopCommentProps) {
+  const formId = `reply-form-${thread.id}`;
+  return (
+    <li className="comment-thread">
+      <Comment comment={thread} />
+      {canReply && (
+        <button
+          type="button"
+          className="button button-small button-secondary comment-reply"
+          aria-expanded={replying}
+          aria-controls={replying ? formId : undefined}
+          onClick={() => onReply(!replying)}
+        >
+          {replying ? 'Cancel reply' : 'Reply'}
+          <span className="visually-hidden"> to {thread.author.name}</span>
+        </button>
+      )}
+      {canReply && replying && (
+        <div id={formId} className="comment-reply-form">
+          <Suspense fallback={<p className="loading">Loading...</p>}>
+            <CommentForm
+              postId={postId}
+              parentId={thread.id}
+              idPrefix={`reply-${thread.id}`}
+              label={`Your reply to ${thread.author.name}`}
+              autoFocus
+            />
+          </Suspense>
+        </div>
+      )}
+      {thread.replies.length > 0 && (
+        <ol className="comment-replies" aria-label={`Replies to ${thread.author.name}`}>
+          {thread.replies.map((reply) => (
+            <li key={reply.id}>
+              <Comment comment={reply} />
+            </li>
+          ))}
+        </ol>
+      )}
+    </li>
+  );
+}
+
+function Comment({ comment }: { comment: CommentView }) {
+  const formatDate = useDateFormat();
+  const { author } = comment;
+  // The handle adds nothing when it is the name again (a site reader's handle is their user name).
+  const handle = author.handle && author.handle !== author.name ? author.handle : null;
+  return (
+    <article className="comment" id={`comment-${comment.id}`} aria-label={`Comment by ${author.name}`}>
+      <header className="comment-meta">
+        {author.avatarUrl && (
+          <img
+            className="comment-avatar"
+            src={author.avatarUrl}
+            alt=""
+            width={40}
+            height={40}
+            loading="lazy"
+          />
+        )}
+        <div className="comment-byline">
+          <p className="comment-author">
+            {author.url ? (
+              <a href={author.url} rel="nofollow ugc noopener">
+                {author.name}
+              </a>
+            ) : (
+              <span>{author.name}</span>
+            )}
+            {handle && <span className="comment-handle"> {handle}</span>}
+          </p>
+          <p className="comment-date">
+            <time dateTime={comment.createdAt}>{formatDate('dateTime', comment.createdAt)}</time>
+            {comment.via && <span className="comment-via"> · via {comment.via}</span>}
+          </p>
+        </div>
+      </header>
+      {/* Sanitised by the posts service when the comment was stored (like a post's HTML). */}
+      <div className="comment-content" dangerouslySetInnerHTML={{ __html: comment.content }} />
+    </article>
+  );
+}
