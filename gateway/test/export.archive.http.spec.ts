@@ -1,24 +1,21 @@
 /**
- * Taking the blog out: GET /api/admin/export through the real gateway and services streams a
- * .zip with blog.json (parsed with the contracts' schema), every original without location
- * data (checked by exiftool over every file: EXIF, XMP, PNG/WebP metadata, QuickTime/MP4
- * location atoms; pixels unchanged), a video that cannot be cleaned left out and listed in
- * blog.json's notes, and one Markdown file per post with front matter; admins only.
+ * Taking the blog out: the archive an export makes, through the real gateway and services: a
+ * .zip with blog.json (parsed with the contracts' schema), every original without location data
+ * (checked by exiftool over every file: EXIF, XMP, PNG/WebP metadata, QuickTime/MP4 location
+ * atoms; pixels unchanged), a video that cannot be cleaned left out and listed in blog.json's
+ * notes, and one Markdown file per post with front matter.
  */
-import { blogArchiveSchema, type ExportReport, type PostView } from '@blog/contracts';
+import { blogArchiveSchema } from '@blog/contracts';
 import { resolveBinaries, run } from '@blog/server-kit';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import pg from 'pg';
 import sharp from 'sharp';
 import { parse } from 'yaml';
-import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
-import type { INestApplication } from '@nestjs/common';
-import { freePort } from '@blog/server-kit/testing';
-import { createGateway, loadGatewayConfig } from '../src/index.js';
-import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+import { useExportStack } from './support/export-stack.js';
+import { makeImage, makeMp4 } from './support/media-fixtures.js';
+import { ADMIN, api, type TestStack } from './support/test-stack.js';
 import { unzip } from './support/zip.js';
 
 const XMP_WITH_GPS =
@@ -89,55 +86,16 @@ async function videosWithLocation(): Promise<{ mp4: Buffer; mov: Buffer }> {
 /** GPSLatitude's last rational (2400/100), as the little-endian EXIF sharp writes stores it. */
 const LATITUDE_SECONDS = Buffer.from([0x60, 0x09, 0x00, 0x00, 0x64, 0x00, 0x00, 0x00]);
 
-describe('export everything', () => {
+describe('the export archive', () => {
+  const rig = useExportStack();
+  const { create, exportZip } = rig;
   let stack: TestStack;
-  let admin: string;
   let photo: Buffer;
   let png: Buffer;
   const video = makeMp4();
 
-  const create = async (values: Record<string, string>, files: Part[] = []) => {
-    const { body, contentType } = multipart([...fields(values), ...files]);
-    const response = await fetch(`${stack.baseUrl}/api/posts`, {
-      method: 'POST',
-      headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
-      body,
-    });
-    if (response.status !== 201)
-      throw new Error(`create answered ${response.status}: ${await response.text()}`);
-    return (await response.json()) as PostView;
-  };
-  /** An export run to its end (its report polled), answered by its archive's download. */
-  const finishedExport = async (token = admin): Promise<ExportReport> => {
-    const started = await api(stack, '/api/admin/export', { method: 'POST', token });
-    expect([started.status, started.json]).toEqual([
-      202,
-      expect.objectContaining({ id: expect.any(String), state: expect.any(String) }),
-    ]);
-    const { id } = started.json as unknown as ExportReport;
-    for (const deadline = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 100))) {
-      const report = (await api(stack, `/api/admin/export/jobs/${id}`, { token }))
-        .json as unknown as ExportReport;
-      if (report.state === 'done' || report.state === 'failed') return report;
-      if (Date.now() > deadline) throw new Error(`export still ${report.state}: ${JSON.stringify(report)}`);
-    }
-  };
-  const exportZip = async (token = admin) => {
-    const report = await finishedExport(token);
-    expect(report).toMatchObject({
-      state: 'done',
-      percent: 100,
-      posts: report.total,
-      bytes: expect.any(Number),
-    });
-    return fetch(`${stack.baseUrl}/api/admin/export/jobs/${report.id}/archive`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
-  };
-
   beforeAll(async () => {
-    stack = await startTestStack();
-    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+    stack = rig.stack;
     photo = await sharp({ create: { width: 64, height: 48, channels: 3, background: '#a04020' } })
       .jpeg()
       .withExif({
@@ -153,7 +111,6 @@ describe('export everything', () => {
     expect(photo.includes(LATITUDE_SECONDS)).toBe(true);
     png = await makeImage('png');
   }, 60_000);
-  afterAll(() => stack?.stop());
 
   it('streams a zip with blog.json, the originals (without GPS) and a Markdown file per post', async () => {
     const trip = await create(
@@ -350,176 +307,4 @@ describe('export everything', () => {
     },
     120_000,
   );
-
-  describe("the dashboard's one-time download", () => {
-    /** A second gateway replica over the same services: what one replica used, the other refuses. */
-    let replica: INestApplication;
-    let replicaUrl: string;
-
-    beforeAll(async () => {
-      const port = await freePort();
-      replica = await createGateway(loadGatewayConfig({ ...stack.env, PORT: String(port) }), stack.env);
-      replicaUrl = `http://127.0.0.1:${port}`;
-    });
-    afterAll(() => replica?.close());
-
-    /** A finished export whose archive the links download. */
-    let exported: ExportReport;
-    beforeAll(async () => {
-      exported = await finishedExport();
-    }, 60_000);
-
-    const askLink = async (session: string) => {
-      const answer = await api(stack, '/api/admin/export/link', {
-        method: 'POST',
-        token: session,
-        body: { id: exported.id },
-      });
-      expect(answer.status).toBe(200);
-      return answer.json as unknown as { action: string; token: string; expiresInSeconds: number };
-    };
-    /** What the dashboard's form posts: the link's token and the session, in the body. */
-    const post = (base: string, action: string, fields: Record<string, string>) =>
-      fetch(`${base}${action}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams(fields).toString(),
-      });
-
-    it('answers the zip once, on whichever replica, with no token in any URL', async () => {
-      const link = await askLink(admin);
-      expect(link.action).toBe('/api/admin/export/download');
-      expect(link.expiresInSeconds).toBe(60);
-      const first = await post(stack.baseUrl, link.action, { token: link.token, session: admin });
-      expect(first.status).toBe(200);
-      expect(first.headers.get('content-disposition')).toMatch(/^attachment; filename="blog-export-/);
-      expect((await unzip(Buffer.from(await first.arrayBuffer()))).has('blog.json')).toBe(true);
-      // Used: refused on this replica and on the other one.
-      const again = await post(replicaUrl, link.action, { token: link.token, session: admin });
-      expect(again.status).toBe(401);
-      expect((await post(stack.baseUrl, link.action, { token: link.token, session: admin })).status).toBe(
-        401,
-      );
-
-      // A fresh link used on the other replica first: refused here.
-      const other = await askLink(admin);
-      expect((await post(replicaUrl, other.action, { token: other.token, session: admin })).status).toBe(200);
-      expect((await post(stack.baseUrl, other.action, { token: other.token, session: admin })).status).toBe(
-        401,
-      );
-
-      // A link is only for an export that exists and is finished.
-      const unknown = await api(stack, '/api/admin/export/link', {
-        method: 'POST',
-        token: admin,
-        body: { id: '00000000-0000-4000-8000-000000000000' },
-      });
-      expect(unknown.status).toBe(404);
-
-      // The token is never a session, and the old query-string download is gone.
-      expect((await api(stack, '/api/auth/account', { token: link.token })).status).toBe(401);
-      expect((await fetch(`${stack.baseUrl}/api/admin/export/download?t=${link.token}`)).status).toBe(404);
-    });
-
-    it("needs the session that asked, still valid and still an admin's, checked at download", async () => {
-      const link = await askLink(admin);
-      expect((await post(stack.baseUrl, link.action, { token: link.token })).status).toBe(401);
-      expect((await post(stack.baseUrl, link.action, { token: 'forged', session: admin })).status).toBe(401);
-      expect((await post(stack.baseUrl, link.action, { session: admin })).status).toBe(401);
-      // Another account's valid session does not carry this link.
-      await api(stack, '/api/auth/register', {
-        body: { username: 'second-admin', password: 'second-password-1' },
-      });
-      const id = (
-        (await api(stack, '/api/auth/users', { token: admin })).json as { id: string; username: string }[]
-      ).find((u) => u.username === 'second-admin')!.id;
-      expect(
-        (await api(stack, `/api/auth/users/${id}`, { method: 'PUT', body: { role: 'admin' }, token: admin }))
-          .status,
-      ).toBe(200);
-      const second = await loginAs(stack, 'second-admin', 'second-password-1');
-      expect((await post(stack.baseUrl, link.action, { token: link.token, session: second })).status).toBe(
-        401,
-      );
-
-      // Signed out everywhere on one replica; the other had just checked the session (cached).
-      const mine = await loginAs(stack, 'second-admin', 'second-password-1');
-      const unused = await askLink(mine);
-      expect(
-        (await fetch(`${replicaUrl}/api/auth/users`, { headers: { authorization: `Bearer ${mine}` } }))
-          .status,
-      ).toBe(200);
-      expect((await api(stack, '/api/auth/sessions/revoke', { method: 'POST', token: mine })).status).toBe(
-        200,
-      );
-      expect((await post(replicaUrl, unused.action, { token: unused.token, session: mine })).status).toBe(
-        401,
-      );
-
-      // Demoted on one replica while the link was out: refused on the other.
-      const current = await loginAs(stack, 'second-admin', 'second-password-1');
-      const pending = await askLink(current);
-      expect(
-        (await fetch(`${replicaUrl}/api/auth/users`, { headers: { authorization: `Bearer ${current}` } }))
-          .status,
-      ).toBe(200);
-      expect(
-        (await api(stack, `/api/auth/users/${id}`, { method: 'PUT', body: { role: 'user' }, token: admin }))
-          .status,
-      ).toBe(200);
-      expect(
-        (await post(replicaUrl, pending.action, { token: pending.token, session: current })).status,
-      ).toBe(401);
-
-      // None of the refusals used the admin's link up.
-      expect((await post(replicaUrl, link.action, { token: link.token, session: admin })).status).toBe(200);
-    });
-  });
-
-  it('keeps a finished archive a day: the next export after that removes it, and its download is gone', async () => {
-    const old = await finishedExport();
-    const archiveFile = join(stack.env.DATA_DIR!, 'uploads', 'private', 'exports', `${old.id}.zip`);
-    expect((await stat(archiveFile)).size).toBe(old.bytes);
-    const db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
-    await db.connect();
-    try {
-      await db.query(`UPDATE posts.exports SET updated_at = now() - interval '25 hours' WHERE id = $1`, [
-        old.id,
-      ]);
-    } finally {
-      await db.end();
-    }
-    const fresh = await finishedExport();
-    expect((await api(stack, `/api/admin/export/jobs/${old.id}`, { token: admin })).status).toBe(404);
-    await expect(stat(archiveFile)).rejects.toMatchObject({ code: 'ENOENT' });
-    const link = await api(stack, '/api/admin/export/link', {
-      method: 'POST',
-      token: admin,
-      body: { id: old.id },
-    });
-    expect(link.status).toBe(404);
-    const download = await fetch(`${stack.baseUrl}/api/admin/export/jobs/${fresh.id}/archive`, {
-      headers: { authorization: `Bearer ${admin}` },
-    });
-    expect([download.status, Number(download.headers.get('content-length'))]).toEqual([200, fresh.bytes]);
-    await download.arrayBuffer();
-  });
-
-  it('is for admins only', async () => {
-    const start = (token: string) => api(stack, '/api/admin/export', { method: 'POST', token });
-    expect((await start('')).status).toBe(401);
-    const { id } = (await finishedExport()) as ExportReport;
-    await api(stack, '/api/auth/register', {
-      body: { username: 'exporter', password: 'exporter-password-1' },
-    });
-    const user = await loginAs(stack, 'exporter', 'exporter-password-1');
-    expect((await start(user)).status).toBe(403);
-    // The archive waits in private storage: never served as an upload.
-    expect((await fetch(`${stack.baseUrl}/uploads/private/exports/${id}.zip`)).status).toBe(404);
-    for (const path of [`/api/admin/export/jobs/${id}`, `/api/admin/export/jobs/${id}/archive`]) {
-      expect((await api(stack, path, { token: '' })).status).toBe(401);
-      expect((await api(stack, path, { token: user })).status).toBe(403);
-    }
-    expect((await api(stack, '/api/admin/export/link', { method: 'POST', token: user })).status).toBe(403);
-  });
 });
