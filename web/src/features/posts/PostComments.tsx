@@ -8,7 +8,6 @@ import { useHydrated } from '../../hooks/useHydrated';
 import { useDateFormat } from '../../lib/format';
 import { useSession } from '../../session/SessionContext';
 import { commentCountLabel, signInToCommentHref } from './commentRules';
-import './comments.css';
 
 // Only a signed-in reader writes: the form's code (and the comment schema) never reaches a guest.
 const CommentForm = lazy(() => import('./CommentForm').then((m) => ({ default: m.CommentForm })));

@@ -10,6 +10,7 @@ import { searchHref } from '../../lib/searchParams';
 import type { TreeData } from '../../loaders';
 import { carouselPart } from './carouselPart';
 import { PostComments } from './PostComments';
+import './comments.css';
 import './post-content.css';
 
 /** A post's page at {section path}/{slug} (docs/product.md#a-post); null when it could not be loaded. */
