@@ -148,7 +148,7 @@ export function treeLoader(deps: LoaderDeps) {
     }
     if (post.url && post.url !== pathname) throw redirect(post.url + new URL(request.url).search, 301);
     const [comments] = await Promise.all([
-      loadComments(deps, post.id, request.signal),
+      post.status === 'published' ? loadComments(deps, post.id, request.signal) : null,
       carouselItems(post.media).length > 0 ? carouselPart.load() : null,
     ]);
     return { kind: 'post', post, comments } satisfies TreeData;

@@ -106,7 +106,8 @@ function PostDetail({ post }: { post: PostView }) {
           </p>
         </footer>
       </article>
-      <PostComments key={post.id} postId={post.id} initial={comments} />
+      {/* A draft or a later post has no readers yet, so no comments. */}
+      {post.status === 'published' && <PostComments key={post.id} postId={post.id} initial={comments} />}
     </>
   );
 }
