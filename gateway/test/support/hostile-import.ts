@@ -1,0 +1,190 @@
+/**
+ * What the hostile-import specs (import.hostile.*.spec.ts, import.tries.spec.ts) share: WXR
+ * files, zips and this blog's own archives made in memory, a stack whose imports time pictures
+ * out after 1 s, and an import run while the site's reads are polled and timed.
+ */
+import { BLOG_ARCHIVE_FORMAT, BLOG_ARCHIVE_VERSION, type ImportReport, type PostView } from '@blog/contracts';
+import { ZipFile } from 'yazl';
+import { multipart } from './media-fixtures.js';
+import { ADMIN, api, loginAs, startTestStack, type TestStack } from './test-stack.js';
+
+export const MB = 1024 * 1024;
+const HEAD = `<?xml version="1.0" encoding="UTF-8" ?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:wp="http://wordpress.org/export/1.2/">
+<channel><title>Hostile</title>`;
+const TAIL = `</channel></rss>`;
+
+export function wxrItem(id: number, title: string, content: string | Buffer = 'Text.'): Buffer {
+  return Buffer.concat([
+    Buffer.from(`<item><title>${title}</title><guid>http://evil.example/?p=${id}</guid>
+<wp:post_id>${id}</wp:post_id><wp:post_name>${title.toLowerCase().replace(/\W+/g, '-')}</wp:post_name>
+<wp:status>publish</wp:status><wp:post_type>post</wp:post_type><content:encoded><![CDATA[`),
+    Buffer.isBuffer(content) ? content : Buffer.from(content),
+    Buffer.from(`]]></content:encoded></item>`),
+  ]);
+}
+export const wxr = (...parts: (string | Buffer)[]) =>
+  Buffer.concat([HEAD, ...parts, TAIL].map((p) => (Buffer.isBuffer(p) ? p : Buffer.from(p))));
+
+/** A zip made with yazl: `files` by name; each name's `xx/` can be turned into `../` afterwards. */
+export async function zip(files: Record<string, Buffer | string>): Promise<Buffer> {
+  const file = new ZipFile();
+  for (const [name, data] of Object.entries(files)) file.addBuffer(Buffer.from(data), name);
+  file.end();
+  const chunks: Buffer[] = [];
+  for await (const chunk of file.outputStream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** blog.json of this blog's own export, with these posts (the site is not one: it is reported, not restored). */
+export function blogJson(posts: unknown[], site: unknown = {}): string {
+  return JSON.stringify({
+    format: BLOG_ARCHIVE_FORMAT,
+    version: BLOG_ARCHIVE_VERSION,
+    site,
+    posts,
+    users: [],
+    subscribers: [],
+  });
+}
+export function archivePost(id: number, title: string, content: string, media: unknown[] = []) {
+  return {
+    id,
+    title,
+    slug: title.toLowerCase().replace(/\W+/g, '-'),
+    status: 'published',
+    createdAt: '2020-01-01T00:00:00.000Z',
+    updatedAt: '2020-01-01T00:00:00.000Z',
+    category: 'More',
+    submenu1: 'General',
+    submenu2: null,
+    placeId: null,
+    tags: [],
+    content,
+    sourceId: null,
+    oldPaths: [],
+    media,
+  };
+}
+
+/** One import run while the site was read: see importWhileReading. */
+export interface ImportRun {
+  report: ImportReport;
+  ms: number;
+  slowestRead: number;
+  reads: number;
+  heapGrowthMb: number;
+}
+
+export interface HostileImportStack {
+  stack: TestStack;
+  admin: string;
+  /** Uploads a file as the admin (202, or the test fails): the import's id. */
+  upload(name: string, data: Buffer | string): Promise<string>;
+  reportOf(id: string): Promise<ImportReport>;
+  finished(id: string, withinMs: number): Promise<ImportReport>;
+  /**
+   * Uploads `file`, then, while it is imported, asks for the post list every 100 ms: the
+   * report, how long the import took, the slowest read, and the heap's growth (this process
+   * runs the whole stack). The upload itself is not timed: it is the gateway's, not the import's.
+   */
+  importWhileReading(name: string, file: Buffer | string, withinMs?: number): Promise<ImportRun>;
+  /** The bounds every hostile file is held to (generous: CI machines are shared and slow). */
+  expectBounded(
+    label: string,
+    run: ImportRun,
+    bounds?: { ms?: number; read?: number; heapMb?: number },
+  ): void;
+  /** Every post's title, drafts included. */
+  titles(): Promise<string[]>;
+}
+
+/**
+ * The file's stack, started before its tests (and before any beforeAll declared after this
+ * call) and stopped after them, printing each bounded run's figures; its functions may be taken
+ * out of the answer at once.
+ */
+export function useHostileImportStack(): HostileImportStack {
+  const figures: string[] = [];
+  const rig: HostileImportStack = {
+    async upload(name, data) {
+      const { body, contentType } = multipart([
+        { name: 'file', file: { filename: name, type: 'application/octet-stream', data: Buffer.from(data) } },
+      ]);
+      const response = await fetch(`${rig.stack.baseUrl}/api/admin/import`, {
+        method: 'POST',
+        headers: { 'content-type': contentType, authorization: `Bearer ${rig.admin}` },
+        body,
+      });
+      const json = (await response.json()) as ImportReport;
+      expect([response.status, json]).toEqual([202, expect.objectContaining({ id: expect.any(String) })]);
+      return json.id;
+    },
+    reportOf: async (id) =>
+      (await api(rig.stack, `/api/admin/import/${id}`, { token: rig.admin })).json as unknown as ImportReport,
+    async finished(id, withinMs) {
+      for (const deadline = Date.now() + withinMs; ;) {
+        const report = await rig.reportOf(id);
+        if (report.state === 'done' || report.state === 'failed') return report;
+        if (Date.now() > deadline) throw new Error(`import still ${report.state}: ${JSON.stringify(report)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async importWhileReading(name, file, withinMs = 60_000) {
+      const id = await rig.upload(name, file);
+      const reads: number[] = [];
+      let reading = true;
+      const reader = (async () => {
+        while (reading) {
+          const started = performance.now();
+          const response = await fetch(`${rig.stack.baseUrl}/api/posts?limit=1`);
+          await response.arrayBuffer();
+          expect(response.status).toBe(200);
+          reads.push(performance.now() - started);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const heapBefore = process.memoryUsage().heapUsed;
+      let heapPeak = heapBefore;
+      const sampler = setInterval(() => (heapPeak = Math.max(heapPeak, process.memoryUsage().heapUsed)), 20);
+      const started = Date.now();
+      try {
+        const report = await rig.finished(id, withinMs);
+        return {
+          report,
+          ms: Date.now() - started,
+          slowestRead: Math.max(...reads),
+          reads: reads.length,
+          heapGrowthMb: (heapPeak - heapBefore) / MB,
+        };
+      } finally {
+        reading = false;
+        clearInterval(sampler);
+        await reader;
+      }
+    },
+    expectBounded(label, run, { ms = 30_000, read = 1000, heapMb = 256 } = {}) {
+      figures.push(
+        `${label}: ${run.report.state} in ${run.ms} ms, slowest of ${run.reads} reads ${Math.round(run.slowestRead)} ms, heap +${Math.round(run.heapGrowthMb)} MB`,
+      );
+      expect(run.ms).toBeLessThan(ms);
+      expect(run.slowestRead).toBeLessThan(read);
+      expect(run.heapGrowthMb).toBeLessThan(heapMb);
+    },
+    titles: async () =>
+      (
+        (await api(rig.stack, `/api/posts?limit=100&status=all`, { token: rig.admin }))
+          .json as unknown as PostView[]
+      ).map((p) => p.title),
+  } as Partial<HostileImportStack> as HostileImportStack;
+
+  beforeAll(async () => {
+    rig.stack = await startTestStack({ IMPORT_MEDIA_TIMEOUT_MS: '1000' });
+    rig.admin = await loginAs(rig.stack, ADMIN.username, ADMIN.password);
+  }, 120_000);
+  afterAll(async () => {
+    if (figures.length) console.log(`hostile imports:\n${figures.join('\n')}`);
+    await rig.stack?.stop();
+  });
+  return rig;
+}
