@@ -1,7 +1,7 @@
 /**
  * The export's location stripping on its own: pictures keep every pixel and lose their
  * metadata chunks, and a hostile or broken file ends in a clear "left out" at once, never a
- * hang or a crash (the exiftool check over whole exports is in test/export.http.spec.ts).
+ * hang or a crash (the exiftool check over whole exports is in gateway/test/export.archive.http.spec.ts).
  */
 import { resolveBinaries } from '@blog/server-kit';
 import { Readable } from 'node:stream';
