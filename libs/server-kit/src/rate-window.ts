@@ -69,6 +69,15 @@ export class RateWindow {
     await this.db.query(`DELETE FROM ${TABLE} WHERE key = $1`, [key]);
   }
 
+  /** Removes every key that starts with `prefix` and ends with `suffix`: e.g. one account's windows from every address. */
+  async resetMatching(prefix: string, suffix: string): Promise<void> {
+    await this.db.query(
+      `DELETE FROM ${TABLE}
+       WHERE starts_with(key, $1) AND right(key, length($2)) = $2 AND length(key) >= length($1) + length($2)`,
+      [prefix, suffix],
+    );
+  }
+
   /** Windows older than `windowSeconds` count for nothing; keeps the table small. */
   async purgeOlderThan(windowSeconds: number): Promise<void> {
     await this.db.query(

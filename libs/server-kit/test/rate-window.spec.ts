@@ -59,4 +59,17 @@ describe('RateWindow', () => {
     await windows.purgeOlderThan(900);
     expect(await source.query(`SELECT key FROM rate_windows`)).toEqual([]);
   });
+
+  it('resetMatching clears the keys with both ends, and only those', async () => {
+    for (const key of [
+      'login\n10.0.0.1\nbob',
+      'login\n10.0.0.2\nbob',
+      'login\n10.0.0.1\nbobby',
+      'other\nbob',
+    ])
+      await refusal(key);
+    await windows.resetMatching('login\n', '\nbob');
+    const left = (await source.query(`SELECT key FROM rate_windows ORDER BY key`)) as { key: string }[];
+    expect(left.map((row) => row.key)).toEqual(['login\n10.0.0.1\nbobby', 'other\nbob']);
+  });
 });

@@ -23,7 +23,13 @@ export class LoginThrottle {
   }
 
   static key(ip: string, username: string): string {
-    return `login\n${ip}\n${username.toLowerCase()}`;
+    const { prefix, suffix } = LoginThrottle.accountKeys(username);
+    return `${prefix}${ip}${suffix}`;
+  }
+
+  /** How key() begins and ends for one account, whatever the address (the operator's reset clears them all). */
+  static accountKeys(username: string): { prefix: string; suffix: string } {
+    return { prefix: 'login\n', suffix: `\n${username.toLowerCase()}` };
   }
 
   /** Counts this sign-in attempt; throws 429 with Retry-After seconds when the window's allowance is used up. */

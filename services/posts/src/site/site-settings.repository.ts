@@ -31,6 +31,14 @@ export interface SiteChange {
   dropRedirects(paths: string[]): Promise<void>;
   /** Stores the configuration with a new version, announced to every replica on commit. */
   save(config: SiteConfig): Promise<SiteConfig>;
+  /** Every moved listing path forgotten (the operator's reset replaces the tree they belonged to). */
+  clearRedirects(): Promise<void>;
+  /** Posts on a place not among `placeIds` lose it (their labels stay). */
+  unplacePostsOutside(placeIds: string[]): Promise<void>;
+  /** Posts without a place get the leaf of `site` their labels name (placePostsByLabels). */
+  placeByLabels(site: SiteConfig): Promise<void>;
+  /** How many posts have no place. */
+  unplacedPosts(): Promise<number>;
 }
 
 /**
@@ -147,6 +155,23 @@ export class PostgresSiteSettingsRepository extends SiteSettingsRepository {
         // Delivered to every replica's listener when this transaction commits.
         await manager.query(`SELECT pg_notify($1, $2)`, [SITE_CHANNEL, String(rows[0]!.version)]);
         return rows[0]!.config;
+      },
+      async clearRedirects() {
+        await manager.query(`DELETE FROM posts.site_redirects`);
+      },
+      async unplacePostsOutside(placeIds) {
+        await manager.query(`UPDATE posts.posts SET place_id = NULL WHERE NOT (place_id = ANY($1))`, [
+          placeIds,
+        ]);
+      },
+      async placeByLabels(site) {
+        await placePostsByLabels((sql, params) => manager.query(sql, params), site);
+      },
+      async unplacedPosts() {
+        const [row] = (await manager.query(
+          `SELECT count(*)::int AS n FROM posts.posts WHERE place_id IS NULL`,
+        )) as { n: number }[];
+        return row!.n;
       },
     };
   }

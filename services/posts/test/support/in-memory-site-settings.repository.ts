@@ -99,6 +99,13 @@ export class InMemorySiteSettingsRepository extends SiteSettingsRepository {
         rows().version += 1;
         return structuredClone(config);
       },
+      clearRedirects: async () => rows().redirects.clear(),
+      unplacePostsOutside: async (placeIds) => {
+        for (const post of rows().posts)
+          if (post.placeId && !placeIds.includes(post.placeId)) post.placeId = null;
+      },
+      placeByLabels: (site) => this.placeUnplacedPosts(site),
+      unplacedPosts: async () => rows().posts.filter((post) => !post.placeId).length,
     };
   }
 
