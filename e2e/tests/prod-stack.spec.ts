@@ -4,52 +4,14 @@
  * what it receives, and the five built processes over NATS with two posts replicas.
  * A browser signs in through nginx (the sign-in screen is the part of the site this test
  * may rely on); the rest is driven through nginx's API as the site's screens would.
+ * The four tests share one stack (it takes a minute or two to start, and the last reads the
+ * first one's post); its start, stop and readers are in prod-stack.rig.ts.
  */
-import { simpleParser } from 'mailparser';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { missingPrograms } from '../../scripts/lib/programs.mjs';
-import { launchBrowser } from '../support/browser.js';
 import { writePostInAdminForm } from '../support/production-path.js';
-
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const ADMIN = { username: 'prodadmin', password: 'prod-admin-password-1' };
-
-interface StackInfo {
-  url: string;
-  gateway: string;
-  dir: string;
-  s3Dir: string;
-  mailDir: string;
-  nats: string;
-  pids: Record<string, number>;
-}
-
-let launcher: ChildProcess | undefined;
-let stack: StackInfo;
-let browser: Browser | undefined;
-let output = '';
-
-/** SIGTERM to the script (it stops what it started); its whole process group SIGKILLed if it hangs. */
-async function stopLauncher() {
-  if (!launcher?.pid || launcher.exitCode !== null) return;
-  const exited = new Promise((done) => launcher!.once('exit', done));
-  launcher.kill('SIGTERM');
-  const timer = setTimeout(() => {
-    try {
-      process.kill(-launcher!.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }, 20_000);
-  await exited;
-  clearTimeout(timer);
-}
+import { ADMIN, useProdStack, type Json, type StackInfo } from './prod-stack.rig.js';
 
 // Without nginx, redis-server or nats-server the suite is skipped, saying which in its name
 // (.ci/run installs them), and starts nothing.
@@ -58,97 +20,11 @@ const suite = missing.length ? describe.skip : describe;
 const suiteName = `stack:prod${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`;
 
 suite(suiteName, () => {
-  beforeAll(async () => {
-    launcher = spawn(process.execPath, [join(ROOT, 'scripts/prod-stack.mjs')], {
-      cwd: ROOT,
-      env: { ...process.env, ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group, so a failing test still stops every process it started.
-      detached: true,
-    });
-    launcher.stdout!.on('data', (chunk) => (output += chunk));
-    launcher.stderr!.on('data', (chunk) => (output += chunk));
-    const line = await new Promise<string>((found, fail) => {
-      const timer = setTimeout(() => fail(new Error(`stack:prod not up in 150 s:\n${output}`)), 150_000);
-      const check = () => {
-        const match = /^STACK (.*)$/m.exec(output);
-        if (match) {
-          clearTimeout(timer);
-          found(match[1]!);
-        }
-      };
-      launcher!.stdout!.on('data', check);
-      launcher!.once('exit', (code) => fail(new Error(`stack:prod exited with ${code}:\n${output}`)));
-    });
-    stack = JSON.parse(line) as StackInfo;
-    // The Jest global teardown stops it too, should this worker die before afterAll.
-    const pids = process.env.BLOG_TEST_PIDS_DIR;
-    if (pids) writeFileSync(join(pids, String(launcher.pid)), stack.dir);
-    browser = await launchBrowser();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopLauncher();
-    if (process.env.BLOG_TEST_PIDS_DIR && launcher?.pid)
-      rmSync(join(process.env.BLOG_TEST_PIDS_DIR, String(launcher.pid)), { force: true });
-    // Everything it started is gone, its folder too.
-    for (const pid of Object.values(stack?.pids ?? {})) {
-      // Gone, or a zombie nobody reaps (this container's PID 1 does not).
-      const state = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      expect([pid, state === '' || state.slice(state.lastIndexOf(')') + 2).startsWith('Z')]).toEqual([
-        pid,
-        true,
-      ]);
-    }
-    if (stack) expect(existsSync(stack.dir)).toBe(false);
-    expect(output).toContain('[stack:prod] stopped');
-  }, 60_000);
-
-  const api = async (path: string, init: RequestInit & { token?: string } = {}) => {
-    const headers = new Headers(init.headers);
-    if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-    const response = await fetch(`${stack.url}${path}`, { ...init, headers });
-    const text = await response.text();
-    let json: Json = {};
-    try {
-      json = JSON.parse(text) as Json;
-    } catch {
-      // not JSON
-    }
-    return { status: response.status, headers: response.headers, json, text };
-  };
-
-  /** The admin's token, signed in through nginx. */
-  async function signIn(): Promise<string> {
-    const login = await api('/api/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    return login.json.token as string;
-  }
-
-  async function filesUnder(dir: string): Promise<string[]> {
-    if (!existsSync(dir)) return [];
-    const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-    return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
-  }
-
-  async function mails() {
-    const files = (await readdir(stack.mailDir)).sort();
-    return Promise.all(files.map(async (f) => simpleParser(await readFile(join(stack.mailDir, f)))));
-  }
-
-  async function waitForMail(match: (text: string, to: string) => boolean, timeoutMs = 30_000) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const found = (await mails()).find((m) => match(m.text ?? '', JSON.stringify(m.to ?? '')));
-      if (found) return found;
-      if (Date.now() > deadline) throw new Error('no such e-mail arrived');
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
+  const rig = useProdStack();
+  const { api, signIn, filesUnder, waitForMail } = rig;
+  let stack: StackInfo;
+  let browser: Browser | undefined;
+  beforeAll(() => ({ stack, browser } = rig));
 
   test('runs the whole production path through nginx, from sign-in to the digest', async () => {
     // Every process is up, over NATS, two posts replicas among them.
