@@ -21,6 +21,7 @@ import { SiteAdminController } from './site/site-admin.controller.js';
 import { ImportsController } from './backup/imports.controller.js';
 import { ExportController } from './backup/export.controller.js';
 import { StatsController } from './stats/stats.controller.js';
+import { CommentsController } from './comments/comments.controller.js';
 import { VIEW_CLOCK, ViewCounter, type Clock } from './stats/view-counter.js';
 import { PUBLIC_CACHE, STORAGE } from './tokens.js';
 import { PublicCache } from './common/public-cache.js';
@@ -49,6 +50,7 @@ export class GatewayModule {
         ImportsController,
         ExportController,
         StatsController,
+        CommentsController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],

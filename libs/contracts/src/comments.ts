@@ -99,3 +99,82 @@ export const commentSettingsSchema = z.object({
   autoApproveKnown: z.boolean(),
 });
 export type CommentSettings = z.infer<typeof commentSettingsSchema>;
+
+/** Comments one address may send per hour, whatever the account (the gateway's per-address limit). */
+export const COMMENTS_PER_ADDRESS_HOUR = 30;
+
+/** The per-post switch: `PUT /api/admin/posts/{id}/comments/settings`. */
+export const postCommentSettingsSchema = commentSettingsSchema;
+export interface PostCommentSettings extends CommentSettings {
+  postId: number;
+}
+
+/** A comment's id as routes and services take it (a number, or its digits). */
+export const commentIdSchema = z.coerce
+  .number({ error: 'id must be a number' })
+  .int()
+  .positive('id must be a positive number')
+  .max(2_147_483_647, 'id must be a positive number');
+
+/** The fediverse author of a remote reply; `avatarKey` is the locally cached copy's storage key. */
+export const commentActorSchema = z.object({
+  uri: z.url().max(2000),
+  name: z.string().trim().max(200).default(''),
+  handle: z.string().trim().max(300).nullable().default(null),
+  url: z.url().max(2000).nullable().default(null),
+  avatarKey: z.string().max(500).nullable().default(null),
+});
+export type CommentActor = z.infer<typeof commentActorSchema>;
+
+/**
+ * A `Create{Note}` from the fediverse (the federation calls this): under `postId`, or under the
+ * post or comment whose URL `inReplyTo` is. `html` is the Note's content before sanitising.
+ */
+export const remoteCommentCreateSchema = z
+  .object({
+    postId: z.coerce.number().int().positive().optional(),
+    inReplyTo: z.string().max(2000).optional(),
+    remoteObjectId: z.url().max(2000),
+    actor: commentActorSchema,
+    html: z.string().max(COMMENT_REMOTE_HTML_MAX, `A reply is at most ${COMMENT_REMOTE_HTML_MAX} characters`),
+    published: z.iso.datetime({ offset: true }).optional(),
+    via: z.string().max(100).default('Mastodon'),
+  })
+  .refine((value) => value.postId !== undefined || value.inReplyTo !== undefined, {
+    message: 'postId or inReplyTo is required',
+  });
+export type RemoteCommentCreate = z.input<typeof remoteCommentCreateSchema>;
+
+/** An `Update{Note}`: honoured only when `actorUri` wrote the comment. */
+export const remoteCommentUpdateSchema = z.object({
+  remoteObjectId: z.url().max(2000),
+  actorUri: z.url().max(2000),
+  html: z.string().max(COMMENT_REMOTE_HTML_MAX, `A reply is at most ${COMMENT_REMOTE_HTML_MAX} characters`),
+});
+
+/** A `Delete{Note}` (or Tombstone): honoured only when `actorUri` wrote the comment. */
+export const remoteCommentDeleteSchema = z.object({
+  remoteObjectId: z.url().max(2000),
+  actorUri: z.url().max(2000),
+});
+
+/** A block: every comment of one actor, or of every actor on one server (host name). */
+export const commentPurgeSchema = z
+  .object({
+    actorUri: z.url().max(2000).optional(),
+    domain: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^[a-z0-9.-]+(:\d+)?$/, 'domain must be a host name')
+      .max(300)
+      .optional(),
+  })
+  .refine((value) => (value.actorUri === undefined) !== (value.domain === undefined), {
+    message: 'actorUri or domain is required (one of them)',
+  });
+
+/** What the federation is told of a remote write: the comment, or null when nothing changed. */
+export interface RemoteCommentResult {
+  comment: CommentView | null;
+}

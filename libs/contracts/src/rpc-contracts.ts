@@ -53,6 +53,22 @@ import {
   type PostUrlsResult,
   type PostView,
 } from './posts.js';
+import {
+  adminCommentsQuerySchema,
+  commentCreateSchema,
+  commentIdSchema,
+  commentPurgeSchema,
+  commentSettingsSchema,
+  remoteCommentCreateSchema,
+  remoteCommentDeleteSchema,
+  remoteCommentUpdateSchema,
+  type AdminCommentsResult,
+  type CommentSettings,
+  type CommentView,
+  type PostCommentSettings,
+  type PostCommentsResult,
+  type RemoteCommentResult,
+} from './comments.js';
 import { Patterns } from './rpc.js';
 import { settingsUpdateSchema } from './settings.js';
 import type { SiteConfig } from './site.js';
@@ -244,6 +260,40 @@ export const RpcContracts = {
       madeHere: z.boolean().default(false),
     }),
   ).answers<{ restored: number; unconfirmed: number }>(),
+  [Patterns.posts.comments]: rpc(z.object({ postId })).answers<PostCommentsResult>(),
+  /** The reader is the gateway's verified account; `ip` for the per-address limit. */
+  [Patterns.posts.commentCreate]: rpc(
+    commentCreateSchema.extend({
+      postId,
+      userId: z.uuid(),
+      userName: z.string().min(1).max(200),
+      ip: z.string().min(1).max(64),
+      idempotency,
+    }),
+  ).answers<IdempotentAnswer<CommentView>>(),
+  [Patterns.posts.commentsAdmin]: rpc(orEmpty(adminCommentsQuerySchema)).answers<AdminCommentsResult>(),
+  [Patterns.posts.commentModerate]: rpc(
+    z.object({ id: commentIdSchema, status: z.enum(['approved', 'spam']) }),
+  ).answers<CommentView>(),
+  [Patterns.posts.commentDelete]: rpc(z.object({ id: commentIdSchema })).answers<{ deleted: true }>(),
+  [Patterns.posts.commentSettings]: rpc(none).answers<CommentSettings>(),
+  [Patterns.posts.commentSettingsUpdate]: rpc(commentSettingsSchema).answers<CommentSettings>(),
+  [Patterns.posts.commentPostSettings]: rpc(
+    commentSettingsSchema.extend({ postId }),
+  ).answers<PostCommentSettings>(),
+  [Patterns.posts.commentCreateRemote]: rpc(remoteCommentCreateSchema).answers<RemoteCommentResult>(),
+  [Patterns.posts.commentUpdateRemote]: rpc(remoteCommentUpdateSchema).answers<RemoteCommentResult>(),
+  [Patterns.posts.commentDeleteRemote]: rpc(remoteCommentDeleteSchema).answers<{ deleted: boolean }>(),
+  [Patterns.posts.commentPurge]: rpc(commentPurgeSchema).answers<{ deleted: number }>(),
+  [Patterns.mail.commentPending]: rpc(
+    z.object({
+      postTitle: z.string().max(500),
+      postUrl: z.string().max(2000),
+      authorName: z.string().max(300),
+      excerpt: z.string().max(1000),
+      pending: z.number().int().nonnegative(),
+    }),
+  ).answers<{ sent: boolean }>(),
 } as const;
 
 export type TypedPattern = keyof typeof RpcContracts;

@@ -67,6 +67,25 @@ export const Patterns = {
     /** A processing run of one item begins (counted) or failed for a reason a retry may fix. */
     mediaRunStarted: 'posts.media.run.started',
     mediaRunFailed: 'posts.media.run.failed',
+    /** A post's approved comments, threaded ({ postId } → PostCommentsResult): public. */
+    comments: 'posts.comments.list',
+    /** A signed-in reader's comment (pending unless auto-approved). */
+    commentCreate: 'posts.comments.create',
+    /** The dashboard's list by status (AdminCommentsResult). */
+    commentsAdmin: 'posts.comments.admin',
+    /** Approve or mark as spam ({ id, status }). */
+    commentModerate: 'posts.comments.moderate',
+    commentDelete: 'posts.comments.delete',
+    /** The site-wide "approve automatically from known commenters" (read, and change). */
+    commentSettings: 'posts.comments.settings',
+    commentSettingsUpdate: 'posts.comments.settings.update',
+    /** One post's own "approve automatically from known commenters". */
+    commentPostSettings: 'posts.comments.postSettings',
+    /** The federation's calls: a reply's Create, Update and Delete, and a block's purge. */
+    commentCreateRemote: 'posts.comments.remote.create',
+    commentUpdateRemote: 'posts.comments.remote.update',
+    commentDeleteRemote: 'posts.comments.remote.delete',
+    commentPurge: 'posts.comments.purge',
   },
   media: {
     getSettings: 'media.settings.get',
@@ -89,6 +108,8 @@ export const Patterns = {
     listSubscribers: 'mail.subscribers.list',
     /** Subscribers from an export, with their status and dates, no e-mail sent; an address already here is left as it is. */
     restoreSubscribers: 'mail.subscribers.restore',
+    /** Tells the owner comments wait for approval (the posts service sends at most one an hour). */
+    commentPending: 'mail.comment.pending',
   },
 } as const;
 

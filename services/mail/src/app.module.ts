@@ -26,6 +26,7 @@ import {
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
 import { SITE_TITLE } from './tokens.js';
 import { SiteTitle } from './common/site-title.js';
+import { CommentNoticeController } from './comments/comment-notice.controller.js';
 import { MailTransport } from './transport/mail-transport.js';
 
 /** Contact messages, double opt-in subscriptions and the weekly digest. */
@@ -48,7 +49,7 @@ export class MailModule {
         }),
         TypeOrmModule.forFeature([ContactMessage, Subscriber]),
       ],
-      controllers: [ContactController, SubscriptionsController, DigestController],
+      controllers: [ContactController, SubscriptionsController, DigestController, CommentNoticeController],
       providers: [
         { provide: MAIL_CONFIG, useValue: config },
         { provide: SITE_TITLE, useValue: deps.siteTitle },

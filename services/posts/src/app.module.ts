@@ -2,6 +2,7 @@ import { Module, type DynamicModule } from '@nestjs/common';
 import type { SiteConfig } from '@blog/contracts';
 import {
   IdempotencyKeys1764300000000,
+  RateWindows1764800000000,
   resolveBinaries,
   ServiceCoreModule,
   type ObjectStorage,
@@ -53,6 +54,10 @@ import { UsedExportLinks1764870000000 } from './migrations/1764870000000-UsedExp
 import { StatsAggregatesOnly1764830000000 } from './migrations/1764830000000-StatsAggregatesOnly.js';
 import { MemoryVisitorStore, RedisVisitorStore } from './stats/visitor-store.js';
 import { ImportAttempts1764810000000 } from './migrations/1764810000000-ImportAttempts.js';
+import { Comments1764900000000 } from './migrations/1764900000000-Comments.js';
+import { CommentsController } from './comments/comments.controller.js';
+import { CommentNotifier, CommentsService } from './comments/comments.service.js';
+import { CommentsRepository } from './comments/comments.repository.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -72,6 +77,9 @@ export const POSTS_MIGRATIONS = [
   StatsAggregatesOnly1764830000000,
   UsedExportLinks1764870000000,
   ExportJobs1764880000000,
+  // The comments' per-account and per-address limits (the shared fixed windows).
+  RateWindows1764800000000,
+  Comments1764900000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -89,7 +97,14 @@ export class PostsModule {
           migrations: POSTS_MIGRATIONS,
         }),
       ],
-      controllers: [PostsController, SiteController, ImportController, ExportController, StatsController],
+      controllers: [
+        PostsController,
+        SiteController,
+        ImportController,
+        ExportController,
+        StatsController,
+        CommentsController,
+      ],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
         { provide: POSTS_CONFIG, useValue: config },
@@ -116,6 +131,9 @@ export class PostsModule {
         BlogIdentity,
         { provide: StatsRepository, useClass: PostgresStatsRepository },
         StatsService,
+        CommentsRepository,
+        CommentsService,
+        { provide: CommentNotifier, useExisting: MailClient },
         {
           provide: VISITOR_STORE,
           // Shared by the replicas through Redis; one process keeps them in memory.

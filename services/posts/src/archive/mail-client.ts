@@ -52,6 +52,14 @@ export class MailClient implements OnApplicationShutdown {
     );
   }
 
+  /** Tells the owner comments wait for approval (the caller decides how often). */
+  async commentPending(notice: RpcRequest<typeof Patterns.mail.commentPending>): Promise<{ sent: boolean }> {
+    return sendTyped(this.client, Patterns.mail.commentPending, notice, {
+      requestId: currentRequestId() ?? 'comment',
+      timeoutMs: 10_000,
+    });
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.client.close();
   }

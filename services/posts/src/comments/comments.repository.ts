@@ -1,0 +1,276 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { CommentStatus } from '@blog/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+import { VISIBILITY_SQL } from '../posts/visibility.js';
+
+/** A row of posts.comments, as the service works with it. */
+export interface CommentRow {
+  id: number;
+  postId: number;
+  parentId: number | null;
+  status: CommentStatus;
+  contentHtml: string;
+  authorName: string;
+  authorHandle: string | null;
+  authorUrl: string | null;
+  authorAvatarKey: string | null;
+  local: boolean;
+  userId: string | null;
+  remoteObjectId: string | null;
+  remoteActorUri: string | null;
+  via: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt'> & { createdAt?: Date };
+
+/** What the comment rules need of a post: where it is, and whether visitors see it. */
+export interface CommentPost {
+  id: number;
+  title: string;
+  slug: string;
+  category: string;
+  submenu1: string;
+  submenu2: string | null;
+  visible: boolean;
+}
+
+export type CommentWithPost = CommentRow & { post: Omit<CommentPost, 'visible'> };
+
+/** A comment's author: a site account, or a fediverse actor. */
+export type CommentAuthorKey = { userId: string } | { actorUri: string };
+
+/** posts.comments, posts.comment_settings and posts.comment_post_settings: all of the comments' SQL. */
+@Injectable()
+export class CommentsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async post(id: number): Promise<CommentPost | null> {
+    const [row] = (await this.db.query(`${POST_SELECT} WHERE p.id = $1`, [id])) as CommentPost[];
+    return row ?? null;
+  }
+
+  async postBySlug(slug: string): Promise<CommentPost | null> {
+    const [row] = (await this.db.query(`${POST_SELECT} WHERE p.slug = $1`, [slug])) as CommentPost[];
+    return row ?? null;
+  }
+
+  async find(id: number): Promise<CommentRow | null> {
+    const [row] = (await this.db.query(`${SELECT} WHERE id = $1`, [id])) as CommentRow[];
+    return row ?? null;
+  }
+
+  async findRemote(remoteObjectId: string): Promise<CommentRow | null> {
+    const [row] = (await this.db.query(`${SELECT} WHERE remote_object_id = $1`, [
+      remoteObjectId,
+    ])) as CommentRow[];
+    return row ?? null;
+  }
+
+  /** Inserts on `manager` when given (a keyed write's transaction). */
+  async insert(comment: NewComment, manager?: EntityManager): Promise<CommentRow> {
+    const [row] = (await (manager ?? this.db.manager).query(
+      `INSERT INTO posts.comments (post_id, parent_id, status, content_html, author_name, author_handle,
+         author_url, author_avatar_key, local, user_id, remote_object_id, remote_actor_uri, via, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), coalesce($14, now()))
+       RETURNING ${COLUMNS}`,
+      [
+        comment.postId,
+        comment.parentId,
+        comment.status,
+        comment.contentHtml,
+        comment.authorName,
+        comment.authorHandle,
+        comment.authorUrl,
+        comment.authorAvatarKey,
+        comment.local,
+        comment.userId,
+        comment.remoteObjectId,
+        comment.remoteActorUri,
+        comment.via,
+        comment.createdAt ?? null,
+      ],
+    )) as CommentRow[];
+    return row!;
+  }
+
+  /** Many at once, in one transaction (an archive or an import); answers how many. */
+  async insertMany(comments: (NewComment & { ref?: string; parentRef?: string | null })[]): Promise<number> {
+    if (comments.length === 0) return 0;
+    return this.db.transaction(async (manager) => {
+      const ids = new Map<string, number>();
+      for (const comment of comments) {
+        const parentId = comment.parentRef ? (ids.get(comment.parentRef) ?? null) : comment.parentId;
+        const row = await this.insert({ ...stripRefs(comment), parentId }, manager);
+        if (comment.ref) ids.set(comment.ref, row.id);
+      }
+      return comments.length;
+    });
+  }
+
+  /** A post's approved comments, oldest first. */
+  approved(postId: number): Promise<CommentRow[]> {
+    return this.db.query(`${SELECT} WHERE post_id = $1 AND status = 'approved' ORDER BY created_at, id`, [
+      postId,
+    ]) as Promise<CommentRow[]>;
+  }
+
+  /** Every comment of the blog in id order (the archive). */
+  all(): Promise<CommentRow[]> {
+    return this.db.query(`${SELECT} ORDER BY id`) as Promise<CommentRow[]>;
+  }
+
+  /** One page of a status, newest first, with each comment's post. */
+  async page(status: CommentStatus, offset: number, limit: number): Promise<CommentWithPost[]> {
+    const rows = (await this.db.query(
+      `SELECT ${prefixed('c')}, p.title AS "postTitle", p.slug AS "postSlug", p.category AS "postCategory",
+              p.submenu1 AS "postSubmenu1", p.submenu2 AS "postSubmenu2"
+       FROM posts.comments c JOIN posts.posts p ON p.id = c.post_id
+       WHERE c.status = $1 ORDER BY c.created_at DESC, c.id DESC OFFSET $2 LIMIT $3`,
+      [status, offset, limit],
+    )) as (CommentRow & Record<`post${string}`, string>)[];
+    return rows.map(({ postTitle, postSlug, postCategory, postSubmenu1, postSubmenu2, ...row }) => ({
+      ...(row as CommentRow),
+      post: {
+        id: row.postId,
+        title: postTitle!,
+        slug: postSlug!,
+        category: postCategory!,
+        submenu1: postSubmenu1!,
+        submenu2: postSubmenu2 ?? null,
+      },
+    }));
+  }
+
+  async counts(): Promise<Record<CommentStatus, number>> {
+    const rows = (await this.db.query(
+      `SELECT status, count(*)::int AS n FROM posts.comments GROUP BY status`,
+    )) as { status: CommentStatus; n: number }[];
+    const counts: Record<CommentStatus, number> = { pending: 0, approved: 0, spam: 0 };
+    for (const row of rows) counts[row.status] = row.n;
+    return counts;
+  }
+
+  async setStatus(id: number, status: CommentStatus): Promise<CommentRow | null> {
+    const [rows] = (await this.db.query(
+      `UPDATE posts.comments SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      [id, status],
+    )) as [CommentRow[], number];
+    return rows[0] ?? null;
+  }
+
+  /** Deletes the comment (its replies go with it); false when there was none. */
+  async delete(id: number): Promise<boolean> {
+    const [, affected] = (await this.db.query(`DELETE FROM posts.comments WHERE id = $1`, [id])) as [
+      unknown,
+      number,
+    ];
+    return affected > 0;
+  }
+
+  /** A remote comment's new text, only when `actorUri` wrote it; null when nothing changed. */
+  async updateRemote(remoteObjectId: string, actorUri: string, html: string): Promise<CommentRow | null> {
+    const [rows] = (await this.db.query(
+      `UPDATE posts.comments SET content_html = $3, updated_at = now()
+       WHERE remote_object_id = $1 AND remote_actor_uri = $2 RETURNING ${COLUMNS}`,
+      [remoteObjectId, actorUri, html],
+    )) as [CommentRow[], number];
+    return rows[0] ?? null;
+  }
+
+  /** Deletes a remote comment, only when `actorUri` wrote it. */
+  async deleteRemote(remoteObjectId: string, actorUri: string): Promise<boolean> {
+    const [, affected] = (await this.db.query(
+      `DELETE FROM posts.comments WHERE remote_object_id = $1 AND remote_actor_uri = $2`,
+      [remoteObjectId, actorUri],
+    )) as [unknown, number];
+    return affected > 0;
+  }
+
+  /** Deletes every comment of one actor, or of every actor whose URI is on `domain`. */
+  async purge(by: { actorUri: string } | { domain: string }): Promise<number> {
+    const [, affected] = (await ('actorUri' in by
+      ? this.db.query(`DELETE FROM posts.comments WHERE remote_actor_uri = $1`, [by.actorUri])
+      : this.db.query(
+          `DELETE FROM posts.comments
+           WHERE lower(substring(remote_actor_uri from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@]*@)?([^/?#]+)')) = $1`,
+          [by.domain],
+        ))) as [unknown, number];
+    return affected;
+  }
+
+  /** Whether the author already has an approved comment anywhere on the blog. */
+  async hasApproved(author: CommentAuthorKey): Promise<boolean> {
+    const [column, value] =
+      'userId' in author ? ['user_id', author.userId] : ['remote_actor_uri', author.actorUri];
+    const rows = (await this.db.query(
+      `SELECT 1 FROM posts.comments WHERE ${column} = $1 AND status = 'approved' LIMIT 1`,
+      [value],
+    )) as unknown[];
+    return rows.length > 0;
+  }
+
+  async settings(): Promise<{ autoApproveKnown: boolean }> {
+    const [row] = (await this.db.query(
+      `SELECT auto_approve_known AS "autoApproveKnown" FROM posts.comment_settings WHERE id = 1`,
+    )) as { autoApproveKnown: boolean }[];
+    return { autoApproveKnown: row?.autoApproveKnown ?? false };
+  }
+
+  async setSettings(settings: { autoApproveKnown: boolean }): Promise<void> {
+    await this.db.query(
+      `INSERT INTO posts.comment_settings (id, auto_approve_known) VALUES (1, $1)
+       ON CONFLICT (id) DO UPDATE SET auto_approve_known = EXCLUDED.auto_approve_known`,
+      [settings.autoApproveKnown],
+    );
+  }
+
+  /** The post's own switch (false when never set). */
+  async postAutoApprove(postId: number): Promise<boolean> {
+    const [row] = (await this.db.query(
+      `SELECT auto_approve_known AS on FROM posts.comment_post_settings WHERE post_id = $1`,
+      [postId],
+    )) as { on: boolean }[];
+    return row?.on ?? false;
+  }
+
+  async setPostAutoApprove(postId: number, on: boolean): Promise<void> {
+    await this.db.query(
+      `INSERT INTO posts.comment_post_settings (post_id, auto_approve_known) VALUES ($1, $2)
+       ON CONFLICT (post_id) DO UPDATE SET auto_approve_known = EXCLUDED.auto_approve_known`,
+      [postId, on],
+    );
+  }
+
+  /**
+   * Takes the owner-mail slot when the last mail is at least `everyMinutes` old: one atomic
+   * UPDATE, so two replicas never both mail.
+   */
+  async claimOwnerMail(now: Date, everyMinutes: number): Promise<boolean> {
+    const [rows] = (await this.db.query(
+      `UPDATE posts.comment_settings SET last_owner_mail_at = $1
+       WHERE id = 1 AND (last_owner_mail_at IS NULL OR last_owner_mail_at <= $1::timestamptz - make_interval(mins => $2))
+       RETURNING id`,
+      [now, everyMinutes],
+    )) as [unknown[], number];
+    return rows.length > 0;
+  }
+}
+
+const COLUMNS = `id, post_id AS "postId", parent_id AS "parentId", status, content_html AS "contentHtml",
+  author_name AS "authorName", author_handle AS "authorHandle", author_url AS "authorUrl",
+  author_avatar_key AS "authorAvatarKey", local, user_id AS "userId", remote_object_id AS "remoteObjectId",
+  remote_actor_uri AS "remoteActorUri", via, created_at AS "createdAt", updated_at AS "updatedAt"`;
+const SELECT = `SELECT ${COLUMNS} FROM posts.comments`;
+const prefixed = (alias: string) => COLUMNS.replace(/(^|,\s*)(\w+)/g, `$1${alias}.$2`);
+const POST_SELECT = `SELECT p.id, p.title, p.slug, p.category, p.submenu1, p.submenu2,
+  (${VISIBILITY_SQL.visible}) AS visible FROM posts.posts p`;
+
+function stripRefs<T extends { ref?: string; parentRef?: string | null }>(
+  comment: T,
+): Omit<T, 'ref' | 'parentRef'> {
+  const { ref: _ref, parentRef: _parentRef, ...rest } = comment;
+  return rest;
+}
