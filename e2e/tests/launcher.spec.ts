@@ -49,7 +49,13 @@ describe('npm start (the embedded launcher)', () => {
     expect(launcher['servers spawned']).toBeLessThan(launcher['database up']!);
     expect(launcher['database up']).toBeLessThanOrEqual(launcher['healthy']!);
     const servers = timings('servers');
-    for (const step of ['modules loaded', 'database up', 'posts+auth up', 'media+mail up', 'gateway up'])
+    for (const step of [
+      'modules loaded',
+      'database up',
+      'posts+auth up',
+      'media+mail+social up',
+      'gateway up',
+    ])
       expect(servers[step]).toBeGreaterThan(0);
     expect(servers['modules loaded']).toBeLessThanOrEqual(servers['database up']!);
     expect(servers['database up']).toBeLessThanOrEqual(servers['posts+auth up']!);
@@ -172,7 +178,7 @@ describe('npm start with EMBEDDED_PROCESSES=per-service', () => {
     expect(status).toBe(200);
     const after = await stack.state();
     expect(after.children.auth).not.toBe(before.children.auth);
-    for (const name of ['gateway', 'posts', 'media', 'mail'] as const) {
+    for (const name of ['gateway', 'posts', 'media', 'mail', 'social'] as const) {
       expect(after.children[name]).toBe(before.children[name]);
     }
     expect(stack.output()).toMatch(/auth exited \(SIGKILL\); restarting/);
@@ -181,7 +187,7 @@ describe('npm start with EMBEDDED_PROCESSES=per-service', () => {
   it('stops every child on SIGTERM', async () => {
     const state = await stack.state();
     expect(state.mode).toBe('per-service');
-    expect(new Set(Object.values(state.children)).size).toBe(5);
+    expect(new Set(Object.values(state.children)).size).toBe(6);
     expect(await stack.stop()).toBe(0);
     for (const pid of Object.values(state.children)) expect(alive(pid!)).toBe(false);
   }, 30_000);

@@ -26,6 +26,8 @@ export const gatewayConfigSchema = z
     MEDIA_PORT: envSchemas.port(4003),
     MAIL_HOST: envSchemas.host('127.0.0.1'),
     MAIL_PORT: envSchemas.port(4004),
+    SOCIAL_HOST: envSchemas.host('127.0.0.1'),
+    SOCIAL_PORT: envSchemas.port(4005),
     /** How long a service may take to answer before the gateway says 503. */
     RPC_TIMEOUT_MS: envSchemas.positiveInt(5000),
     HEALTH_TIMEOUT_MS: envSchemas.positiveInt(1500),

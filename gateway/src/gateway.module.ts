@@ -4,6 +4,7 @@ import { AuthController } from './auth/auth.controller.js';
 import { AdminGuard, AuthGuard } from './common/auth.guard.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
+import { FediverseAdminController } from './fediverse/fediverse-admin.controller.js';
 import { MailAdminController } from './mail/mail-admin.controller.js';
 import { MailController } from './mail/mail.controller.js';
 import { ServiceClients } from './rpc/service-clients.js';
@@ -45,6 +46,7 @@ export class GatewayModule {
         SettingsController,
         MailController,
         MailAdminController,
+        FediverseAdminController,
         FeedsController,
         SiteAdminController,
         ImportsController,

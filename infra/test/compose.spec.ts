@@ -368,9 +368,11 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
       'posts',
       'postgres',
       'redis',
+      'social',
       'web',
     ];
-    const replicas = (name: string) => (SCALE && ['auth', 'gateway', 'mail', 'posts'].includes(name) ? 2 : 1);
+    const replicas = (name: string) =>
+      SCALE && ['auth', 'gateway', 'mail', 'posts', 'social'].includes(name) ? 2 : 1;
     expect(rows.map((row) => row.name)).toEqual(
       [...expected, ...(SCALE ? ['nats'] : [])]
         .flatMap((name) => Array.from({ length: replicas(name) }, (_, i) => `${name}_${i + 1}`))

@@ -1,7 +1,7 @@
-// The embedded stack's servers in one Node process (what `npm start` runs by default): the four
+// The embedded stack's servers in one Node process (what `npm start` runs by default): the five
 // services and the gateway, each its own Nest app with its own config, still talking over TCP
 // on loopback as they do in separate processes. One copy of Node, Nest, TypeORM and the
-// rest instead of five is most of the memory saved; compose and Kubernetes keep one container
+// rest instead of six is most of the memory saved; compose and Kubernetes keep one container
 // per service (the same modules). Configuration comes from the environment the launcher gives,
 // as each service's main.js reads it.
 import { exitOnConfigError } from '@blog/server-kit';
@@ -12,6 +12,7 @@ import { loadAuthConfig, startAuthService } from '../../services/auth/dist/index
 import { loadMailConfig, startMailService } from '../../services/mail/dist/index.js';
 import { loadMediaConfig, startMediaService } from '../../services/media/dist/index.js';
 import { loadPostsConfig, startPostsService } from '../../services/posts/dist/index.js';
+import { loadSocialConfig, startSocialService } from '../../services/social/dist/index.js';
 
 // libvips keeps up to 50 MB of decoded images: memory held long after a photo is done, and
 // each picture is read once. Its threads are sized below, once the media config is read.
@@ -33,6 +34,7 @@ async function main() {
     media: loadMediaConfig(env),
     // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
     mail: loadMailConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
+    social: loadSocialConfig(env),
     gateway: loadGatewayConfig(env),
   };
   // MEDIA_CONCURRENCY pictures at once share the cores (libvips' default: a thread per core each,
@@ -43,8 +45,12 @@ async function main() {
   // Posts first: media's first sweep asks it for pending items at once.
   const first = await Promise.all([startPostsService(configs.posts, env), startAuthService(configs.auth)]);
   mark('posts+auth up');
-  const then = await Promise.all([startMediaService(configs.media, env), startMailService(configs.mail)]);
-  mark('media+mail up');
+  const then = await Promise.all([
+    startMediaService(configs.media, env),
+    startMailService(configs.mail),
+    startSocialService(configs.social),
+  ]);
+  mark('media+mail+social up');
   apps.push(await createGateway(configs.gateway, env), ...first, ...then);
   mark('gateway up');
   if (timings) process.stdout.write(`[servers] timings (ms): ${timings.join(', ')}\n`);

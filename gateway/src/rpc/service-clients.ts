@@ -51,6 +51,7 @@ export class ServiceClients implements OnModuleDestroy {
       posts: { host: config.POSTS_HOST, port: config.POSTS_PORT },
       media: { host: config.MEDIA_HOST, port: config.MEDIA_PORT },
       mail: { host: config.MAIL_HOST, port: config.MAIL_PORT },
+      social: { host: config.SOCIAL_HOST, port: config.SOCIAL_PORT },
     };
     const shared = config.TRANSPORT === 'nats' ? createRpcClient(config, 'gateway', address.posts) : null;
     shared?.status.subscribe((status) => (this.natsConnected = status === 'connected'));

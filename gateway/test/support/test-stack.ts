@@ -4,6 +4,7 @@ import { loadAuthConfig, startAuthService } from '@blog/auth';
 import { loadMailConfig, startMailService } from '@blog/mail';
 import { loadMediaConfig, startMediaService } from '@blog/media';
 import { loadPostsConfig, startPostsService } from '@blog/posts';
+import { loadSocialConfig, startSocialService } from '@blog/social';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +13,15 @@ import { createGateway, loadGatewayConfig } from '../../src/index.js';
 export const TEST_SECRET = 'gateway-test-secret-0123456789abcdefghij';
 export const ADMIN = { username: 'owner', password: 'owner-password-123' };
 
-/** The real gateway and the four real services, in this process, on free ports, over one test database. */
+/** The real gateway and the five real services, in this process, on free ports, over one test database. */
 export interface TestStack {
   baseUrl: string;
   env: Record<string, string>;
   gateway: INestApplication;
-  services: Record<'auth' | 'posts' | 'media', INestMicroservice> & { mail?: INestMicroservice };
+  services: Record<'auth' | 'posts' | 'media', INestMicroservice> & {
+    mail?: INestMicroservice;
+    social?: INestMicroservice;
+  };
   restartAuth(): Promise<void>;
   restartPosts(): Promise<void>;
   stop(): Promise<void>;
@@ -26,12 +30,12 @@ export interface TestStack {
 /** `without` leaves a service unstarted (its port can then be taken by a stand-in). */
 export async function startTestStack(
   extraEnv: Record<string, string> = {},
-  without: 'mail'[] = [],
+  without: ('mail' | 'social')[] = [],
 ): Promise<TestStack> {
   // A DATABASE_URL given by the caller is used as it is (and not dropped at the end).
   const db: TestDatabase | null = extraEnv.DATABASE_URL ? null : await createTestDatabase('stack');
-  const [gatewayPort, authPort, postsPort, mediaPort, mailPort] = await Promise.all(
-    Array.from({ length: 5 }, () => freePort()),
+  const [gatewayPort, authPort, postsPort, mediaPort, mailPort, socialPort] = await Promise.all(
+    Array.from({ length: 6 }, () => freePort()),
   );
   const env: Record<string, string> = {
     DATABASE_URL: db?.url ?? '',
@@ -45,6 +49,7 @@ export async function startTestStack(
     POSTS_PORT: String(postsPort),
     MEDIA_PORT: String(mediaPort),
     MAIL_PORT: String(mailPort),
+    SOCIAL_PORT: String(socialPort),
     LOG_LEVEL: 'error',
     // The suites register many accounts from 127.0.0.1; the per-address limit has its own test.
     REGISTER_MAX_PER_IP: '10000',
@@ -57,6 +62,7 @@ export async function startTestStack(
     posts: await startPostsService(loadPostsConfig(env), env),
     media: await startMediaService(loadMediaConfig(env), env),
     mail: without.includes('mail') ? undefined : await startMailService(loadMailConfig(env)),
+    social: without.includes('social') ? undefined : await startSocialService(loadSocialConfig(env)),
   };
   const gateway = await createGateway(loadGatewayConfig(env), env);
   return {

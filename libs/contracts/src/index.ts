@@ -23,3 +23,4 @@ export * from './blog-archive.js';
 export * from './stats.js';
 export * from './regexp.js';
 export * from './comments.js';
+export * from './social.js';

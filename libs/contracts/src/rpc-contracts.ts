@@ -71,6 +71,28 @@ import {
 } from './comments.js';
 import { Patterns } from './rpc.js';
 import { settingsUpdateSchema } from './settings.js';
+import {
+  blockedQuerySchema,
+  blockInputSchema,
+  followCommandSchema,
+  followerListQuerySchema,
+  followersPageQuerySchema,
+  followingCommandSchema,
+  followingPageQuerySchema,
+  reactionCommandSchema,
+  remoteUri,
+  socialIdSchema,
+  undoReactionCommandSchema,
+  unfollowCommandSchema,
+  type ActorKeyPair,
+  type BlockListResult,
+  type BlockResult,
+  type FollowerListResult,
+  type FollowersPage,
+  type FollowerView,
+  type FollowingPage,
+  type FollowResult,
+} from './social.js';
 import type { SiteConfig } from './site.js';
 import {
   recentViewsRequestSchema,
@@ -260,6 +282,28 @@ export const RpcContracts = {
       madeHere: z.boolean().default(false),
     }),
   ).answers<{ restored: number; unconfirmed: number }>(),
+  [Patterns.social.keys]: rpc(none).answers<ActorKeyPair[]>(),
+  [Patterns.social.follow]: rpc(followCommandSchema).answers<FollowResult>(),
+  [Patterns.social.unfollow]: rpc(unfollowCommandSchema).answers<{ removed: boolean }>(),
+  [Patterns.social.followersPage]: rpc(orEmpty(followersPageQuerySchema)).answers<FollowersPage>(),
+  [Patterns.social.listFollowers]: rpc(orEmpty(followerListQuerySchema)).answers<FollowerListResult>(),
+  [Patterns.social.removeFollower]: rpc(socialIdSchema).answers<{ removed: true }>(),
+  /** The follower now accepted, with what the federation needs to send its Accept. */
+  [Patterns.social.approveFollower]: rpc(socialIdSchema).answers<
+    FollowerView & { actorUri: string; followActivityId: string }
+  >(),
+  [Patterns.social.addFollowing]: rpc(followingCommandSchema).answers<{ created: boolean }>(),
+  [Patterns.social.acceptFollowing]: rpc(z.object({ followActivityId: remoteUri })).answers<{
+    accepted: boolean;
+  }>(),
+  [Patterns.social.removeFollowing]: rpc(z.object({ targetUri: remoteUri })).answers<{ removed: boolean }>(),
+  [Patterns.social.followingPage]: rpc(orEmpty(followingPageQuerySchema)).answers<FollowingPage>(),
+  [Patterns.social.blocked]: rpc(blockedQuerySchema).answers<boolean>(),
+  [Patterns.social.addBlock]: rpc(blockInputSchema).answers<BlockResult>(),
+  [Patterns.social.listBlocks]: rpc(none).answers<BlockListResult>(),
+  [Patterns.social.removeBlock]: rpc(socialIdSchema).answers<{ removed: true }>(),
+  [Patterns.social.reaction]: rpc(reactionCommandSchema).answers<{ recorded: boolean }>(),
+  [Patterns.social.undoReaction]: rpc(undoReactionCommandSchema).answers<{ removed: boolean }>(),
   [Patterns.posts.comments]: rpc(z.object({ postId })).answers<PostCommentsResult>(),
   /** The reader is the gateway's verified account; `ip` for the per-address limit. */
   [Patterns.posts.commentCreate]: rpc(

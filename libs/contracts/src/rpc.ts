@@ -111,9 +111,36 @@ export const Patterns = {
     /** Tells the owner comments wait for approval (the posts service sends at most one an hour). */
     commentPending: 'mail.comment.pending',
   },
+  social: {
+    /** The blog actor's RSA and Ed25519 key pairs (made on first use): the federation signs with them. */
+    keys: 'social.keys',
+    /** A Follow received (accepted, or pending when the owner approves followers). */
+    follow: 'social.followers.follow',
+    /** Undo{Follow}. */
+    unfollow: 'social.followers.unfollow',
+    /** The followers collection (accepted, with inboxes), by cursor. */
+    followersPage: 'social.followers.page',
+    /** The admin's follower list, paged, with counts. */
+    listFollowers: 'social.followers.list',
+    removeFollower: 'social.followers.remove',
+    approveFollower: 'social.followers.approve',
+    /** A Follow this blog sent, its Accept, its Undo; and the following collection. */
+    addFollowing: 'social.following.add',
+    acceptFollowing: 'social.following.accept',
+    removeFollowing: 'social.following.remove',
+    followingPage: 'social.following.page',
+    /** Whether an actor (or its server) is blocked. */
+    blocked: 'social.blocks.check',
+    addBlock: 'social.blocks.add',
+    listBlocks: 'social.blocks.list',
+    removeBlock: 'social.blocks.remove',
+    /** A Like or Announce of a post, and its Undo. */
+    reaction: 'social.reactions.add',
+    undoReaction: 'social.reactions.undo',
+  },
 } as const;
 
-export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail'] as const;
+export const SERVICE_NAMES = ['auth', 'posts', 'media', 'mail', 'social'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 /** Each service's own health subject: under NATS every service shares one subject space. */

@@ -47,6 +47,29 @@ export interface SiteConfig {
   /** Whether visitors may create accounts (POST /api/auth/register answers 403 when not). */
   registrationOpen: boolean;
   categories: SiteCategory[];
+  /** Absent from a configuration stored before issue 30: read it through fediverseOf. */
+  fediverse?: FediverseSettings;
+}
+
+/** How the blog shows itself in the fediverse (issue 30 §1, §3). */
+export interface FediverseSettings {
+  /** The blog's handle: `@{handle}@{host of SITE_URL}` (the actor's id does not change with it). */
+  handle: string;
+  /** Follow requests wait for the owner's approval. */
+  approveFollowers: boolean;
+  /** The actor's icon (a site path such as the banner's), or '' for none. */
+  avatarImage: string;
+}
+
+export const FEDIVERSE_DEFAULTS: FediverseSettings = {
+  handle: 'blog',
+  approveFollowers: false,
+  avatarImage: '',
+};
+
+/** The site's fediverse settings, the defaults filling what an older stored configuration lacks. */
+export function fediverseOf(site: Pick<SiteConfig, 'fediverse'>): FediverseSettings {
+  return { ...FEDIVERSE_DEFAULTS, ...site.fediverse };
 }
 
 export const GENERAL = 'General';

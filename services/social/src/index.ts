@@ -1,2 +1,17 @@
-// services/social (issue 30): the blog's followers, remote actors, blocks, reactions and delivery.
-export {};
+// services/social (issue 30): the blog's followers, remote actors, actor keys, blocks and reactions.
+import 'reflect-metadata';
+import { startService } from '@blog/server-kit';
+import { SocialModule } from './app.module.js';
+import type { SocialConfig } from './config.js';
+
+export { loadSocialConfig, type SocialConfig } from './config.js';
+
+export function startSocialService(config: SocialConfig) {
+  return startService(SocialModule.forRoot(config), {
+    name: 'social',
+    host: config.BIND_HOST,
+    port: config.SOCIAL_PORT,
+    transport: config,
+    logLevel: config.LOG_LEVEL,
+  });
+}

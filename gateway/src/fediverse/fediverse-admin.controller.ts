@@ -1,0 +1,71 @@
+import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  blockInputSchema,
+  followerListQuerySchema,
+  Patterns,
+  type BlockInput,
+  type BlockListResult,
+  type BlockResult,
+  type FollowerListQuery,
+  type FollowerListResult,
+  type FollowerView,
+} from '@blog/contracts';
+import { AdminOnly } from '../common/auth.guard.js';
+import { ZodPipe } from '../common/zod.pipe.js';
+import { ServiceClients } from '../rpc/service-clients.js';
+
+/** The dashboard's Fediverse tab: the blog's followers and its blocks (the social service holds the rules). */
+@Controller('api/admin/fediverse')
+export class FediverseAdminController {
+  constructor(private readonly services: ServiceClients) {}
+
+  /** Newest first, paged, with the counts of accepted and pending followers, likes and announces. */
+  @Get('followers')
+  @AdminOnly()
+  @Header('Cache-Control', 'no-store')
+  followers(
+    @Query(new ZodPipe(followerListQuerySchema)) query: FollowerListQuery,
+  ): Promise<FollowerListResult> {
+    return this.services.read('social', Patterns.social.listFollowers, query);
+  }
+
+  @Delete('followers/:id')
+  @AdminOnly()
+  removeFollower(@Param('id') id: string): Promise<{ removed: true }> {
+    return this.services.call('social', Patterns.social.removeFollower, { id });
+  }
+
+  /** A pending follower (the site approves followers) becomes a follower. */
+  @Post('followers/:id/approve')
+  @AdminOnly()
+  @HttpCode(200)
+  async approveFollower(@Param('id') id: string): Promise<FollowerView> {
+    const {
+      actorUri: _actor,
+      followActivityId: _follow,
+      ...follower
+    } = await this.services.call('social', Patterns.social.approveFollower, { id });
+    return follower;
+  }
+
+  /** Blocks an account (`{actor}`) or a server (`{domain}`); the answer says how many followers it removed. */
+  @Post('blocks')
+  @AdminOnly()
+  @HttpCode(201)
+  addBlock(@Body(new ZodPipe(blockInputSchema)) body: BlockInput): Promise<BlockResult> {
+    return this.services.call('social', Patterns.social.addBlock, body);
+  }
+
+  @Get('blocks')
+  @AdminOnly()
+  @Header('Cache-Control', 'no-store')
+  blocks(): Promise<BlockListResult> {
+    return this.services.read('social', Patterns.social.listBlocks, {});
+  }
+
+  @Delete('blocks/:id')
+  @AdminOnly()
+  removeBlock(@Param('id') id: string): Promise<{ removed: true }> {
+    return this.services.call('social', Patterns.social.removeBlock, { id });
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * The dashboard's Fediverse routes through the real gateway and social service: followers
+ * (paged with counts, approve, remove) and blocks (add by account or server, list, remove);
+ * admins only, bad input answered 400 and changing nothing, unknown ids 404.
+ */
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import {
+  Patterns,
+  SocialErrors,
+  type BlockListResult,
+  type FollowerListResult,
+  type FollowResult,
+} from '@blog/contracts';
+import { firstValueFrom } from 'rxjs';
+import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+
+const follow = (user: string, host: string, requireApproval = false) => ({
+  actor: {
+    uri: `https://${host}/users/${user}`,
+    handle: `${user}@${host}`,
+    name: user,
+    url: `https://${host}/@${user}`,
+    inbox: `https://${host}/users/${user}/inbox`,
+    sharedInbox: `https://${host}/inbox`,
+  },
+  followActivityId: `https://${host}/follows/${user}`,
+  requireApproval,
+});
+
+describe('fediverse admin routes', () => {
+  let stack: TestStack;
+  let social: ClientProxy;
+  let admin: string;
+  let reader: string;
+  const ids: Record<string, number> = {};
+
+  const rpc = <T>(pattern: string, data: unknown) =>
+    firstValueFrom(social.send<T>(pattern, { requestId: 'test', data }));
+  const followers = async (query = '') =>
+    (await api(stack, `/api/admin/fediverse/followers${query}`, { token: admin }))
+      .json as unknown as FollowerListResult;
+  const blocks = async () =>
+    (await api(stack, '/api/admin/fediverse/blocks', { token: admin })).json as unknown as BlockListResult;
+
+  beforeAll(async () => {
+    stack = await startTestStack();
+    social = ClientProxyFactory.create({
+      transport: Transport.TCP,
+      options: { host: '127.0.0.1', port: Number(stack.env.SOCIAL_PORT) },
+    });
+    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+    await api(stack, '/api/auth/register', { body: { username: 'reader', password: 'reader-password-1' } });
+    reader = await loginAs(stack, 'reader', 'reader-password-1');
+    for (const [user, host, pending] of [
+      ['alice', 'mastodon.example', false],
+      ['bob', 'mastodon.example', false],
+      ['carol', 'other.example', true],
+    ] as const) {
+      ids[user] = (await rpc<FollowResult>(Patterns.social.follow, follow(user, host, pending))).id;
+    }
+  });
+  afterAll(async () => {
+    social?.close();
+    await stack?.stop();
+  });
+
+  it('refuses every route to a visitor (401) and to a reader who is not an admin (403)', async () => {
+    const routes: [string, string, unknown?][] = [
+      ['GET', '/api/admin/fediverse/followers'],
+      ['DELETE', `/api/admin/fediverse/followers/${ids.alice}`],
+      ['POST', `/api/admin/fediverse/followers/${ids.carol}/approve`],
+      ['POST', '/api/admin/fediverse/blocks', { domain: 'mastodon.example' }],
+      ['GET', '/api/admin/fediverse/blocks'],
+      ['DELETE', '/api/admin/fediverse/blocks/1'],
+    ];
+    for (const [method, path, body] of routes) {
+      expect([path, (await api(stack, path, { method, body })).status]).toEqual([path, 401]);
+      expect([path, (await api(stack, path, { method, body, token: reader })).status]).toEqual([path, 403]);
+    }
+    expect((await followers()).counts).toEqual({ accepted: 2, pending: 1, likes: 0, announces: 0 });
+    expect((await blocks()).total).toBe(0);
+  });
+
+  it('lists followers newest first, paged and by status, with the counts', async () => {
+    const all = await followers();
+    expect(all).toMatchObject({ total: 3, page: 1, pageSize: 30 });
+    expect(all.items.map((item) => item.handle)).toEqual([
+      '@carol@other.example',
+      '@bob@mastodon.example',
+      '@alice@mastodon.example',
+    ]);
+    expect(all.items[2]).toEqual({
+      id: ids.alice,
+      handle: '@alice@mastodon.example',
+      server: 'mastodon.example',
+      name: 'alice',
+      url: 'https://mastodon.example/@alice',
+      since: expect.any(String),
+      status: 'accepted',
+    });
+    const second = await followers('?pageSize=1&page=2');
+    expect(second.items.map((item) => item.handle)).toEqual(['@bob@mastodon.example']);
+    const pending = await followers('?status=pending');
+    expect(pending.items.map((item) => item.handle)).toEqual(['@carol@other.example']);
+  });
+
+  it('answers 400 for a bad query or id, 404 for an unknown follower, and changes nothing', async () => {
+    const bad = await api(stack, '/api/admin/fediverse/followers?pageSize=500', { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.json.error).toBe('pageSize must be at most 100');
+    expect((await api(stack, '/api/admin/fediverse/followers?status=blocked', { token: admin })).status).toBe(
+      400,
+    );
+    const badId = await api(stack, '/api/admin/fediverse/followers/abc', { method: 'DELETE', token: admin });
+    expect(badId.status).toBe(400);
+    const unknown = await api(stack, '/api/admin/fediverse/followers/99999', {
+      method: 'DELETE',
+      token: admin,
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json.error).toBe(SocialErrors.followerNotFound);
+    const approveUnknown = await api(stack, '/api/admin/fediverse/followers/99999/approve', {
+      method: 'POST',
+      token: admin,
+    });
+    expect(approveUnknown.status).toBe(404);
+    expect((await followers()).total).toBe(3);
+  });
+
+  it('approves a pending follower once, and removes a follower', async () => {
+    const approved = await api(stack, `/api/admin/fediverse/followers/${ids.carol}/approve`, {
+      method: 'POST',
+      token: admin,
+    });
+    expect(approved.status).toBe(200);
+    expect(approved.json).toMatchObject({
+      id: ids.carol,
+      status: 'accepted',
+      handle: '@carol@other.example',
+    });
+    expect(approved.json).not.toHaveProperty('followActivityId');
+    const again = await api(stack, `/api/admin/fediverse/followers/${ids.carol}/approve`, {
+      method: 'POST',
+      token: admin,
+    });
+    expect(again.status).toBe(409);
+    const removed = await api(stack, `/api/admin/fediverse/followers/${ids.bob}`, {
+      method: 'DELETE',
+      token: admin,
+    });
+    expect(removed.status).toBe(200);
+    expect((await followers()).counts).toMatchObject({ accepted: 2, pending: 0 });
+  });
+
+  it('blocks a server: its followers go, the answer says how many; then lists and removes the block', async () => {
+    const block = await api(stack, '/api/admin/fediverse/blocks', {
+      body: { domain: 'Mastodon.Example' },
+      token: admin,
+    });
+    expect(block.status).toBe(201);
+    expect(block.json).toMatchObject({
+      block: { domain: 'mastodon.example', actor: null },
+      removedFollowers: 1,
+    });
+    expect((await followers()).items.map((item) => item.handle)).toEqual(['@carol@other.example']);
+    expect(await rpc(Patterns.social.blocked, { actorUri: 'https://mastodon.example/users/zed' })).toBe(true);
+
+    const account = await api(stack, '/api/admin/fediverse/blocks', {
+      body: { actor: 'https://other.example/users/carol' },
+      token: admin,
+    });
+    expect(account.json).toMatchObject({ removedFollowers: 1 });
+    const list = await blocks();
+    expect(list.items.map((item) => item.actor ?? item.domain)).toEqual([
+      'https://other.example/users/carol',
+      'mastodon.example',
+    ]);
+    const id = list.items[1]!.id;
+    expect(
+      (await api(stack, `/api/admin/fediverse/blocks/${id}`, { method: 'DELETE', token: admin })).status,
+    ).toBe(200);
+    const gone = await api(stack, `/api/admin/fediverse/blocks/${id}`, { method: 'DELETE', token: admin });
+    expect(gone.status).toBe(404);
+    expect(gone.json.error).toBe(SocialErrors.blockNotFound);
+    expect((await blocks()).total).toBe(1);
+  });
+
+  it('answers 400 to a block with both, neither or a malformed target, and stores nothing', async () => {
+    await rpc(Patterns.social.follow, follow('dave', 'third.example'));
+    const before = [(await blocks()).total, (await followers()).total];
+    for (const body of [
+      { actor: 'https://third.example/users/dave', domain: 'third.example' },
+      {},
+      { domain: 'not a domain' },
+      { actor: 'dave@third.example' },
+    ]) {
+      const answer = await api(stack, '/api/admin/fediverse/blocks', { body, token: admin });
+      expect([body, answer.status]).toEqual([body, 400]);
+      expect(typeof answer.json.error).toBe('string');
+    }
+    expect([(await blocks()).total, (await followers()).total]).toEqual(before);
+  });
+});

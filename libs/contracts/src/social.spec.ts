@@ -1,0 +1,75 @@
+import { parseSiteConfig, SiteConfigError } from './site-config.js';
+import { fediverseOf } from './site.js';
+import { blockInputSchema, hostInDomain, SocialErrors } from './social.js';
+
+const site = (extra: Record<string, unknown> = {}) => ({
+  title: 'Blog',
+  searchTitle: 'Search',
+  welcome: { title: 'Hi', text: '' },
+  about: { title: 'About', text: '' },
+  bannerImage: '',
+  footerText: '',
+  categories: [{ label: 'Projects', subcategories: [{ label: 'General' }] }],
+  ...extra,
+});
+
+describe('block input', () => {
+  it('takes an actor URL or a domain (lowercased, trailing dot dropped)', () => {
+    expect(blockInputSchema.parse({ actor: 'https://m.example/users/a' })).toEqual({
+      actor: 'https://m.example/users/a',
+    });
+    expect(blockInputSchema.parse({ domain: ' Spam.Example. ' })).toEqual({ domain: 'spam.example' });
+  });
+
+  it.each([
+    [{ actor: 'https://m.example/users/a', domain: 'm.example' }, SocialErrors.blockTarget],
+    [{}, SocialErrors.blockTarget],
+    [{ domain: 'has space.example' }, SocialErrors.blockDomain],
+    [{ domain: '-bad.example' }, SocialErrors.blockDomain],
+    [{ domain: 'evil%.example' }, SocialErrors.blockDomain],
+    [{ actor: 'acct:a@m.example' }, SocialErrors.blockActor],
+  ])('refuses %j', (input, error) => {
+    const result = blockInputSchema.safeParse(input);
+    expect(result.success).toBe(false);
+    expect(result.error!.issues[0]!.message).toBe(error);
+  });
+
+  it('matches a server and its sub-domains, not a look-alike', () => {
+    expect(hostInDomain('spam.example', 'spam.example')).toBe(true);
+    expect(hostInDomain('eu.spam.example', 'spam.example')).toBe(true);
+    expect(hostInDomain('notspam.example', 'spam.example')).toBe(false);
+  });
+});
+
+describe('fediverse site settings', () => {
+  it('default to the handle "blog", followers accepted at once, no avatar', () => {
+    expect(parseSiteConfig(site()).fediverse).toEqual({
+      handle: 'blog',
+      approveFollowers: false,
+      avatarImage: '',
+    });
+    // A configuration stored before issue 30 has none: fediverseOf fills the defaults.
+    expect(fediverseOf({})).toEqual({ handle: 'blog', approveFollowers: false, avatarImage: '' });
+  });
+
+  it('keeps a valid handle, approval and avatar path', () => {
+    const fediverse = {
+      handle: 'anna_garage',
+      approveFollowers: true,
+      avatarImage: '/uploads/site/avatar.webp',
+    };
+    expect(parseSiteConfig(site({ fediverse })).fediverse).toEqual(fediverse);
+  });
+
+  it.each([
+    [{ handle: 'Anna' }, /fediverse handle must be 1-30 lowercase letters/],
+    [{ handle: '' }, /fediverse handle/],
+    [{ handle: 'a'.repeat(31) }, /fediverse handle/],
+    [{ handle: 'anna@garage' }, /fediverse handle/],
+    [{ avatarImage: 'https://elsewhere.example/a.png' }, /fediverse avatar must be a path of this site/],
+    [{ approveFollowers: 'yes' }, /fediverse → approveFollowers/],
+  ])('refuses %j naming the setting', (fediverse, message) => {
+    expect(() => parseSiteConfig(site({ fediverse }))).toThrow(SiteConfigError);
+    expect(() => parseSiteConfig(site({ fediverse }))).toThrow(message);
+  });
+});

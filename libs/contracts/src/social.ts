@@ -1,0 +1,238 @@
+import { z } from 'zod';
+
+/**
+ * The blog's social graph in the fediverse (issue 30 §3, §5): its followers, the remote actors
+ * behind them, its actor keys, blocks and the likes and announces of its posts. The social
+ * service owns them; this file is the one place for their shapes, limits and error texts.
+ */
+
+export const FOLLOWER_STATUSES = ['pending', 'accepted'] as const;
+export type FollowerStatus = (typeof FOLLOWER_STATUSES)[number];
+export const REACTION_KINDS = ['like', 'announce'] as const;
+export type ReactionKind = (typeof REACTION_KINDS)[number];
+export const ACTOR_KEY_KINDS = ['rsa', 'ed25519'] as const;
+export type ActorKeyKind = (typeof ACTOR_KEY_KINDS)[number];
+
+export const SOCIAL_PAGE_DEFAULT = 30;
+export const SOCIAL_PAGE_MAX = 100;
+/** Longest remote URI or URL taken (an actor id, an inbox, an activity id). */
+export const REMOTE_URI_MAX = 2048;
+
+export const SocialErrors = {
+  followerNotFound: 'Follower not found',
+  notPending: 'This follower is not waiting for approval',
+  blockNotFound: 'Block not found',
+  blockTarget: 'Give either actor (an actor URL) or domain, not both',
+  blockActor: 'actor must be an http(s) URL of a fediverse account',
+  blockDomain: 'domain must be a host name such as mastodon.example',
+  alreadyBlocked: 'This account or server is already blocked',
+  blocked: 'This account or its server is blocked',
+  uri: 'must be an http(s) URL',
+} as const;
+
+/** An http(s) URL from another server (ids, inboxes, profile pages). */
+export const remoteUri = z
+  .string()
+  .trim()
+  .max(REMOTE_URI_MAX)
+  .pipe(z.url({ protocol: /^https?$/, error: SocialErrors.uri }));
+
+/** A host name (a server), lowercased: "Mastodon.Example." → "mastodon.example". */
+export const domainSchema = z
+  .string({ error: SocialErrors.blockDomain })
+  .trim()
+  .toLowerCase()
+  .transform((value) => value.replace(/\.$/, ''))
+  .pipe(
+    z
+      .string()
+      .max(253, SocialErrors.blockDomain)
+      .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, {
+        error: SocialErrors.blockDomain,
+      }),
+  );
+
+/** The server part of an actor URI, lowercased (what a domain block matches). */
+export function actorHost(uri: string): string {
+  return new URL(uri).hostname.toLowerCase();
+}
+
+/** Whether `host` is `domain` or one of its sub-domains (a block of a server covers its sub-domains). */
+export function hostInDomain(host: string, domain: string): boolean {
+  return host === domain || host.endsWith(`.${domain}`);
+}
+
+/** A remote account as the federation saw it (its actor document), stored for the follower list and delivery. */
+export const remoteActorSchema = z.object({
+  uri: remoteUri,
+  /** `user@server` or `@user@server`; stored without the leading "@". */
+  handle: z
+    .string()
+    .trim()
+    .max(300)
+    .transform((value) => value.replace(/^@/, ''))
+    .nullable()
+    .default(null),
+  name: z.string().trim().max(300).nullable().default(null),
+  url: remoteUri.nullable().default(null),
+  inbox: remoteUri,
+  sharedInbox: remoteUri.nullable().default(null),
+  iconUrl: remoteUri.nullable().default(null),
+});
+export type RemoteActorInput = z.input<typeof remoteActorSchema>;
+export type RemoteActor = z.output<typeof remoteActorSchema>;
+
+/** A Follow received: accepted at once, or kept pending when the owner approves followers. */
+export const followCommandSchema = z.object({
+  actor: remoteActorSchema,
+  followActivityId: remoteUri,
+  /** The site's `fediverse.approveFollowers` when the Follow arrived. */
+  requireApproval: z.boolean().default(false),
+});
+export type FollowCommand = z.input<typeof followCommandSchema>;
+
+export interface FollowResult {
+  id: number;
+  status: FollowerStatus;
+  /** False when this actor already followed (the Follow repeated): nothing changed but the activity id. */
+  created: boolean;
+}
+
+/** Undo{Follow}: the follower whose actor sent it (the Follow's id, when given, must match too). */
+export const unfollowCommandSchema = z.object({
+  actorUri: remoteUri,
+  followActivityId: remoteUri.optional(),
+});
+
+/** The followers collection's pages (accepted followers only, oldest first, by cursor). */
+export const followersPageQuerySchema = z.object({
+  cursor: z.coerce.number().int().min(0).nullable().default(null),
+  limit: z.coerce.number().int().min(1).max(1000).default(100),
+});
+export interface FollowerRecipient {
+  id: string;
+  inbox: string;
+  sharedInbox: string | null;
+}
+export interface FollowersPage {
+  items: FollowerRecipient[];
+  /** The cursor of the next page, or null on the last one. */
+  nextCursor: number | null;
+  total: number;
+}
+
+/** An account this blog follows (the `following` collection). */
+export const followingCommandSchema = z.object({
+  targetUri: remoteUri,
+  followActivityId: remoteUri,
+});
+export const followingPageQuerySchema = followersPageQuerySchema;
+export interface FollowingPage {
+  items: string[];
+  nextCursor: number | null;
+  total: number;
+}
+
+export const blockedQuerySchema = z.object({ actorUri: remoteUri });
+
+/** Like or Announce of a post; one row per activity id, so a repeated delivery counts once. */
+export const reactionCommandSchema = z.object({
+  activityId: remoteUri,
+  postId: z.coerce.number().int().positive('postId must be a positive number'),
+  actorUri: remoteUri,
+  kind: z.enum(REACTION_KINDS, { error: 'kind must be like or announce' }),
+});
+export type ReactionCommand = z.input<typeof reactionCommandSchema>;
+/** Undo{Like|Announce}: only the actor who reacted can take it back. */
+export const undoReactionCommandSchema = z.object({ activityId: remoteUri, actorUri: remoteUri });
+
+/** A JSON Web Key (RFC 7517) as WebCrypto exports it. */
+export interface Jwk {
+  kty?: string;
+  [member: string]: unknown;
+}
+/** A key pair as JWKs (the private half stays between the social service and the federation). */
+export interface ActorKeyPair {
+  kind: ActorKeyKind;
+  publicJwk: Jwk;
+  privateJwk: Jwk;
+}
+
+/** The admin's follower list: `handle` is `@user@server`. */
+export interface FollowerView {
+  id: number;
+  handle: string;
+  server: string;
+  name: string | null;
+  url: string | null;
+  since: string;
+  status: FollowerStatus;
+}
+export interface SocialCounts {
+  accepted: number;
+  pending: number;
+  likes: number;
+  announces: number;
+}
+export interface FollowerListResult {
+  items: FollowerView[];
+  total: number;
+  page: number;
+  pageSize: number;
+  counts: SocialCounts;
+}
+
+const pageParam = (fallback: number, max: number, name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be at least 1`)
+    .max(max, `${name} must be at most ${max}`)
+    .default(fallback);
+
+export const followerListQuerySchema = z.object({
+  status: z.enum(FOLLOWER_STATUSES, { error: 'status must be pending or accepted' }).optional(),
+  page: pageParam(1, 1_000_000, 'page'),
+  pageSize: pageParam(SOCIAL_PAGE_DEFAULT, SOCIAL_PAGE_MAX, 'pageSize'),
+});
+export type FollowerListQuery = z.infer<typeof followerListQuerySchema>;
+
+/** A numeric id in a path (followers, blocks). */
+export const socialIdSchema = z.object({
+  id: z.coerce.number({ error: 'id must be a number' }).int().positive('id must be a positive number'),
+});
+
+/** `POST /api/admin/fediverse/blocks`: `{actor}` (an account) or `{domain}` (a whole server). */
+export const blockInputSchema = z
+  .object({
+    actor: z
+      .string({ error: SocialErrors.blockActor })
+      .trim()
+      .max(REMOTE_URI_MAX, SocialErrors.blockActor)
+      .pipe(z.url({ protocol: /^https?$/, error: SocialErrors.blockActor }))
+      .optional(),
+    domain: domainSchema.optional(),
+  })
+  .strict()
+  .refine((input) => (input.actor === undefined) !== (input.domain === undefined), {
+    error: SocialErrors.blockTarget,
+  });
+export type BlockInput = z.input<typeof blockInputSchema>;
+
+export interface BlockView {
+  id: number;
+  /** The blocked account's URI, or null for a server block. */
+  actor: string | null;
+  /** The blocked server, or null for an account block. */
+  domain: string | null;
+  createdAt: string;
+}
+export interface BlockResult {
+  block: BlockView;
+  /** Followers the block removed (that account, or every account of that server). */
+  removedFollowers: number;
+}
+export interface BlockListResult {
+  items: BlockView[];
+  total: number;
+}

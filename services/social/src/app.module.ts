@@ -1,0 +1,47 @@
+import { Module, type DynamicModule } from '@nestjs/common';
+import { ServiceCoreModule } from '@blog/server-kit';
+import { BlocksController } from './blocks/blocks.controller.js';
+import { BlocksRepository, PostgresBlocksRepository } from './blocks/blocks.repository.js';
+import { BlocksService } from './blocks/blocks.service.js';
+import { SOCIAL_CONFIG, type SocialConfig } from './config.js';
+import { FollowersController } from './followers/followers.controller.js';
+import { FollowersRepository, PostgresFollowersRepository } from './followers/followers.repository.js';
+import { FollowersService } from './followers/followers.service.js';
+import { ActorKeysRepository, PostgresActorKeysRepository } from './keys/actor-keys.repository.js';
+import { ActorKeysService } from './keys/actor-keys.service.js';
+import { KeysController } from './keys/keys.controller.js';
+import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSocial.js';
+import { PostgresReactionsRepository, ReactionsRepository } from './reactions/reactions.repository.js';
+import { ReactionsController } from './reactions/reactions.controller.js';
+import { ReactionsService } from './reactions/reactions.service.js';
+
+/** The blog's followers, remote actors, actor keys, blocks and reactions (issue 30). */
+@Module({})
+export class SocialModule {
+  static forRoot(config: SocialConfig): DynamicModule {
+    return {
+      module: SocialModule,
+      imports: [
+        ServiceCoreModule.forRoot({
+          name: 'social',
+          transport: config.TRANSPORT,
+          url: config.DATABASE_URL,
+          entities: [],
+          migrations: [CreateSocial1765100000000],
+        }),
+      ],
+      controllers: [KeysController, FollowersController, BlocksController, ReactionsController],
+      providers: [
+        { provide: SOCIAL_CONFIG, useValue: config },
+        { provide: ActorKeysRepository, useClass: PostgresActorKeysRepository },
+        ActorKeysService,
+        { provide: FollowersRepository, useClass: PostgresFollowersRepository },
+        FollowersService,
+        { provide: BlocksRepository, useClass: PostgresBlocksRepository },
+        BlocksService,
+        { provide: ReactionsRepository, useClass: PostgresReactionsRepository },
+        ReactionsService,
+      ],
+    };
+  }
+}

@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type {
+  FollowerListQuery,
+  FollowersPage,
+  FollowerStatus,
+  FollowingPage,
+  RemoteActor,
+} from '@blog/contracts';
+import { DataSource } from 'typeorm';
+import { queryRows } from '../common/query-rows.js';
+
+/** A follower with its remote actor, as the admin's list and the approve answer need it. */
+export interface FollowerRow {
+  id: number;
+  status: FollowerStatus;
+  created_at: Date;
+  follow_activity_id: string;
+  uri: string;
+  host: string;
+  handle: string | null;
+  name: string | null;
+  url: string | null;
+}
+
+const FOLLOWER_COLUMNS = `f.id, f.status, f.created_at, f.follow_activity_id, a.uri, a.host, a.handle, a.name, a.url`;
+
+/** Remote actors, the blog's followers and the accounts it follows (remote_actors, followers, following). */
+export abstract class FollowersRepository {
+  /** Stores the actor as seen now (a known one is updated); answers its id. */
+  abstract saveActor(actor: RemoteActor, host: string): Promise<number>;
+  /** Adds the follower, or for one already there only records the new Follow's id. */
+  abstract follow(
+    actorId: number,
+    followActivityId: string,
+    status: FollowerStatus,
+  ): Promise<{ id: number; status: FollowerStatus; created: boolean }>;
+  abstract unfollow(actorUri: string, followActivityId?: string): Promise<number>;
+  abstract recipients(cursor: number | null, limit: number): Promise<FollowersPage>;
+  abstract page(query: FollowerListQuery): Promise<{ rows: FollowerRow[]; total: number }>;
+  abstract counts(): Promise<{ accepted: number; pending: number }>;
+  abstract find(id: number): Promise<FollowerRow | undefined>;
+  /** pending → accepted; undefined when it was not pending (or is not there). */
+  abstract approve(id: number): Promise<FollowerRow | undefined>;
+  abstract remove(id: number): Promise<boolean>;
+  abstract addFollowing(targetUri: string, followActivityId: string): Promise<boolean>;
+  abstract acceptFollowing(followActivityId: string): Promise<boolean>;
+  abstract removeFollowing(targetUri: string): Promise<boolean>;
+  abstract following(cursor: number | null, limit: number): Promise<FollowingPage>;
+}
+
+@Injectable()
+export class PostgresFollowersRepository extends FollowersRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async saveActor(actor: RemoteActor, host: string): Promise<number> {
+    const [row] = await queryRows<{ id: number }>(
+      this.db,
+      `INSERT INTO remote_actors (uri, host, handle, name, url, inbox, shared_inbox, icon_url, fetched_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, now())
+       ON CONFLICT (uri) DO UPDATE SET host = excluded.host, handle = excluded.handle, name = excluded.name,
+         url = excluded.url, inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
+         icon_url = excluded.icon_url, fetched_at = now()
+       RETURNING id`,
+      [actor.uri, host, actor.handle, actor.name, actor.url, actor.inbox, actor.sharedInbox, actor.iconUrl],
+    );
+    return row!.id;
+  }
+
+  async follow(actorId: number, followActivityId: string, status: FollowerStatus) {
+    // xmax = 0 only on a freshly inserted row: tells a new follower from a repeated Follow.
+    const [row] = await queryRows<{ id: number; status: FollowerStatus; created: boolean }>(
+      this.db,
+      `INSERT INTO followers (remote_actor_id, follow_activity_id, status) VALUES ($1, $2, $3)
+       ON CONFLICT (remote_actor_id) DO UPDATE SET follow_activity_id = excluded.follow_activity_id
+       RETURNING id, status, (xmax = 0) AS created`,
+      [actorId, followActivityId, status],
+    );
+    return row!;
+  }
+
+  async unfollow(actorUri: string, followActivityId?: string): Promise<number> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `DELETE FROM followers f USING remote_actors a
+       WHERE f.remote_actor_id = a.id AND a.uri = $1 AND ($2::text IS NULL OR f.follow_activity_id = $2)
+       RETURNING f.id`,
+      [actorUri, followActivityId ?? null],
+    );
+    return rows.length;
+  }
+
+  async recipients(cursor: number | null, limit: number): Promise<FollowersPage> {
+    const rows = await queryRows<{ id: number; uri: string; inbox: string; shared_inbox: string | null }>(
+      this.db,
+      `SELECT f.id, a.uri, a.inbox, a.shared_inbox FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id
+       WHERE f.status = 'accepted' AND f.id > $1 ORDER BY f.id LIMIT $2`,
+      [cursor ?? 0, limit + 1],
+    );
+    const { accepted } = await this.counts();
+    const more = rows.length > limit;
+    const items = rows.slice(0, limit);
+    return {
+      items: items.map((row) => ({ id: row.uri, inbox: row.inbox, sharedInbox: row.shared_inbox })),
+      nextCursor: more ? items[items.length - 1]!.id : null,
+      total: accepted,
+    };
+  }
+
+  async page(query: FollowerListQuery): Promise<{ rows: FollowerRow[]; total: number }> {
+    const status = query.status ?? null;
+    const rows = await queryRows<FollowerRow>(
+      this.db,
+      `SELECT ${FOLLOWER_COLUMNS} FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id
+       WHERE ($1::text IS NULL OR f.status = $1) ORDER BY f.created_at DESC, f.id DESC LIMIT $2 OFFSET $3`,
+      [status, query.pageSize, (query.page - 1) * query.pageSize],
+    );
+    const [count] = await queryRows<{ n: number }>(
+      this.db,
+      `SELECT count(*)::int AS n FROM followers WHERE ($1::text IS NULL OR status = $1)`,
+      [status],
+    );
+    return { rows, total: count!.n };
+  }
+
+  async counts(): Promise<{ accepted: number; pending: number }> {
+    const [row] = await queryRows<{ accepted: number; pending: number }>(
+      this.db,
+      `SELECT count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+              count(*) FILTER (WHERE status = 'pending')::int AS pending FROM followers`,
+    );
+    return row!;
+  }
+
+  async find(id: number): Promise<FollowerRow | undefined> {
+    const [row] = await queryRows<FollowerRow>(
+      this.db,
+      `SELECT ${FOLLOWER_COLUMNS} FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id WHERE f.id = $1`,
+      [id],
+    );
+    return row;
+  }
+
+  async approve(id: number): Promise<FollowerRow | undefined> {
+    const [row] = await queryRows<{ id: number }>(
+      this.db,
+      `UPDATE followers SET status = 'accepted' WHERE id = $1 AND status = 'pending' RETURNING id`,
+      [id],
+    );
+    return row ? this.find(row.id) : undefined;
+  }
+
+  async remove(id: number): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `DELETE FROM followers WHERE id = $1 RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  async addFollowing(targetUri: string, followActivityId: string): Promise<boolean> {
+    const [row] = await queryRows<{ created: boolean }>(
+      this.db,
+      `INSERT INTO following (target_uri, follow_activity_id) VALUES ($1, $2)
+       ON CONFLICT (target_uri) DO UPDATE SET follow_activity_id = excluded.follow_activity_id
+       RETURNING (xmax = 0) AS created`,
+      [targetUri, followActivityId],
+    );
+    return row!.created;
+  }
+
+  async acceptFollowing(followActivityId: string): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `UPDATE following SET status = 'accepted' WHERE follow_activity_id = $1 RETURNING id`,
+      [followActivityId],
+    );
+    return rows.length > 0;
+  }
+
+  async removeFollowing(targetUri: string): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `DELETE FROM following WHERE target_uri = $1 RETURNING id`,
+      [targetUri],
+    );
+    return rows.length > 0;
+  }
+
+  async following(cursor: number | null, limit: number): Promise<FollowingPage> {
+    const rows = await queryRows<{ id: number; target_uri: string }>(
+      this.db,
+      `SELECT id, target_uri FROM following WHERE status = 'accepted' AND id > $1 ORDER BY id LIMIT $2`,
+      [cursor ?? 0, limit + 1],
+    );
+    const [count] = await queryRows<{ n: number }>(
+      this.db,
+      `SELECT count(*)::int AS n FROM following WHERE status = 'accepted'`,
+    );
+    const more = rows.length > limit;
+    const items = rows.slice(0, limit);
+    return {
+      items: items.map((row) => row.target_uri),
+      nextCursor: more ? items[items.length - 1]!.id : null,
+      total: count!.n,
+    };
+  }
+}

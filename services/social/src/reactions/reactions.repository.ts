@@ -1,0 +1,54 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { ReactionKind } from '@blog/contracts';
+import { DataSource } from 'typeorm';
+import { queryRows } from '../common/query-rows.js';
+
+/** Likes and announces of the blog's posts (reactions), one row per activity. */
+export abstract class ReactionsRepository {
+  /** False when this activity was recorded already. */
+  abstract add(reaction: {
+    activityId: string;
+    postId: number;
+    actorUri: string;
+    kind: ReactionKind;
+  }): Promise<boolean>;
+  /** Removes the activity if that actor sent it. */
+  abstract remove(activityId: string, actorUri: string): Promise<boolean>;
+  abstract totals(): Promise<{ likes: number; announces: number }>;
+}
+
+@Injectable()
+export class PostgresReactionsRepository extends ReactionsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async add(reaction: { activityId: string; postId: number; actorUri: string; kind: ReactionKind }) {
+    const rows = await queryRows<{ activity_id: string }>(
+      this.db,
+      `INSERT INTO reactions (activity_id, post_id, remote_actor_uri, kind) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (activity_id) DO NOTHING RETURNING activity_id`,
+      [reaction.activityId, reaction.postId, reaction.actorUri, reaction.kind],
+    );
+    return rows.length > 0;
+  }
+
+  async remove(activityId: string, actorUri: string): Promise<boolean> {
+    const rows = await queryRows<{ activity_id: string }>(
+      this.db,
+      `DELETE FROM reactions WHERE activity_id = $1 AND remote_actor_uri = $2 RETURNING activity_id`,
+      [activityId, actorUri],
+    );
+    return rows.length > 0;
+  }
+
+  async totals(): Promise<{ likes: number; announces: number }> {
+    const [row] = await queryRows<{ likes: number; announces: number }>(
+      this.db,
+      `SELECT count(*) FILTER (WHERE kind = 'like')::int AS likes,
+              count(*) FILTER (WHERE kind = 'announce')::int AS announces FROM reactions`,
+    );
+    return row!;
+  }
+}

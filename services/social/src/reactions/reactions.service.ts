@@ -1,0 +1,22 @@
+import { Injectable } from '@nestjs/common';
+import type { Patterns, RpcParsedRequest } from '@blog/contracts';
+import { BlocksService } from '../blocks/blocks.service.js';
+import { ReactionsRepository } from './reactions.repository.js';
+
+/** Likes and announces of the blog's posts, counted once per activity id. */
+@Injectable()
+export class ReactionsService {
+  constructor(
+    private readonly reactions: ReactionsRepository,
+    private readonly blocks: BlocksService,
+  ) {}
+
+  async add(command: RpcParsedRequest<typeof Patterns.social.reaction>) {
+    await this.blocks.assertNotBlocked(command.actorUri);
+    return { recorded: await this.reactions.add(command) };
+  }
+
+  async undo(command: RpcParsedRequest<typeof Patterns.social.undoReaction>) {
+    return { removed: await this.reactions.remove(command.activityId, command.actorUri) };
+  }
+}

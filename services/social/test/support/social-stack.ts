@@ -1,0 +1,74 @@
+import type { INestMicroservice } from '@nestjs/common';
+import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
+import type { RpcEnvelope, RpcErrorBody } from '@blog/contracts';
+import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
+import pg from 'pg';
+import { firstValueFrom } from 'rxjs';
+import { loadSocialConfig, startSocialService } from '../../src/index.js';
+
+/** A social service process (in this one) with its RPC client. */
+export interface SocialReplica {
+  app: INestMicroservice;
+  send<T>(pattern: string, data?: unknown): Promise<T>;
+  /** The error body of a call that must fail. */
+  failure(pattern: string, data?: unknown): Promise<RpcErrorBody>;
+  close(): Promise<void>;
+}
+
+/** One test database and any number of real social service replicas on it. */
+export interface SocialStack {
+  db: TestDatabase;
+  sql: pg.Client;
+  start(): Promise<SocialReplica>;
+  stop(): Promise<void>;
+}
+
+export async function startSocialStack(): Promise<SocialStack> {
+  const db = await createTestDatabase('social');
+  const sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+  const replicas = new Set<SocialReplica>();
+  return {
+    db,
+    sql,
+    async start() {
+      const port = await freePort();
+      const app = await startSocialService(
+        loadSocialConfig({ DATABASE_URL: db.url, SOCIAL_PORT: String(port), LOG_LEVEL: 'error' }),
+      );
+      const client: ClientProxy = ClientProxyFactory.create({
+        transport: Transport.TCP,
+        options: { host: '127.0.0.1', port },
+      });
+      const send = <T>(pattern: string, data: unknown = {}) =>
+        firstValueFrom(client.send<T>(pattern, { requestId: 'test', data } satisfies RpcEnvelope<unknown>));
+      let closed = false;
+      const replica: SocialReplica = {
+        app,
+        send,
+        async failure(pattern, data) {
+          try {
+            await send(pattern, data);
+          } catch (error) {
+            return error as RpcErrorBody;
+          }
+          throw new Error(`expected ${pattern} to fail`);
+        },
+        async close() {
+          if (closed) return;
+          closed = true;
+          replicas.delete(replica);
+          client.close();
+          await app.close();
+        },
+      };
+      replicas.add(replica);
+      return replica;
+    },
+    async stop() {
+      await Promise.all([...replicas].map((replica) => replica.close().catch(() => undefined)));
+      await sql.end();
+      await db.drop();
+    },
+  };
+}
