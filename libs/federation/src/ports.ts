@@ -1,0 +1,108 @@
+// What the federation needs from the blog: plain data in and out, no Nest, no Fedify types. The gateway
+// implements it on RPC clients, services/social on its own services, tests in memory.
+
+/** A remote account as the blog keeps it (followers, comment authors). */
+export interface RemoteFollower {
+  actorUri: string;
+  /** `@user@host` */
+  handle: string;
+  name: string | null;
+  /** The actor's profile page (HTML), when it names one. */
+  url: string | null;
+  inbox: string;
+  sharedInbox: string | null;
+  iconUrl: string | null;
+}
+
+export interface ArticleImage {
+  url: string;
+  mediaType: string;
+  alt: string;
+}
+
+/** A visible post as an Article; `html` holds absolute links only. */
+export interface ArticleData {
+  /** The post id; the Article's id is the stable `/post/{id}` URL. */
+  id: number;
+  title: string;
+  html: string;
+  excerpt: string;
+  /** The post's page (tree URL). */
+  url: string;
+  published: Date;
+  updated: Date | null;
+  tags: string[];
+  images: ArticleImage[];
+}
+
+/** A reply (a Note) from the fediverse to one of our Articles or to a comment on one. */
+export interface RemoteComment {
+  /** The Note's id, which Update and Delete refer to. */
+  objectUri: string;
+  /** An Article id (`{origin}/post/{id}`) or the objectUri of an earlier comment. */
+  inReplyToUri: string;
+  actor: { uri: string; handle: string; name: string | null; url: string | null; iconUrl: string | null };
+  /** As received: the receiver sanitises it. */
+  html: string;
+  published: Date;
+}
+
+export interface SiteData {
+  origin: string;
+  /** The configured handle's user part (`blog` in `@blog@example.org`). */
+  handle: string;
+  title: string;
+  summaryHtml: string;
+  iconUrl: string | null;
+  imageUrl: string | null;
+  approveFollowers: boolean;
+  postCount: number;
+}
+
+export interface JwkPair {
+  publicJwk: JsonWebKey;
+  privateJwk: JsonWebKey;
+}
+
+export interface ActorKeys {
+  rsa: JwkPair;
+  ed25519: JwkPair;
+}
+
+export type ReactionKind = 'like' | 'announce';
+
+export interface Reaction {
+  kind: ReactionKind;
+  activityId: string;
+  actorUri: string;
+  objectUri: string;
+}
+
+export interface FederationPorts {
+  site(): Promise<SiteData>;
+  /** Made once and kept: the actor's keys never change on their own. */
+  actorKeys(): Promise<ActorKeys>;
+  followers: {
+    page(offset: number, limit: number): Promise<{ items: RemoteFollower[]; total: number }>;
+    /** 'pending' when the owner approves followers: no Accept is sent then. */
+    add(follower: RemoteFollower & { followActivityId: string }): Promise<'accepted' | 'pending'>;
+    remove(actorUri: string): Promise<void>;
+  };
+  /** Actor URIs the blog follows. */
+  following(): Promise<string[]>;
+  /** True when the actor or its domain is blocked. */
+  blocked(actorUri: string): Promise<boolean>;
+  reaction(reaction: Reaction): Promise<void>;
+  undoReaction(activityId: string, actorUri: string): Promise<void>;
+  articles: {
+    /** null: no such visible post (404); 'gone': deleted or unpublished after federation (410). */
+    byPostId(id: number): Promise<ArticleData | 'gone' | null>;
+    /** Newest first. */
+    outbox(offset: number, limit: number): Promise<{ items: ArticleData[]; total: number }>;
+  };
+  comments: {
+    create(comment: RemoteComment): Promise<void>;
+    update(comment: RemoteComment): Promise<void>;
+    delete(objectUri: string, actorUri: string): Promise<void>;
+  };
+}
