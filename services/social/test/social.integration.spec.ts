@@ -70,6 +70,29 @@ describe('social service (real PostgreSQL)', () => {
       const ed = after.find((pair) => pair.kind === 'ed25519')!;
       expect(ed.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
     });
+
+    it('never writes a private key to the logs, even at debug level', async () => {
+      const written: string[] = [];
+      const streams = [process.stdout, process.stderr];
+      const originals = streams.map((stream) => stream.write);
+      for (const stream of streams) {
+        const write = stream.write.bind(stream);
+        stream.write = ((chunk: unknown, ...rest: never[]) => {
+          written.push(String(chunk));
+          return write(chunk as string, ...rest);
+        }) as typeof stream.write;
+      }
+      try {
+        const verbose = await stack.start({ LOG_LEVEL: 'debug' });
+        const pairs = await verbose.send<ActorKeyPair[]>(Patterns.social.keys);
+        await verbose.close();
+        const logs = written.join('');
+        expect(logs).toContain('service listening');
+        for (const pair of pairs) expect(logs).not.toContain(String(pair.privateJwk.d));
+      } finally {
+        streams.forEach((stream, i) => (stream.write = originals[i]!));
+      }
+    });
   });
 
   describe('followers', () => {

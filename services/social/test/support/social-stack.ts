@@ -19,7 +19,7 @@ export interface SocialReplica {
 export interface SocialStack {
   db: TestDatabase;
   sql: pg.Client;
-  start(): Promise<SocialReplica>;
+  start(env?: Record<string, string>): Promise<SocialReplica>;
   stop(): Promise<void>;
 }
 
@@ -31,10 +31,10 @@ export async function startSocialStack(): Promise<SocialStack> {
   return {
     db,
     sql,
-    async start() {
+    async start(env = {}) {
       const port = await freePort();
       const app = await startSocialService(
-        loadSocialConfig({ DATABASE_URL: db.url, SOCIAL_PORT: String(port), LOG_LEVEL: 'error' }),
+        loadSocialConfig({ DATABASE_URL: db.url, SOCIAL_PORT: String(port), LOG_LEVEL: 'error', ...env }),
       );
       const client: ClientProxy = ClientProxyFactory.create({
         transport: Transport.TCP,
