@@ -1,5 +1,9 @@
 // What the federation needs from the blog: plain data in and out, no Nest, no Fedify types. The gateway
 // implements it on RPC clients, services/social on its own services, tests in memory.
+import type { webcrypto } from 'node:crypto';
+
+/** A key as Web Crypto exports it (JWK). */
+export type JsonWebKey = webcrypto.JsonWebKey;
 
 /** A remote account as the blog keeps it (followers, comment authors). */
 export interface RemoteFollower {
