@@ -1,4 +1,8 @@
 // The blog in the fediverse (issue 30): Fedify's federation, its stores and loaders, shared by the
 // gateway (the HTTP edge) and services/social (followers and delivery).
+import './temporal.js';
+
 export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
 export * from './ports.js';
+export * from './loaders.js';
+export * from './pg-stores.js';

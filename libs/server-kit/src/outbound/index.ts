@@ -1,2 +1,3 @@
 export * from './address-policy.js';
 export * from './outbound-fetcher.js';
+export * from './web-fetch.js';
