@@ -25,6 +25,13 @@ import {
 
 type AdminComment = AdminCommentsResult['items'][number];
 
+/** Approve stands out; spam is a lesser move; delete is the one that cannot be undone. */
+const ACTION_CLASSES: Record<CommentAction, string> = {
+  approve: '',
+  spam: 'button-secondary',
+  delete: 'button-danger',
+};
+
 /**
  * The Comments tab (issue 30 §5): pending, approved and spam comments with their counts, the
  * status and page in the URL; each row approved, marked as spam or deleted (after a confirm),
@@ -216,6 +223,7 @@ function CommentRow({ comment, actions, busy, disabled, onAction }: CommentRowPr
             {' · '}
             <time dateTime={comment.createdAt}>{formatDateTime(comment.createdAt)}</time>
             {comment.via && <span> · via {comment.via}</span>}
+            {comment.parentId !== null && <span> · a reply</span>}
           </p>
         </header>
         {/* Sanitised by the posts service when the comment was stored. */}
@@ -225,7 +233,7 @@ function CommentRow({ comment, actions, busy, disabled, onAction }: CommentRowPr
             <button
               key={action}
               type="button"
-              className={action === 'delete' ? 'button button-small button-danger' : 'button button-small'}
+              className={`button button-small ${ACTION_CLASSES[action]}`.trim()}
               disabled={disabled}
               onClick={() => onAction(action)}
             >
