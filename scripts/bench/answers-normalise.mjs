@@ -70,6 +70,10 @@ function normaliseHeader(name, value, ports) {
   // An ETag is a hash of the body: the body is compared itself, so only the policy counts
   // (none, weak or strong). The asset hashes above would make every page's ETag differ.
   if (name === 'etag') return value.startsWith('W/') ? 'W/"…" (weak)' : '"…" (strong)';
+  // The seconds left in a limit's window count from each stack's own first hit, and the stacks
+  // are asked in turn: the base's time to answer that first hit (an argon2 check, a page render)
+  // shifts this build's window by up to a few seconds. Compared in whole minutes.
+  if (name === 'retry-after' && /^\d+$/.test(value)) return `≈${Math.round(Number(value) / 60)} min`;
   return normaliseText(value, ports);
 }
 

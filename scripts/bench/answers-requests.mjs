@@ -1,6 +1,7 @@
 // The answers check's requests (compare-answers.mjs): the public URLs both stacks are asked,
 // and the asking itself (plain HTTP, so every header and byte is seen as sent).
 import http from 'node:http';
+import { URLSearchParams } from 'node:url';
 import zlib from 'node:zlib';
 
 const segmentOf = (node) =>
@@ -34,12 +35,21 @@ export function requestList(site, written, seededUrls, sitemapFiles) {
   const { roadster, sourdough, accents, bike, draft, scheduled, photos } = written[0];
   const get = (path, extra = {}) => ({ method: 'GET', path, ...extra });
   const head = (path) => ({ method: 'HEAD', path });
-  const json = (method, path, body) => ({
+  const json = (method, path, body, nth) => ({
     method,
     path,
+    label: nth ? `${path} (#${nth})` : undefined,
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
+  const aboutForm = (fields) => ({
+    method: 'POST',
+    path: '/about',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+  const contact = { name: 'Ann Reader', email: 'ann@example.com', subject: 'Hello', message: 'A kind word.' };
+  const wrongSignIn = { username: 'nobody', password: 'not-the-password' };
   return [
     get('/'),
     get('/?page=2'),
@@ -118,6 +128,18 @@ export function requestList(site, written, seededUrls, sitemapFiles) {
     get('/api/subscribe/confirm?token=nope'),
     get('/api/unsubscribe?token=nope'),
     json('POST', '/api/views', { path: 42 }),
+    json('POST', '/api/views', { path: '/', referrer: 'https://example.org/' }),
+    json('POST', '/api/auth/register', { username: 'x' }),
+    // The forms and their per-address limits, in order (the limits' SQL moved into one helper):
+    // the About page without JavaScript, then the API's contact form up to its 5 an hour.
+    aboutForm({ form: 'contact', ...contact, email: 'not-an-address' }),
+    aboutForm({ form: 'contact', ...contact }),
+    aboutForm({ form: 'subscribe', email: 'ann@example.com' }),
+    ...[2, 3, 4, 5, 6].map((n) => json('POST', '/api/contact', contact, n)),
+    aboutForm({ form: 'contact', ...contact, subject: 'Over the limit' }),
+    json('POST', '/api/subscribe', { email: 'bob@example.com' }),
+    // Sign-in failures up to the per-address-and-name limit (5 in 15 min), then 429.
+    ...[1, 2, 3, 4, 5, 6].map((n) => json('POST', '/api/auth/login', wrongSignIn, n)),
     get('/uploads/no-such-file.jpg'),
     // What the media worker made from the same uploaded photos: every file a media item names.
     ...uploadsOf(photos).map((_, i) => ({

@@ -9,28 +9,48 @@ export const ALLOWED = [
     commit: 'cf1dc71',
     reason:
       "Comments in the web (issue 30 §5): the comments' stylesheet joins the critical CSS inlined in every page",
-    urls: /^GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)/,
+    urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
     side: 'build',
     from: /\.post-comments\{[\s\S]*?\.comment-replies,\.comment-reply-form\{margin-left:\.5rem\}\n\}\n/,
     to: '',
   },
   {
-    commit: 'cf1dc71',
+    commit: 'cf1dc71, de1b061',
     reason:
-      "Comments in the web (issue 30 §5): a published post's page loads its comments with the post. Until " +
-      'the gateway answers /api/posts/{id}/comments (issue 30, not yet built) the load fails: the loader data ' +
-      "holds comments: null and the page says 'The comments could not be loaded.' with the sign-in link",
-    urls: /^GET \/(?!api\/)/,
+      "Comments in the web (issue 30 §5): a published post's page loads its comments with the post " +
+      '(cf1dc71); the gateway answers them since de1b061 (none yet: count 0), before that the load ' +
+      'failed and the loader data held comments: null',
+    urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
-    from: /,"comments":null(?=\}\},"actionData")/,
+    from: /,"comments":(?:null|\{"postId":\d+,"count":0,"comments":\[\]\})(?=\}\},"actionData")/,
     to: '',
   },
   {
     commit: 'cf1dc71',
-    reason: 'Comments in the web (issue 30 §5): the comments section under a published post (see above)',
-    urls: /^GET \/(?!api\/)/,
+    reason:
+      "Comments in the web (issue 30 §5): the comments section under a published post ('No comments " +
+      "yet', or 'The comments could not be loaded.' before de1b061) with the sign-in link",
+    urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
     from: /<section id="comments" class="post-comments"[\s\S]*?<\/section>\n/,
+    to: '',
+  },
+  {
+    commit: '7119dab',
+    reason:
+      'services/social (issue 30): the site configuration gains fediverse { handle, avatarImage, ' +
+      'approveFollowers } (defaults "blog", "", false), so /api/site and the site every page carries have it',
+    urls: /^GET \/api\/site$/,
+    side: 'build',
+    from: / {2}"fediverse": \{\n {4}"handle": "blog",\n {4}"avatarImage": "",\n {4}"approveFollowers": false\n {2}\},\n/,
+    to: '',
+  },
+  {
+    commit: '7119dab',
+    reason: 'services/social (issue 30): the same fediverse settings in the site a page preloads',
+    urls: /^(GET \/(?!api\/)|POST \/about)/,
+    side: 'build',
+    from: /"fediverse":\{"handle":"blog","avatarImage":"","approveFollowers":false\},/,
     to: '',
   },
 ];

@@ -10,6 +10,8 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export { freePort };
 
+const HEALTHY_WITHIN_MS = Number(process.env.BENCH_HEALTHY_WITHIN_MS ?? 180_000);
+
 /**
  * Starts the launcher and resolves once /api/health answers 200, with the milliseconds it took.
  * `root` runs another checkout's launcher (a revision to compare with).
@@ -25,6 +27,12 @@ export async function startStack({ dataDir, port, env = {}, root = ROOT }) {
   const baseUrl = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error('launcher exited before the stack was healthy');
+    // A server that never comes up (/api/health names it down) must not hang a bench forever.
+    if (performance.now() - started > HEALTHY_WITHIN_MS) {
+      child.kill('SIGTERM');
+      await exited;
+      throw new Error(`the stack was not healthy within ${HEALTHY_WITHIN_MS / 1000} s`);
+    }
     try {
       if ((await fetch(`${baseUrl}/api/health`)).status === 200) break;
     } catch {
