@@ -15,14 +15,12 @@ import { firstValueFrom } from 'rxjs';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
 const follow = (user: string, host: string, requireApproval = false) => ({
-  actor: {
-    uri: `https://${host}/users/${user}`,
-    handle: `${user}@${host}`,
-    name: user,
-    url: `https://${host}/@${user}`,
-    inbox: `https://${host}/users/${user}/inbox`,
-    sharedInbox: `https://${host}/inbox`,
-  },
+  actorUri: `https://${host}/users/${user}`,
+  handle: `@${user}@${host}`,
+  name: user,
+  url: `https://${host}/@${user}`,
+  inbox: `https://${host}/users/${user}/inbox`,
+  sharedInbox: `https://${host}/inbox`,
   followActivityId: `https://${host}/follows/${user}`,
   requireApproval,
 });

@@ -62,9 +62,12 @@ export function hostInDomain(host: string, domain: string): boolean {
   return host === domain || host.endsWith(`.${domain}`);
 }
 
-/** A remote account as the federation saw it (its actor document), stored for the follower list and delivery. */
+/**
+ * A remote account as the federation saw it (its actor document), stored for the follower list
+ * and delivery; the fields of libs/federation's RemoteFollower.
+ */
 export const remoteActorSchema = z.object({
-  uri: remoteUri,
+  actorUri: remoteUri,
   /** `user@server` or `@user@server`; stored without the leading "@". */
   handle: z
     .string()
@@ -83,8 +86,7 @@ export type RemoteActorInput = z.input<typeof remoteActorSchema>;
 export type RemoteActor = z.output<typeof remoteActorSchema>;
 
 /** A Follow received: accepted at once, or kept pending when the owner approves followers. */
-export const followCommandSchema = z.object({
-  actor: remoteActorSchema,
+export const followCommandSchema = remoteActorSchema.extend({
   followActivityId: remoteUri,
   /** The site's `fediverse.approveFollowers` when the Follow arrived. */
   requireApproval: z.boolean().default(false),
@@ -104,20 +106,23 @@ export const unfollowCommandSchema = z.object({
   followActivityId: remoteUri.optional(),
 });
 
-/** The followers collection's pages (accepted followers only, oldest first, by cursor). */
+/** The followers collection's pages (accepted followers only, oldest first). */
 export const followersPageQuerySchema = z.object({
-  cursor: z.coerce.number().int().min(0).nullable().default(null),
+  offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(1000).default(100),
 });
+/** A follower as the federation delivers to it (libs/federation's RemoteFollower); `handle` is `@user@host`. */
 export interface FollowerRecipient {
-  id: string;
+  actorUri: string;
+  handle: string;
+  name: string | null;
+  url: string | null;
   inbox: string;
   sharedInbox: string | null;
+  iconUrl: string | null;
 }
 export interface FollowersPage {
   items: FollowerRecipient[];
-  /** The cursor of the next page, or null on the last one. */
-  nextCursor: number | null;
   total: number;
 }
 
@@ -127,9 +132,9 @@ export const followingCommandSchema = z.object({
   followActivityId: remoteUri,
 });
 export const followingPageQuerySchema = followersPageQuerySchema;
+/** Actor URIs this blog follows (accepted), oldest first. */
 export interface FollowingPage {
   items: string[];
-  nextCursor: number | null;
   total: number;
 }
 
@@ -152,11 +157,12 @@ export interface Jwk {
   [member: string]: unknown;
 }
 /** A key pair as JWKs (the private half stays between the social service and the federation). */
-export interface ActorKeyPair {
-  kind: ActorKeyKind;
+export interface JwkPair {
   publicJwk: Jwk;
   privateJwk: Jwk;
 }
+/** The blog actor's key pairs by kind (libs/federation's ActorKeys). */
+export type ActorKeyPairs = Record<ActorKeyKind, JwkPair>;
 
 /** The admin's follower list: `handle` is `@user@server`. */
 export interface FollowerView {

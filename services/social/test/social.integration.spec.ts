@@ -2,7 +2,7 @@ import { webcrypto } from 'node:crypto';
 import {
   Patterns,
   SocialErrors,
-  type ActorKeyPair,
+  type ActorKeyPairs,
   type BlockListResult,
   type BlockResult,
   type FollowerListResult,
@@ -12,7 +12,7 @@ import {
 import { startSocialStack, type SocialReplica, type SocialStack } from './support/social-stack.js';
 
 const actor = (user: string, host = 'mastodon.example') => ({
-  uri: `https://${host}/users/${user}`,
+  actorUri: `https://${host}/users/${user}`,
   handle: `@${user}@${host}`,
   name: `${user[0]!.toUpperCase()}${user.slice(1)}`,
   url: `https://${host}/@${user}`,
@@ -20,7 +20,7 @@ const actor = (user: string, host = 'mastodon.example') => ({
   sharedInbox: `https://${host}/inbox`,
 });
 const follow = (user: string, host?: string, requireApproval = false) => ({
-  actor: actor(user, host),
+  ...actor(user, host),
   followActivityId: `https://${host ?? 'mastodon.example'}/${user}/follows/${Math.random().toString(36).slice(2)}`,
   requireApproval,
 });
@@ -43,22 +43,22 @@ describe('social service (real PostgreSQL)', () => {
     it('makes one RSA and one Ed25519 pair under concurrent first calls from two replicas', async () => {
       const [a, b] = await Promise.all([stack.start(), stack.start()]);
       const answers = await Promise.all(
-        [a, b, a, b, a, b].map((replica) => replica.send<ActorKeyPair[]>(Patterns.social.keys)),
+        [a, b, a, b, a, b].map((replica) => replica.send<ActorKeyPairs>(Patterns.social.keys)),
       );
       expect(await count('actor_keys')).toBe(2);
       for (const answer of answers) expect(answer).toEqual(answers[0]);
-      expect(answers[0]!.map((pair) => pair.kind).sort()).toEqual(['ed25519', 'rsa']);
+      expect(Object.keys(answers[0]!).sort()).toEqual(['ed25519', 'rsa']);
       await Promise.all([a.close(), b.close()]);
     });
 
     it('keeps the same pairs across a restart, and they sign and verify', async () => {
       const first = await stack.start();
-      const before = await first.send<ActorKeyPair[]>(Patterns.social.keys);
+      const before = await first.send<ActorKeyPairs>(Patterns.social.keys);
       await first.close();
       social = await stack.start();
-      const after = await social.send<ActorKeyPair[]>(Patterns.social.keys);
+      const after = await social.send<ActorKeyPairs>(Patterns.social.keys);
       expect(after).toEqual(before);
-      const rsa = after.find((pair) => pair.kind === 'rsa')!;
+      const { rsa, ed25519: ed } = after;
       expect(rsa.publicJwk).toMatchObject({ kty: 'RSA', e: 'AQAB' });
       expect(rsa.publicJwk).not.toHaveProperty('d');
       const algorithm = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
@@ -67,7 +67,6 @@ describe('social service (real PostgreSQL)', () => {
       const data = new TextEncoder().encode('signed string');
       const signature = await webcrypto.subtle.sign(algorithm, privateKey, data);
       expect(await webcrypto.subtle.verify(algorithm, publicKey, signature, data)).toBe(true);
-      const ed = after.find((pair) => pair.kind === 'ed25519')!;
       expect(ed.publicJwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519' });
     });
 
@@ -84,11 +83,11 @@ describe('social service (real PostgreSQL)', () => {
       }
       try {
         const verbose = await stack.start({ LOG_LEVEL: 'debug' });
-        const pairs = await verbose.send<ActorKeyPair[]>(Patterns.social.keys);
+        const pairs = await verbose.send<ActorKeyPairs>(Patterns.social.keys);
         await verbose.close();
         const logs = written.join('');
         expect(logs).toContain('service listening');
-        for (const pair of pairs) expect(logs).not.toContain(String(pair.privateJwk.d));
+        for (const pair of Object.values(pairs)) expect(logs).not.toContain(String(pair.privateJwk.d));
       } finally {
         streams.forEach((stream, i) => (stream.write = originals[i]!));
       }
@@ -130,7 +129,7 @@ describe('social service (real PostgreSQL)', () => {
       expect(pending.counts).toMatchObject({ accepted: 1, pending: 1 });
       // Pending followers get no posts.
       const recipients = await social.send<FollowersPage>(Patterns.social.followersPage, {});
-      expect(recipients.items.map((item) => item.id)).toEqual(['https://mastodon.example/users/alice']);
+      expect(recipients.items.map((item) => item.actorUri)).toEqual(['https://mastodon.example/users/alice']);
 
       const approved = await social.send(Patterns.social.approveFollower, { id: bob.id });
       expect(approved).toMatchObject({
@@ -149,20 +148,26 @@ describe('social service (real PostgreSQL)', () => {
       });
     });
 
-    it('pages the followers collection by cursor, with each inbox', async () => {
+    it('pages the followers collection, oldest first, with what delivery needs', async () => {
       const page1 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1 });
-      expect(page1).toMatchObject({ total: 2, items: [{ id: 'https://mastodon.example/users/alice' }] });
-      expect(page1.items[0]).toEqual({
-        id: 'https://mastodon.example/users/alice',
-        inbox: 'https://mastodon.example/users/alice/inbox',
-        sharedInbox: 'https://mastodon.example/inbox',
+      expect(page1).toEqual({
+        total: 2,
+        items: [
+          {
+            actorUri: 'https://mastodon.example/users/alice',
+            handle: '@alice@mastodon.example',
+            name: 'Alice',
+            url: 'https://mastodon.example/@alice',
+            inbox: 'https://mastodon.example/users/alice/inbox',
+            sharedInbox: 'https://mastodon.example/inbox',
+            iconUrl: null,
+          },
+        ],
       });
-      const page2 = await social.send<FollowersPage>(Patterns.social.followersPage, {
-        limit: 1,
-        cursor: page1.nextCursor,
-      });
-      expect(page2.items.map((item) => item.id)).toEqual(['https://social.example/users/bob']);
-      expect(page2.nextCursor).toBeNull();
+      const page2 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1, offset: 1 });
+      expect(page2.items.map((item) => item.actorUri)).toEqual(['https://social.example/users/bob']);
+      const page3 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1, offset: 2 });
+      expect(page3).toEqual({ items: [], total: 2 });
     });
 
     it('removes a follower on Undo{Follow} (only with the Follow it undoes) and on the owner’s remove', async () => {
@@ -170,11 +175,11 @@ describe('social service (real PostgreSQL)', () => {
       const { id } = await social.send<FollowResult>(Patterns.social.follow, carol);
       expect(
         await social.send(Patterns.social.unfollow, {
-          actorUri: carol.actor.uri,
+          actorUri: carol.actorUri,
           followActivityId: 'https://mastodon.example/carol/follows/other',
         }),
       ).toEqual({ removed: false });
-      expect(await social.send(Patterns.social.unfollow, { actorUri: carol.actor.uri })).toEqual({
+      expect(await social.send(Patterns.social.unfollow, { actorUri: carol.actorUri })).toEqual({
         removed: true,
       });
       expect(await count('followers', `id = ${id}`)).toBe(0);
@@ -187,13 +192,32 @@ describe('social service (real PostgreSQL)', () => {
       });
     });
 
+    it('keeps the accounts the blog follows: listed once their Accept arrives, gone on removal', async () => {
+      const target = 'https://friends.example/users/zoe';
+      const followId = 'https://blog.example/follows/1';
+      const add = { targetUri: target, followActivityId: followId };
+      expect(await social.send(Patterns.social.addFollowing, add)).toEqual({ created: true });
+      expect(await social.send(Patterns.social.addFollowing, add)).toEqual({ created: false });
+      expect(await social.send(Patterns.social.followingPage, {})).toEqual({ items: [], total: 0 });
+      expect(
+        await social.send(Patterns.social.acceptFollowing, {
+          followActivityId: 'https://blog.example/follows/2',
+        }),
+      ).toEqual({ accepted: false });
+      expect(await social.send(Patterns.social.acceptFollowing, { followActivityId: followId })).toEqual({
+        accepted: true,
+      });
+      expect(await social.send(Patterns.social.followingPage, {})).toEqual({ items: [target], total: 1 });
+      expect(await social.send(Patterns.social.removeFollowing, { targetUri: target })).toEqual({
+        removed: true,
+      });
+      expect(await social.send(Patterns.social.followingPage, {})).toEqual({ items: [], total: 0 });
+    });
+
     it.each([
-      ['an actor that is not a URL', { ...follow('eve'), actor: { ...actor('eve'), uri: 'eve' } }],
-      [
-        'an inbox that is not http(s)',
-        { ...follow('eve'), actor: { ...actor('eve'), inbox: 'ftp://x/inbox' } },
-      ],
-      ['no Follow id', { actor: actor('eve') }],
+      ['an actor that is not a URL', { ...follow('eve'), actorUri: 'eve' }],
+      ['an inbox that is not http(s)', { ...follow('eve'), inbox: 'ftp://x/inbox' }],
+      ['no Follow id', actor('eve')],
     ])('refuses a Follow with %s and stores nothing', async (_case, body) => {
       const before = [await count('followers'), await count('remote_actors')];
       expect(await social.failure(Patterns.social.follow, body)).toMatchObject({ status: 400 });

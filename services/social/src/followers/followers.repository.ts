@@ -23,6 +23,11 @@ export interface FollowerRow {
   url: string | null;
 }
 
+/** `@user@host`, or the actor's URI when its document named no handle. */
+export function handleOf(row: { handle: string | null; uri: string }): string {
+  return row.handle ? `@${row.handle}` : row.uri;
+}
+
 const FOLLOWER_COLUMNS = `f.id, f.status, f.created_at, f.follow_activity_id, a.uri, a.host, a.handle, a.name, a.url`;
 
 /** Remote actors, the blog's followers and the accounts it follows (remote_actors, followers, following). */
@@ -36,7 +41,7 @@ export abstract class FollowersRepository {
     status: FollowerStatus,
   ): Promise<{ id: number; status: FollowerStatus; created: boolean }>;
   abstract unfollow(actorUri: string, followActivityId?: string): Promise<number>;
-  abstract recipients(cursor: number | null, limit: number): Promise<FollowersPage>;
+  abstract recipients(offset: number, limit: number): Promise<FollowersPage>;
   abstract page(query: FollowerListQuery): Promise<{ rows: FollowerRow[]; total: number }>;
   abstract counts(): Promise<{ accepted: number; pending: number }>;
   abstract find(id: number): Promise<FollowerRow | undefined>;
@@ -46,7 +51,7 @@ export abstract class FollowersRepository {
   abstract addFollowing(targetUri: string, followActivityId: string): Promise<boolean>;
   abstract acceptFollowing(followActivityId: string): Promise<boolean>;
   abstract removeFollowing(targetUri: string): Promise<boolean>;
-  abstract following(cursor: number | null, limit: number): Promise<FollowingPage>;
+  abstract following(offset: number, limit: number): Promise<FollowingPage>;
 }
 
 @Injectable()
@@ -64,7 +69,16 @@ export class PostgresFollowersRepository extends FollowersRepository {
          url = excluded.url, inbox = excluded.inbox, shared_inbox = excluded.shared_inbox,
          icon_url = excluded.icon_url, fetched_at = now()
        RETURNING id`,
-      [actor.uri, host, actor.handle, actor.name, actor.url, actor.inbox, actor.sharedInbox, actor.iconUrl],
+      [
+        actor.actorUri,
+        host,
+        actor.handle,
+        actor.name,
+        actor.url,
+        actor.inbox,
+        actor.sharedInbox,
+        actor.iconUrl,
+      ],
     );
     return row!.id;
   }
@@ -92,19 +106,33 @@ export class PostgresFollowersRepository extends FollowersRepository {
     return rows.length;
   }
 
-  async recipients(cursor: number | null, limit: number): Promise<FollowersPage> {
-    const rows = await queryRows<{ id: number; uri: string; inbox: string; shared_inbox: string | null }>(
+  async recipients(offset: number, limit: number): Promise<FollowersPage> {
+    const rows = await queryRows<{
+      uri: string;
+      handle: string | null;
+      name: string | null;
+      url: string | null;
+      inbox: string;
+      shared_inbox: string | null;
+      icon_url: string | null;
+    }>(
       this.db,
-      `SELECT f.id, a.uri, a.inbox, a.shared_inbox FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id
-       WHERE f.status = 'accepted' AND f.id > $1 ORDER BY f.id LIMIT $2`,
-      [cursor ?? 0, limit + 1],
+      `SELECT a.uri, a.handle, a.name, a.url, a.inbox, a.shared_inbox, a.icon_url
+       FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id
+       WHERE f.status = 'accepted' ORDER BY f.id LIMIT $1 OFFSET $2`,
+      [limit, offset],
     );
     const { accepted } = await this.counts();
-    const more = rows.length > limit;
-    const items = rows.slice(0, limit);
     return {
-      items: items.map((row) => ({ id: row.uri, inbox: row.inbox, sharedInbox: row.shared_inbox })),
-      nextCursor: more ? items[items.length - 1]!.id : null,
+      items: rows.map((row) => ({
+        actorUri: row.uri,
+        handle: handleOf(row),
+        name: row.name,
+        url: row.url,
+        inbox: row.inbox,
+        sharedInbox: row.shared_inbox,
+        iconUrl: row.icon_url,
+      })),
       total: accepted,
     };
   }
@@ -190,22 +218,16 @@ export class PostgresFollowersRepository extends FollowersRepository {
     return rows.length > 0;
   }
 
-  async following(cursor: number | null, limit: number): Promise<FollowingPage> {
-    const rows = await queryRows<{ id: number; target_uri: string }>(
+  async following(offset: number, limit: number): Promise<FollowingPage> {
+    const rows = await queryRows<{ target_uri: string }>(
       this.db,
-      `SELECT id, target_uri FROM following WHERE status = 'accepted' AND id > $1 ORDER BY id LIMIT $2`,
-      [cursor ?? 0, limit + 1],
+      `SELECT target_uri FROM following WHERE status = 'accepted' ORDER BY id LIMIT $1 OFFSET $2`,
+      [limit, offset],
     );
     const [count] = await queryRows<{ n: number }>(
       this.db,
       `SELECT count(*)::int AS n FROM following WHERE status = 'accepted'`,
     );
-    const more = rows.length > limit;
-    const items = rows.slice(0, limit);
-    return {
-      items: items.map((row) => row.target_uri),
-      nextCursor: more ? items[items.length - 1]!.id : null,
-      total: count!.n,
-    };
+    return { items: rows.map((row) => row.target_uri), total: count!.n };
   }
 }

@@ -13,12 +13,12 @@ import {
 import { RpcError } from '@blog/server-kit';
 import { BlocksService } from '../blocks/blocks.service.js';
 import { ReactionsRepository } from '../reactions/reactions.repository.js';
-import { FollowersRepository, type FollowerRow } from './followers.repository.js';
+import { FollowersRepository, handleOf, type FollowerRow } from './followers.repository.js';
 
 function followerView(row: FollowerRow): FollowerView {
   return {
     id: row.id,
-    handle: row.handle ? `@${row.handle}` : row.uri,
+    handle: handleOf(row),
     server: row.host,
     name: row.name,
     url: row.url,
@@ -37,8 +37,8 @@ export class FollowersService {
   ) {}
 
   async follow(command: RpcParsedRequest<typeof Patterns.social.follow>): Promise<FollowResult> {
-    await this.blocks.assertNotBlocked(command.actor.uri);
-    const actorId = await this.followers.saveActor(command.actor, actorHost(command.actor.uri));
+    await this.blocks.assertNotBlocked(command.actorUri);
+    const actorId = await this.followers.saveActor(command, actorHost(command.actorUri));
     return this.followers.follow(
       actorId,
       command.followActivityId,
@@ -51,7 +51,7 @@ export class FollowersService {
   }
 
   recipients(query: RpcParsedRequest<typeof Patterns.social.followersPage>) {
-    return this.followers.recipients(query.cursor, query.limit);
+    return this.followers.recipients(query.offset, query.limit);
   }
 
   async list(query: FollowerListQuery): Promise<FollowerListResult> {
@@ -97,6 +97,6 @@ export class FollowersService {
   }
 
   following(query: RpcParsedRequest<typeof Patterns.social.followingPage>) {
-    return this.followers.following(query.cursor, query.limit);
+    return this.followers.following(query.offset, query.limit);
   }
 }

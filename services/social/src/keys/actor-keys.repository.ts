@@ -1,8 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ActorKeyKind, ActorKeyPair, Jwk } from '@blog/contracts';
+import type { ActorKeyKind, Jwk, JwkPair } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { queryRows } from '../common/query-rows.js';
+
+/** One stored key pair. */
+export interface ActorKeyPair extends JwkPair {
+  kind: ActorKeyKind;
+}
 
 /** The blog actor's key pairs (actor_keys), one per kind. */
 export abstract class ActorKeysRepository {

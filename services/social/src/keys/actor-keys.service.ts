@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { ACTOR_KEY_KINDS, type ActorKeyKind, type ActorKeyPair, type Jwk } from '@blog/contracts';
+import { ACTOR_KEY_KINDS, type ActorKeyKind, type ActorKeyPairs, type Jwk } from '@blog/contracts';
 import { webcrypto } from 'node:crypto';
-import { ActorKeysRepository } from './actor-keys.repository.js';
+import { ActorKeysRepository, type ActorKeyPair } from './actor-keys.repository.js';
 
 /** RSA for Mastodon's HTTP signatures, Ed25519 for object proofs (FEP-521a). */
 const ALGORITHMS: Record<ActorKeyKind, webcrypto.RsaHashedKeyGenParams | webcrypto.Algorithm> = {
@@ -33,11 +33,11 @@ async function generate(kind: ActorKeyKind): Promise<ActorKeyPair> {
  */
 @Injectable()
 export class ActorKeysService {
-  private loading: Promise<ActorKeyPair[]> | null = null;
+  private loading: Promise<ActorKeyPairs> | null = null;
 
   constructor(private readonly keys: ActorKeysRepository) {}
 
-  pairs(): Promise<ActorKeyPair[]> {
+  pairs(): Promise<ActorKeyPairs> {
     this.loading ??= this.load().catch((error: unknown) => {
       this.loading = null; // a failed load (database away) is tried again on the next call
       throw error;
@@ -45,11 +45,17 @@ export class ActorKeysService {
     return this.loading;
   }
 
-  private async load(): Promise<ActorKeyPair[]> {
-    const stored = await this.keys.all();
+  private async load(): Promise<ActorKeyPairs> {
+    let stored = await this.keys.all();
     const missing = ACTOR_KEY_KINDS.filter((kind) => !stored.some((pair) => pair.kind === kind));
-    if (missing.length === 0) return stored;
-    for (const pair of await Promise.all(missing.map(generate))) await this.keys.addIfAbsent(pair);
-    return this.keys.all();
+    if (missing.length > 0) {
+      for (const pair of await Promise.all(missing.map(generate))) await this.keys.addIfAbsent(pair);
+      stored = await this.keys.all();
+    }
+    const byKind = (kind: ActorKeyKind) => {
+      const pair = stored.find((candidate) => candidate.kind === kind)!;
+      return { publicJwk: pair.publicJwk, privateJwk: pair.privateJwk };
+    };
+    return { rsa: byKind('rsa'), ed25519: byKind('ed25519') };
   }
 }
