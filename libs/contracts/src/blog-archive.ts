@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { archiveCommentSchema } from './comments.js';
 import type { SiteConfig } from './site.js';
 
 /**
@@ -54,6 +55,8 @@ const postSchema = z.object({
   /** Old addresses that answer 301 to it. */
   oldPaths: z.array(z.string()),
   media: z.array(mediaSchema),
+  /** Its comments, every status (absent in archives made before comments). */
+  comments: z.array(archiveCommentSchema).optional(),
 });
 export type ArchivePost = z.infer<typeof postSchema>;
 

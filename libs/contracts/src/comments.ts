@@ -178,3 +178,28 @@ export const commentPurgeSchema = z
 export interface RemoteCommentResult {
   comment: CommentView | null;
 }
+
+/**
+ * A comment in the blog archive (blog.json, under its post): what it takes to bring it back.
+ * `id` and `parentId` are the exporting blog's, linking replies to their comment; the avatar
+ * (a cached file) is not carried.
+ */
+export const archiveCommentSchema = z.object({
+  id: z.number().int(),
+  parentId: z.number().int().nullable(),
+  status: z.enum(COMMENT_STATUSES),
+  content: z.string().max(COMMENT_REMOTE_HTML_MAX),
+  author: z.object({
+    name: z.string().max(300),
+    handle: z.string().max(300).nullable(),
+    url: z.string().max(2000).nullable(),
+    local: z.boolean(),
+  }),
+  remoteObjectId: z.string().max(2000).nullable(),
+  remoteActorUri: z.string().max(2000).nullable(),
+  via: z.string().max(100).nullable(),
+  sourceId: z.string().max(400).nullable(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type ArchiveComment = z.infer<typeof archiveCommentSchema>;

@@ -313,6 +313,7 @@ describe('CommentsService rules', () => {
     // Auto-approved: nothing to approve, no mail (even with the slot free).
     now += 2 * COMMENT_MAIL_EVERY_MINUTES * 60_000;
     const first = await reader(posts.open, '00000000-0000-4000-8000-000000000002', 'Known soon');
+    await service.notice;
     await service.moderate(first.answer.id, 'approved');
     now += 2 * COMMENT_MAIL_EVERY_MINUTES * 60_000;
     await service.updateSettings({ autoApproveKnown: true });

@@ -5,6 +5,7 @@ import {
   findSiteNode,
   MAX_FILE_BYTES,
   siteNodes,
+  type ArchiveComment,
   type ArchivePost,
   type SiteConfig,
   type UploadedFile,
@@ -32,6 +33,7 @@ import {
   type OpenedArchive,
 } from './archive-entries.js';
 import type { StoredArchive } from './archive-reader.js';
+import type { ImportedComment } from '../comments/imported-comment.js';
 
 /** One run of an import of this blog's own export: the archive read in place, and what it stored. */
 export interface ArchiveRun {
@@ -89,8 +91,9 @@ export class ArchiveRestore {
       [byId, byLabels].find((n) => n?.leaf) ??
       placeOf(this.settings.current(), { categories: [], tags: [] }, { categoryMap: {} }).leaf;
     const main = post.media.find((m) => m.type === 'image');
+    const sourceId = post.sourceId ?? `blog:${post.id}`;
     return {
-      sourceId: post.sourceId ?? `blog:${post.id}`,
+      sourceId,
       title: post.title,
       slug: post.slug,
       // The text's `media:ID` references are the items' ids in the exported blog: each item
@@ -112,6 +115,7 @@ export class ArchiveRestore {
         title: item.title ?? undefined,
         fetch: item.file ? (key) => this.storeEntry(run, item.file!, item.name ?? 'file', key) : undefined,
       })),
+      comments: archivedComments(sourceId, post.comments ?? []),
     };
   }
 
@@ -198,3 +202,33 @@ export class ArchiveRestore {
     return reading;
   }
 }
+
+/**
+ * An archived post's comments, as they were (status, author, dates); each keeps the identity it
+ * had, or takes one from the post's and its id there, so a restore run again adds none twice.
+ */
+function archivedComments(postSourceId: string, comments: ArchiveComment[]): ImportedComment[] {
+  const identity = new Map(
+    comments.map((c) => [c.id, c.sourceId ?? `${postSourceId}:comment:${c.id}`.slice(0, 400)]),
+  );
+  return comments.map((c) => ({
+    sourceId: identity.get(c.id)!,
+    parentSourceId: c.parentId === null ? null : (identity.get(c.parentId) ?? null),
+    status: c.status,
+    html: c.content,
+    authorName: c.author.name,
+    authorHandle: c.author.handle,
+    authorUrl: c.author.url,
+    local: c.author.local,
+    remoteObjectId: c.remoteObjectId,
+    remoteActorUri: c.remoteActorUri,
+    via: c.via,
+    createdAt: validDate(c.createdAt),
+    updatedAt: validDate(c.updatedAt),
+  }));
+}
+
+const validDate = (text: string): Date | null => {
+  const date = new Date(text);
+  return Number.isNaN(date.getTime()) ? null : date;
+};

@@ -20,6 +20,7 @@ import { STORAGE } from '../tokens.js';
 import { AuthClient } from './auth-client.js';
 import { PostsRepository, type ExportBatch } from '../posts/posts.repository.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
+import { CommentsService } from '../comments/comments.service.js';
 
 /** What the writer has put in the archive so far (the export job's progress). */
 export interface ArchiveProgress {
@@ -66,8 +67,8 @@ function markdownFile(post: ArchivePost): string {
 
 /**
  * The owner's whole blog as one .zip, written as it is sent: blog.json (the format in
- * @blog/contracts/blog-archive), each original under media/ and each post as Markdown under
- * posts/. Posts are read a page at a time and each original is opened only when the zip
+ * @blog/contracts/blog-archive, each post with its comments), each original under media/ and
+ * each post as Markdown under posts/. Posts are read a page at a time and each original is opened only when the zip
  * reaches it, so memory stays flat however large the blog; blog.json, the one document that
  * lists everything, is written last, from the pages as they went by.
  */
@@ -81,6 +82,7 @@ export class ArchiveWriter {
     private readonly mail: MailClient,
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly stripper: LocationStripper,
+    private readonly comments: CommentsService,
   ) {}
 
   /** The zip as a stream; `signal` stops the walk; `progress` hears of each post and file written. */
@@ -196,8 +198,12 @@ export class ArchiveWriter {
     yield `{"format":${JSON.stringify(BLOG_ARCHIVE_FORMAT)},"version":${BLOG_ARCHIVE_VERSION},"exportedAt":${JSON.stringify(new Date().toISOString())},"blog":${JSON.stringify(blog)},"site":${JSON.stringify(site)},"posts":[`;
     let first = true;
     for await (const page of this.pages(signal)) {
+      const comments = await this.comments.archiveOf(page.map((post) => post.id));
       yield page
-        .map((post, i) => `${first && i === 0 ? '' : ','}${JSON.stringify(toArchivePost(post))}`)
+        .map((post, i) => {
+          const archived: ArchivePost = { ...toArchivePost(post), comments: comments.get(post.id) ?? [] };
+          return `${first && i === 0 ? '' : ','}${JSON.stringify(archived)}`;
+        })
         .join('');
       first = false;
     }

@@ -20,11 +20,17 @@ export interface CommentRow {
   remoteObjectId: string | null;
   remoteActorUri: string | null;
   via: string | null;
+  /** An imported comment's identity in its source, else null. */
+  sourceId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt'> & { createdAt?: Date };
+export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt' | 'sourceId'> & {
+  sourceId?: string | null;
+  createdAt?: Date;
+  updatedAt?: Date;
+};
 
 /** What the comment rules need of a post: where it is, and whether visitors see it. */
 export interface CommentPost {
@@ -72,42 +78,51 @@ export class CommentsRepository {
   /** Inserts on `manager` when given (a keyed write's transaction). */
   async insert(comment: NewComment, manager?: EntityManager): Promise<CommentRow> {
     const [row] = (await (manager ?? this.db.manager).query(
-      `INSERT INTO posts.comments (post_id, parent_id, status, content_html, author_name, author_handle,
-         author_url, author_avatar_key, local, user_id, remote_object_id, remote_actor_uri, via, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, coalesce($14, now()), coalesce($14, now()))
-       RETURNING ${COLUMNS}`,
-      [
-        comment.postId,
-        comment.parentId,
-        comment.status,
-        comment.contentHtml,
-        comment.authorName,
-        comment.authorHandle,
-        comment.authorUrl,
-        comment.authorAvatarKey,
-        comment.local,
-        comment.userId,
-        comment.remoteObjectId,
-        comment.remoteActorUri,
-        comment.via,
-        comment.createdAt ?? null,
-      ],
+      `${INSERT} RETURNING ${COLUMNS}`,
+      values(comment),
     )) as CommentRow[];
     return row!;
   }
 
-  /** Many at once, in one transaction (an archive or an import); answers how many. */
-  async insertMany(comments: (NewComment & { ref?: string; parentRef?: string | null })[]): Promise<number> {
+  /**
+   * An imported post's comments, in one transaction, parents before their replies: one whose
+   * source id (or Note id) is here already is left as it is, so an import run again adds
+   * nothing. Answers how many were added.
+   */
+  async insertImported(
+    comments: (NewComment & { sourceId: string; parentSourceId: string | null })[],
+  ): Promise<number> {
     if (comments.length === 0) return 0;
     return this.db.transaction(async (manager) => {
       const ids = new Map<string, number>();
+      let added = 0;
       for (const comment of comments) {
-        const parentId = comment.parentRef ? (ids.get(comment.parentRef) ?? null) : comment.parentId;
-        const row = await this.insert({ ...stripRefs(comment), parentId }, manager);
-        if (comment.ref) ids.set(comment.ref, row.id);
+        const parentId = comment.parentSourceId ? (ids.get(comment.parentSourceId) ?? null) : null;
+        const { parentSourceId: _parent, ...row } = comment;
+        const inserted = (await manager.query(
+          `${INSERT} ON CONFLICT DO NOTHING RETURNING id`,
+          values({ ...row, parentId }),
+        )) as { id: number }[];
+        if (inserted[0]) {
+          added++;
+          ids.set(comment.sourceId, inserted[0].id);
+          continue;
+        }
+        const [known] = (await manager.query(
+          `SELECT id FROM posts.comments WHERE source_id = $1 OR (remote_object_id IS NOT NULL AND remote_object_id = $2)`,
+          [comment.sourceId, comment.remoteObjectId],
+        )) as { id: number }[];
+        if (known) ids.set(comment.sourceId, known.id);
       }
-      return comments.length;
+      return added;
     });
+  }
+
+  /** The comments of these posts, every status, oldest first (the archive). */
+  forPosts(postIds: number[]): Promise<CommentRow[]> {
+    return this.db.query(`${SELECT} WHERE post_id = ANY($1) ORDER BY created_at, id`, [postIds]) as Promise<
+      CommentRow[]
+    >;
   }
 
   /** A post's approved comments, oldest first. */
@@ -115,11 +130,6 @@ export class CommentsRepository {
     return this.db.query(`${SELECT} WHERE post_id = $1 AND status = 'approved' ORDER BY created_at, id`, [
       postId,
     ]) as Promise<CommentRow[]>;
-  }
-
-  /** Every comment of the blog in id order (the archive). */
-  all(): Promise<CommentRow[]> {
-    return this.db.query(`${SELECT} ORDER BY id`) as Promise<CommentRow[]>;
   }
 
   /** One page of a status, newest first, with each comment's post. */
@@ -262,15 +272,33 @@ export class CommentsRepository {
 const COLUMNS = `id, post_id AS "postId", parent_id AS "parentId", status, content_html AS "contentHtml",
   author_name AS "authorName", author_handle AS "authorHandle", author_url AS "authorUrl",
   author_avatar_key AS "authorAvatarKey", local, user_id AS "userId", remote_object_id AS "remoteObjectId",
-  remote_actor_uri AS "remoteActorUri", via, created_at AS "createdAt", updated_at AS "updatedAt"`;
+  remote_actor_uri AS "remoteActorUri", via, source_id AS "sourceId", created_at AS "createdAt",
+  updated_at AS "updatedAt"`;
+const INSERT = `INSERT INTO posts.comments (post_id, parent_id, status, content_html, author_name, author_handle,
+  author_url, author_avatar_key, local, user_id, remote_object_id, remote_actor_uri, via, source_id, created_at, updated_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, coalesce($15, now()), coalesce($16, $15, now()))`;
+
+function values(comment: NewComment): unknown[] {
+  return [
+    comment.postId,
+    comment.parentId,
+    comment.status,
+    comment.contentHtml,
+    comment.authorName,
+    comment.authorHandle,
+    comment.authorUrl,
+    comment.authorAvatarKey,
+    comment.local,
+    comment.userId,
+    comment.remoteObjectId,
+    comment.remoteActorUri,
+    comment.via,
+    comment.sourceId ?? null,
+    comment.createdAt ?? null,
+    comment.updatedAt ?? null,
+  ];
+}
 const SELECT = `SELECT ${COLUMNS} FROM posts.comments`;
 const prefixed = (alias: string) => COLUMNS.replace(/(^|,\s*)(\w+)/g, `$1${alias}.$2`);
 const POST_SELECT = `SELECT p.id, p.title, p.slug, p.category, p.submenu1, p.submenu2,
   (${VISIBILITY_SQL.visible}) AS visible FROM posts.posts p`;
-
-function stripRefs<T extends { ref?: string; parentRef?: string | null }>(
-  comment: T,
-): Omit<T, 'ref' | 'parentRef'> {
-  const { ref: _ref, parentRef: _parentRef, ...rest } = comment;
-  return rest;
-}

@@ -3,12 +3,14 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
   COMMENT_MAIL_EVERY_MINUTES,
+  COMMENT_REMOTE_HTML_MAX,
   CommentErrors,
   COMMENTS_PER_ADDRESS_HOUR,
   COMMENTS_PER_READER_HOUR,
   Patterns,
   type AdminCommentsQuery,
   type AdminCommentsResult,
+  type ArchiveComment,
   type CommentSettings,
   type CommentStatus,
   type CommentThread,
@@ -24,6 +26,7 @@ import { IdempotencyLedger, RateWindow, RpcError } from '@blog/server-kit';
 import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.js';
 import { plainTextToHtml, sanitiseRemoteHtml } from './comment-html.js';
+import { IMPORTED_COMMENTS_MAX, type ImportedComment } from './imported-comment.js';
 import {
   CommentsRepository,
   type CommentAuthorKey,
@@ -176,6 +179,69 @@ export class CommentsService {
       ? await this.store.purge({ actorUri: by.actorUri })
       : await this.store.purge({ domain: by.domain! });
     return { deleted };
+  }
+
+  /**
+   * An imported post's comments (`postId` is its id here): each sanitised with the remote
+   * allow-list, one left empty by it dropped; at most IMPORTED_COMMENTS_MAX. Answers how many
+   * were added (none for those an earlier run brought).
+   */
+  async importFor(postId: number, comments: ImportedComment[]): Promise<number> {
+    const kept = comments.slice(0, IMPORTED_COMMENTS_MAX).flatMap((comment) => {
+      const contentHtml = sanitiseRemoteHtml(comment.html.slice(0, COMMENT_REMOTE_HTML_MAX));
+      if (!contentHtml) return [];
+      return [
+        {
+          postId,
+          parentId: null,
+          parentSourceId: comment.parentSourceId,
+          status: comment.status,
+          contentHtml,
+          authorName: comment.authorName.trim().slice(0, 300) || 'Anonymous',
+          authorHandle: comment.authorHandle,
+          authorUrl: /^https?:\/\//i.test(comment.authorUrl ?? '') ? comment.authorUrl!.slice(0, 2000) : null,
+          authorAvatarKey: null,
+          local: comment.local,
+          userId: null,
+          remoteObjectId: comment.remoteObjectId,
+          remoteActorUri: comment.remoteActorUri,
+          via: comment.via,
+          sourceId: comment.sourceId,
+          createdAt: comment.createdAt ?? undefined,
+          updatedAt: comment.updatedAt ?? undefined,
+        },
+      ];
+    });
+    // Parents first, whatever order the source listed them in.
+    const order = new Map(kept.map((comment, i) => [comment.sourceId, i]));
+    const depth = (comment: (typeof kept)[number]) =>
+      comment.parentSourceId !== null && order.has(comment.parentSourceId) ? 1 : 0;
+    kept.sort((a, b) => depth(a) - depth(b));
+    return this.store.insertImported(kept);
+  }
+
+  /** The comments of these posts as the archive carries them, by post id. */
+  async archiveOf(postIds: number[]): Promise<Map<number, ArchiveComment[]>> {
+    const byPost = new Map<number, ArchiveComment[]>();
+    if (postIds.length === 0) return byPost;
+    for (const row of await this.store.forPosts(postIds)) {
+      const list = byPost.get(row.postId) ?? [];
+      list.push({
+        id: row.id,
+        parentId: row.parentId,
+        status: row.status,
+        content: row.contentHtml,
+        author: { name: row.authorName, handle: row.authorHandle, url: row.authorUrl, local: row.local },
+        remoteObjectId: row.remoteObjectId,
+        remoteActorUri: row.remoteActorUri,
+        via: row.via,
+        sourceId: row.sourceId,
+        createdAt: new Date(row.createdAt).toISOString(),
+        updatedAt: new Date(row.updatedAt).toISOString(),
+      });
+      byPost.set(row.postId, list);
+    }
+    return byPost;
   }
 
   async adminList(query: AdminCommentsQuery): Promise<AdminCommentsResult> {

@@ -1,6 +1,7 @@
-import { escapeRegExp } from '@blog/contracts';
+import { COMMENT_REMOTE_HTML_MAX, escapeRegExp } from '@blog/contracts';
+import type { ImportedComment } from '../comments/imported-comment.js';
 import type { Readable } from 'node:stream';
-import { IMPORT_LIMITS, overLimit } from './import-limits.js';
+import { describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
 import { jsonAt } from './json-stream.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 
@@ -13,6 +14,8 @@ export interface GhostIndex {
   tags: Map<string, Row>;
   tagsOf: Map<string, Row[]>;
   meta: Map<string, Row>;
+  /** Published comments (Ghost 5's native ones), by post id, oldest first. */
+  comments: Map<string, Row[]>;
 }
 
 /** The elements of one array of a Ghost export (data.posts, data.tags, …; with or without the `db` wrapper of versions 4 to 6). */
@@ -73,7 +76,33 @@ export async function indexGhost(open: () => Promise<Readable>): Promise<GhostIn
     metaRow();
     meta.set(str(row.post_id), pickRow(row, ['feature_image_alt', 'feature_image_caption']));
   }
-  return { total, tags, tagsOf, meta };
+  // Ghost's own comments are by members: their names come from the members rows, when the export has them.
+  const names = new Map<string, string>();
+  const member = counted(IMPORT_LIMITS.ghostMembers, 'members');
+  for await (const row of ghostArray(await open(), 'members')) {
+    member();
+    names.set(str(row.id), str(row.name).slice(0, 300) || str(row.email).split('@')[0]!.slice(0, 100));
+  }
+  const comments = new Map<string, Row[]>();
+  const comment = counted(IMPORT_LIMITS.ghostComments, 'comments');
+  let bytes = 0;
+  for await (const row of ghostArray(await open(), 'comments')) {
+    comment();
+    if (str(row.status) !== 'published') continue;
+    bytes += str(row.html).length;
+    if (bytes > IMPORT_LIMITS.ghostCommentBytes)
+      throw overLimit(`comments of more than ${describeBytes(IMPORT_LIMITS.ghostCommentBytes)} together`);
+    const list = comments.get(str(row.post_id)) ?? [];
+    list.push({
+      ...pickRow(row, ['id', 'parent_id', 'created_at', 'edited_at']),
+      html: str(row.html).slice(0, COMMENT_REMOTE_HTML_MAX),
+      author: names.get(str(row.member_id)) ?? '',
+    });
+    comments.set(str(row.post_id), list);
+  }
+  for (const list of comments.values())
+    list.sort((a, b) => str(a.created_at).localeCompare(str(b.created_at)));
+  return { total, tags, tagsOf, meta, comments };
 }
 
 /** Ghost's visibilities other than public, as the report names them. */
@@ -141,7 +170,33 @@ export async function* ghostEntries(
           : undefined,
         // Ghost's own URL form is /slug/; an export may carry the full url too.
         oldPaths: oldPathsOf(url ? resolve(url) : undefined, slug, null),
+        comments: ghostComments(`ghost:${id}`, index.comments.get(id) ?? []),
       },
     };
   }
+}
+
+/** A post's published comments, approved here, named by the post's identity and their Ghost id. */
+function ghostComments(postSourceId: string, rows: Row[]): ImportedComment[] {
+  const identity = (id: string) => `${postSourceId}:comment:${id}`.slice(0, 400);
+  const ids = new Set(rows.map((row) => str(row.id)));
+  return rows.map((row) => {
+    const parent = str(row.parent_id);
+    const created = new Date(str(row.created_at));
+    return {
+      sourceId: identity(str(row.id)),
+      // Ghost threads one level deep too; a reply whose comment was not kept stands alone.
+      parentSourceId: parent && ids.has(parent) ? identity(parent) : null,
+      status: 'approved' as const,
+      html: str(row.html),
+      authorName: str(row.author) || 'Ghost member',
+      authorHandle: null,
+      authorUrl: null,
+      local: false,
+      remoteObjectId: null,
+      remoteActorUri: null,
+      via: 'Ghost',
+      createdAt: Number.isNaN(created.getTime()) ? null : created,
+    };
+  });
 }

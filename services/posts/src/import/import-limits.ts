@@ -20,6 +20,10 @@ export const IMPORT_LIMITS = {
   ghostTags: 10_000,
   ghostTagLinks: 100_000,
   ghostMeta: 100_000,
+  ghostMembers: 100_000,
+  /** Ghost's own comments, kept for their posts: how many, and their HTML together. */
+  ghostComments: 100_000,
+  ghostCommentBytes: 32 * 1024 * 1024,
   /** This blog's own export: the bytes its zip expands to while read (each read counted), and its entries. */
   archiveBytes: 8 * 1024 * 1024 * 1024,
   archiveEntries: 100_000,

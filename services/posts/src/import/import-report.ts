@@ -8,6 +8,8 @@ export interface StoredReport extends Omit<
   /** Items of the file already handled, in file order. */
   processed: number;
   postsDone: number;
+  /** Comments brought with the posts (added, not counting those an earlier run brought). */
+  comments?: number;
 }
 
 /** An import's row in posts.imports. */

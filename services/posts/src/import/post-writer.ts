@@ -16,6 +16,8 @@ import { errorMessage } from './import-job.js';
 import { IMPORT_LIMITS, ImportLimitError } from './import-limits.js';
 import { reportError, type StoredReport } from './import-report.js';
 import { MediaClient } from './media-client.js';
+import { CommentsService } from '../comments/comments.service.js';
+import { IMPORTED_COMMENTS_MAX, type ImportedComment } from '../comments/imported-comment.js';
 
 /** A picture, video or YouTube video to bring with a post; `fetch` stores a file at the key it is given. */
 export interface MediaToBring {
@@ -45,6 +47,8 @@ export interface PostToWrite {
   oldPaths: string[];
   crop?: { x: number; y: number; scale: number };
   media: MediaToBring[];
+  /** Its comments from the source (approved ones for WordPress and Ghost; all for an archive). */
+  comments?: ImportedComment[];
 }
 
 /**
@@ -60,6 +64,7 @@ export class ImportedPostWriter {
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly posts: PostsService,
     private readonly media: MediaClient,
+    private readonly comments: CommentsService,
   ) {}
 
   /** Answers whether the post existed already. */
@@ -133,14 +138,30 @@ export class ImportedPostWriter {
       media: unified,
     };
     const origin = { sourceId: post.sourceId, oldPaths: post.oldPaths, slug: post.slug };
+    let postId: number;
     try {
       const { answer } = await this.posts.saveImported(typed, files, origin, existing?.id);
       report.redirects += post.oldPaths.length;
       const ids = answer.media.filter((m) => m.type !== 'youtube' && m.status === 'pending').map((m) => m.id);
       if (ids.length) this.media.enqueue(ids);
+      postId = answer.id;
     } catch (error) {
       await this.storage.deleteMany(files.map((f) => f.key)).catch(() => undefined);
       throw error;
+    }
+    // After the post: a comment already brought by an earlier run is not added again.
+    if (post.comments?.length) {
+      if (post.comments.length > IMPORTED_COMMENTS_MAX)
+        reportError(
+          report,
+          post.title,
+          `${post.comments.length - IMPORTED_COMMENTS_MAX} comment(s) over ${IMPORTED_COMMENTS_MAX} left out`,
+        );
+      try {
+        report.comments = (report.comments ?? 0) + (await this.comments.importFor(postId, post.comments));
+      } catch (error) {
+        reportError(report, post.title, `comments not imported: ${errorMessage(error)}`);
+      }
     }
     return Boolean(existing);
   }

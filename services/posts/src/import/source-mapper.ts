@@ -71,5 +71,6 @@ export function mapSourcePost(
     tags: [...new Set([...post.tags, ...unmapped])],
     oldPaths: post.oldPaths,
     media,
+    comments: post.comments,
   };
 }

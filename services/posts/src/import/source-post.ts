@@ -1,4 +1,5 @@
 import type { ArchivePost } from '@blog/contracts';
+import type { ImportedComment } from '../comments/imported-comment.js';
 
 /** One post as a source blog had it, before it becomes one of ours. */
 export interface SourcePost {
@@ -24,6 +25,8 @@ export interface SourcePost {
   featuredImage?: { url: string; alt?: string; caption?: string };
   /** Old paths that answer 301 to the post: "/2019/05/12/my-post", "/?p=123". */
   oldPaths: string[];
+  /** Its approved comments, brought along as approved comments. */
+  comments?: ImportedComment[];
 }
 
 /** What a reader yields for each item of the file. */

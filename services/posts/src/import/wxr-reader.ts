@@ -2,6 +2,7 @@ import { MEDIA_ALT_MAX } from '@blog/contracts';
 import type { SaxesTagPlain } from 'saxes';
 import type { Readable } from 'node:stream';
 import { breather, describeBytes, IMPORT_LIMITS, overLimit } from './import-limits.js';
+import { paragraphsOf, type ImportedComment } from '../comments/imported-comment.js';
 import { ImportFileError, oldPathsOf, type SourceEntry } from './source-post.js';
 import { wxrIdentity, wxrRestriction, wxrSite, wxrTitle } from './wxr-post.js';
 
@@ -9,6 +10,8 @@ interface RawItem {
   fields: Record<string, string>;
   categories: { domain: string; slug: string; name: string }[];
   meta: Record<string, string>;
+  /** Its wp:comment elements' fields (wp:comment_id, wp:comment_approved, …). */
+  comments: Record<string, string>[];
 }
 
 export interface WxrScan {
@@ -80,6 +83,7 @@ export async function* wxrItems(
   let text = '';
   let category: { domain: string; slug: string } | null = null;
   let metaKey = '';
+  let comment: Record<string, string> | null = null;
   let sawRoot = false;
   let error: Error | null = null;
   /** Characters given to the parser since its last event. */
@@ -111,9 +115,10 @@ export async function* wxrItems(
       error ??= overLimit(`elements nested more than ${IMPORT_LIMITS.depth} deep`);
     text = '';
     if (tag.name === 'item' && path.length === 3) {
-      item = { fields: {}, categories: [], meta: {} };
+      item = { fields: {}, categories: [], meta: {}, comments: [] };
       itemSize = 0;
     }
+    if (item && tag.name === 'wp:comment' && path.length === 4) comment = {};
     if (item && tag.name === 'category')
       category = {
         domain: keep(String(tag.attributes.domain ?? '')),
@@ -140,6 +145,13 @@ export async function* wxrItems(
     if (tag.name === 'item') {
       done.push(item);
       item = null;
+      comment = null;
+    } else if (comment) {
+      // A comment's own fields; its wp:commentmeta is not used (nor mistaken for the post's meta).
+      if (tag.name === 'wp:comment' && path.length === 3) {
+        item.comments.push(comment);
+        comment = null;
+      } else if (path.length === 4 && tag.name.startsWith('wp:comment_')) comment[tag.name] = keep(text);
     } else if (tag.name === 'category' && category) {
       item.categories.push({ ...category, name: keep(text.trim()) });
       category = null;
@@ -221,7 +233,7 @@ export async function* wxrEntries(
   attachments: WxrScan['attachments'],
 ): AsyncGenerator<SourceEntry> {
   const channel: Record<string, string> = {};
-  for await (const { fields, categories, meta } of wxrItems(stream, channel)) {
+  for await (const { fields, categories, meta, comments } of wxrItems(stream, channel)) {
     const rawTitle = fields.title?.trim() || `(untitled ${fields['wp:post_id'] ?? ''})`.trim();
     const title = wxrTitle(rawTitle) || `(untitled ${fields['wp:post_id'] ?? ''})`.trim();
     const type = fields['wp:post_type'] ?? 'post';
@@ -258,7 +270,52 @@ export async function* wxrEntries(
           .map((c) => ({ slug: c.slug, name: c.name })),
         featuredImage: thumbnail ? { url: thumbnail.url, alt: thumbnail.alt } : undefined,
         oldPaths: oldPathsOf(fields.link, slug, date, fields['wp:post_id']),
+        comments: wxrComments(sourceId, comments),
       },
     };
   }
+}
+
+/**
+ * A post's approved comments (wp:comment_approved 1; pingbacks, trackbacks, pending and spam
+ * left out), each named by the post's identity and its wp:comment_id; a reply keeps its parent
+ * (WordPress threads deeper, this blog one level: the import's rule hangs it under the top one).
+ */
+function wxrComments(postSourceId: string, raw: Record<string, string>[]): ImportedComment[] {
+  const identity = (id: string) => `${postSourceId}:comment:${id.trim()}`.slice(0, 400);
+  const approved = raw.filter(
+    (c) =>
+      c['wp:comment_approved']?.trim() === '1' &&
+      ['', 'comment'].includes(c['wp:comment_type']?.trim() ?? '') &&
+      c['wp:comment_id']?.trim(),
+  );
+  const kept = new Map(approved.map((c) => [c['wp:comment_id']!.trim(), c]));
+  /** The top comment a reply hangs under (its own parent's, for a reply to a reply). */
+  const topOf = (id: string): string | null => {
+    let parent = kept.get(id)?.['wp:comment_parent']?.trim() ?? '0';
+    for (let hops = 0; parent !== '0' && kept.has(parent) && hops < 100; hops++) {
+      const next = kept.get(parent)!['wp:comment_parent']?.trim() ?? '0';
+      if (next === '0' || !kept.has(next)) return parent;
+      parent = next;
+    }
+    return parent !== '0' && kept.has(parent) ? parent : null;
+  };
+  return approved.map((c) => {
+    const id = c['wp:comment_id']!.trim();
+    const top = topOf(id);
+    return {
+      sourceId: identity(id),
+      parentSourceId: top === null ? null : identity(top),
+      status: 'approved' as const,
+      html: paragraphsOf(c['wp:comment_content'] ?? ''),
+      authorName: c['wp:comment_author']?.trim() || 'Anonymous',
+      authorHandle: null,
+      authorUrl: c['wp:comment_author_url']?.trim() || null,
+      local: false,
+      remoteObjectId: null,
+      remoteActorUri: null,
+      via: 'WordPress',
+      createdAt: wxrDate(c['wp:comment_date_gmt'], c['wp:comment_date']),
+    };
+  });
 }

@@ -27,6 +27,7 @@ export class Comments1764900000000 implements MigrationInterface {
         remote_object_id text UNIQUE,
         remote_actor_uri text,
         via text,
+        source_id text UNIQUE,
         created_at timestamptz NOT NULL DEFAULT now(),
         updated_at timestamptz NOT NULL DEFAULT now()
       )`);
