@@ -1,6 +1,7 @@
 // The answers check's content (compare-answers.mjs): both stacks get the same posts, writes,
 // renamed sub-category, old paths and dates, so their answers can be compared byte for byte.
 import pg from 'pg';
+import { importWxr } from './answers-import.mjs';
 import { signInToken } from './measure.mjs';
 import { startSeedableStack } from './stack.mjs';
 
@@ -201,16 +202,22 @@ export async function writeContent(stack, photos) {
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
+    posts.imported = await importWxr(stack, token, client);
     // An imported post's old addresses (what an import stores): 301 to its page.
     await client.query(
       `INSERT INTO posts.post_old_paths (path, post_id) VALUES ('/?p=12', $1), ('/2019/05/12/roadster-weekend', $1)`,
       [posts.roadster.id],
     );
-    // The fixed clock: seeded posts were dated from now(), written ones are now.
+    // The fixed clock: seeded posts were dated from now(), written ones are now (imported ones
+    // keep their export's dates; their updated_at is the import's time).
     await client.query(
       `UPDATE posts.posts SET created_at = $1::timestamptz - id * interval '37 minutes',
-                              updated_at = $1::timestamptz - id * interval '37 minutes' + interval '1 hour'`,
+                              updated_at = $1::timestamptz - id * interval '37 minutes' + interval '1 hour'
+        WHERE source_id IS NULL`,
       [CLOCK],
+    );
+    await client.query(
+      `UPDATE posts.posts SET updated_at = created_at + interval '1 day' WHERE source_id IS NOT NULL`,
     );
     await client.query(`UPDATE posts.posts SET created_at = $1, updated_at = $1 WHERE id = $2`, [
       SCHEDULED_AT,

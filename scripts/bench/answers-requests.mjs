@@ -32,7 +32,7 @@ const uploadsOf = (post) => [...new Set(JSON.stringify(post.media).match(/\/uplo
  * stack (`written[1]` for this build), the keys being generated.
  */
 export function requestList(site, written, seededUrls, sitemapFiles) {
-  const { roadster, sourdough, accents, bike, draft, scheduled, photos } = written[0];
+  const { roadster, sourdough, accents, bike, draft, scheduled, photos, imported } = written[0];
   const get = (path, extra = {}) => ({ method: 'GET', path, ...extra });
   const head = (path) => ({ method: 'HEAD', path });
   const json = (method, path, body, nth) => ({
@@ -63,6 +63,19 @@ export function requestList(site, written, seededUrls, sitemapFiles) {
     get(bike.url),
     get(photos.url),
     ...seededUrls.map((u) => get(u)),
+    // Imported from WordPress: each post's page and answer (the draft, private and password
+    // ones come in as drafts: 404 to a visitor), and their old addresses.
+    ...imported.flatMap((post) => [get(post.url), get(`/api/posts/${post.id}`)]),
+    get('/?p=101'),
+    get('/?p=102'),
+    get('/?p=104'),
+    get('/2019/05/12/tips-and-tricks/'),
+    get('/2019/05/12/tips-and-tricks'),
+    get('/2020/02/29/creme-brulee/'),
+    get('/2021/01/01/still-a-draft/'),
+    get('/about-me/'),
+    get('/api/posts?tag=tools'),
+    get('/api/posts?search=brulee'),
     get(draft.url),
     get(scheduled.url),
     get('/?q=roadster'),
