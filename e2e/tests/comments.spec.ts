@@ -6,11 +6,11 @@
  * comment. axe checks the post with comments and the Comments tab; screenshots at desktop and
  * phone sizes (SCREENSHOTS=dir).
  */
-import { COMMENT_CONTENT_MAX, CommentErrors, type PostView } from '@blog/contracts';
+import { COMMENT_CONTENT_MAX, COMMENTS_PER_READER_HOUR, CommentErrors, type PostView } from '@blog/contracts';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeProblems } from '../support/axe.js';
 import { eventually, newAdminPage, openAsAdmin, screenshot, useAdminRig } from '../support/admin-rig.js';
-import { createPost } from '../support/content.js';
+import { createPost, signInApi } from '../support/content.js';
 
 const rig = useAdminRig();
 const reader = { username: `reader-${Date.now().toString(36)}`, password: 'a-long-enough-password' };
@@ -206,4 +206,35 @@ test('a reply sits under its comment; axe finds nothing serious on the post with
     await comments(visitor).scrollIntoViewIfNeeded();
     await screenshot(visitor, `post-comments-${name}`);
   }
+});
+
+test("past the hour's comments, the form says when the reader may comment again", async () => {
+  // The reader sent two above; the rest of the hour's allowance goes through the API.
+  const base = rig().stack.baseUrl;
+  const token = await signInApi(base, reader.username, reader.password);
+  for (let i = 3; i <= COMMENTS_PER_READER_HOUR; i++) {
+    const response = await fetch(`${base}/api/posts/${post.id}/comments`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ content: `Comment ${i} of the hour` }),
+    });
+    expect(response.status).toBe(202);
+  }
+  const page = await open(PHONE);
+  await page.goto(`/login?next=${encodeURIComponent(post.url!)}`);
+  await page.getByLabel('Username').fill(reader.username);
+  await page.getByLabel('Password').fill(reader.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === post.url);
+  const field = comments(page).getByLabel('Your comment');
+  await field.fill('One more, please.');
+  await comments(page).getByRole('button', { name: 'Send comment' }).click();
+  // The server's words and the wait its Retry-After names, by the field; the text stays.
+  await comments(page)
+    .getByRole('alert')
+    .getByText(new RegExp(`^${CommentErrors.tooMany}\\. You can comment again in \\d+ (minutes?|hours?)\\.$`))
+    .waitFor();
+  expect(await field.inputValue()).toBe('One more, please.');
+  expect(await field.getAttribute('aria-describedby')).toMatch(/comment-error/);
+  await screenshot(page, 'post-comment-too-many-phone');
 });
