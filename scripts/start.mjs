@@ -340,8 +340,12 @@ async function main() {
     DATABASE_URL: database.url,
     JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
-    // A small young generation keeps each idle process near 100 MB instead of 130+.
-    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2',
+    // A small young generation keeps each idle process near 100 MB instead of 130+. The heap
+    // limit is the one a 1 GB server gets by itself: V8 sizes it from the machine's memory, and
+    // on a larger one lets the old generation grow to 4 times what is live before a full
+    // collection (50 readers left the servers' process 100 MB of garbage and half-empty pages
+    // for minutes); at 384 MB it grows by about a third (issue 28).
+    NODE_OPTIONS: process.env.NODE_OPTIONS ?? '--max-semi-space-size=2 --max-old-space-size=384',
     // glibc gives threads that allocate at once arenas of their own (up to 8 per core), each
     // keeping memory once freed; libvips and libuv run several threads.
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
@@ -365,11 +369,11 @@ async function main() {
   mark('database up');
   if (stopping) return;
   if (mode === 'per-service') {
-    // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
-    // (In one process, scripts/lib/one-process.mjs gives mail the same default.)
-    const mailEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
+    // E-mail links and the fediverse's ids need an absolute address: without SITE_URL, the port
+    // the site answers on. (In one process, scripts/lib/one-process.mjs gives the same default.)
+    const siteEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
     for (const service of SERVICES.filter((s) => s.name !== 'gateway')) {
-      startChild(service, service.name === 'mail' ? mailEnv : env);
+      startChild(service, ['mail', 'social'].includes(service.name) ? siteEnv : env);
     }
     startChild(
       SERVICES.find((s) => s.name === 'gateway'),

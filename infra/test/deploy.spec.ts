@@ -89,7 +89,7 @@ const REQUIRED_ENV: Record<NodeProcess, string[]> = {
   posts: [...DATABASE, 'POSTS_PORT', 'REDIS_URL', 'SITE_URL', ...S3],
   media: [...DATABASE, 'MEDIA_PORT', 'REDIS_URL', ...S3],
   mail: [...DATABASE, 'MAIL_PORT', 'REDIS_URL', 'SMTP_URL', 'MAIL_FROM', 'OWNER_EMAIL', 'SITE_URL'],
-  social: [...DATABASE, 'SOCIAL_PORT'],
+  social: [...DATABASE, 'SOCIAL_PORT', 'SITE_URL'],
 };
 /** nginx serves the web app in these deployments; the gateway must not serve it too. */
 const FORBIDDEN_ENV: Record<NodeProcess, string[]> = {

@@ -34,7 +34,8 @@ async function main() {
     media: loadMediaConfig(env),
     // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
     mail: loadMailConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
-    social: loadSocialConfig(env),
+    // The fediverse's ids (a reaction's post) start with the same address.
+    social: loadSocialConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
     gateway: loadGatewayConfig(env),
   };
   // MEDIA_CONCURRENCY pictures at once share the cores (libvips' default: a thread per core each,

@@ -1,6 +1,6 @@
 import { parseSiteConfig, SiteConfigError } from './site-config.js';
 import { fediverseOf } from './site.js';
-import { blockInputSchema, hostInDomain, SocialErrors } from './social.js';
+import { articlePostId, blockInputSchema, hostInDomain, SocialErrors } from './social.js';
 
 const site = (extra: Record<string, unknown> = {}) => ({
   title: 'Blog',
@@ -71,5 +71,21 @@ describe('fediverse site settings', () => {
   ])('refuses %j naming the setting', (fediverse, message) => {
     expect(() => parseSiteConfig(site({ fediverse }))).toThrow(SiteConfigError);
     expect(() => parseSiteConfig(site({ fediverse }))).toThrow(message);
+  });
+});
+
+describe('articlePostId', () => {
+  it('reads the post of one of our Article ids only', () => {
+    expect(articlePostId('https://blog.example/post/42', 'https://blog.example')).toBe(42);
+    expect(articlePostId('https://blog.example/post/42', 'https://blog.example/')).toBe(42);
+    for (const other of [
+      'https://other.example/post/42',
+      'https://blog.example/post/42/',
+      'https://blog.example/post/042',
+      'https://blog.example/post/4x',
+      'https://blog.example/post/99999999999',
+      'https://blog.example.evil/post/42',
+    ])
+      expect([other, articlePostId(other, 'https://blog.example')]).toEqual([other, null]);
   });
 });

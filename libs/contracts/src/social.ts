@@ -52,6 +52,17 @@ export const domainSchema = z
       }),
   );
 
+/**
+ * The post an Article id names: the blog's Articles are `{origin}/post/{id}` (libs/federation's
+ * ports); anything else (another server's object, a comment) is null.
+ */
+export function articlePostId(objectUri: string, origin: string): number | null {
+  const prefix = `${origin.replace(/\/+$/, '')}/post/`;
+  if (!objectUri.startsWith(prefix)) return null;
+  const id = objectUri.slice(prefix.length);
+  return /^[1-9][0-9]{0,9}$/.test(id) && Number(id) <= 2_147_483_647 ? Number(id) : null;
+}
+
 /** The server part of an actor URI, lowercased (what a domain block matches). */
 export function actorHost(uri: string): string {
   return new URL(uri).hostname.toLowerCase();
