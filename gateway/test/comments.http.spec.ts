@@ -186,6 +186,7 @@ describe('comments through the gateway', () => {
       ['GET', '/api/admin/comments/settings'],
       ['PUT', '/api/admin/comments/settings', { autoApproveKnown: true }],
       ['PUT', `/api/admin/posts/${posts.visible}/comments/settings`, { autoApproveKnown: true }],
+      ['GET', `/api/admin/posts/${posts.visible}/comments/settings`],
     ];
     for (const [method, path, body] of routes) {
       expect((await api(stack, path, { method, body, token: dave })).status).toBe(403);
@@ -302,6 +303,14 @@ describe('comments through the gateway', () => {
       token: admin,
     });
     expect(perPost.json).toEqual({ postId: posts.other, autoApproveKnown: true });
+    const read = await api(stack, `/api/admin/posts/${posts.other}/comments/settings`, { token: admin });
+    expect(read.json).toEqual({ postId: posts.other, autoApproveKnown: true });
+    expect(
+      (await api(stack, `/api/admin/posts/${posts.visible}/comments/settings`, { token: admin })).json,
+    ).toEqual({ postId: posts.visible, autoApproveKnown: false });
+    expect((await api(stack, '/api/admin/posts/987654/comments/settings', { token: admin })).status).toBe(
+      404,
+    );
     expect((await comment(posts.other, ivan, { content: 'This post trusts me' })).json.status).toBe(
       'approved',
     );

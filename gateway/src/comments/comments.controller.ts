@@ -133,6 +133,14 @@ export class CommentsController {
     return this.services.call('posts', Patterns.posts.commentSettingsUpdate, body);
   }
 
+  @Get('admin/posts/:id/comments/settings')
+  @AdminOnly()
+  postSettings(@Param('id') id: string): Promise<PostCommentSettings> {
+    return this.services.read('posts', Patterns.posts.commentPostSettingsGet, {
+      postId: idOf(id, CommentErrors.postNotFound),
+    });
+  }
+
   /** One post's own "approve automatically from known commenters" (on when either is on). */
   @Put('admin/posts/:id/comments/settings')
   @AdminOnly()

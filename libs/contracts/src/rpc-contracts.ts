@@ -329,6 +329,7 @@ export const RpcContracts = {
   [Patterns.posts.commentUpdateRemote]: rpc(remoteCommentUpdateSchema).answers<RemoteCommentResult>(),
   [Patterns.posts.commentDeleteRemote]: rpc(remoteCommentDeleteSchema).answers<{ deleted: boolean }>(),
   [Patterns.posts.commentPurge]: rpc(commentPurgeSchema).answers<{ deleted: number }>(),
+  [Patterns.posts.commentPostSettingsGet]: rpc(z.object({ postId })).answers<PostCommentSettings>(),
   [Patterns.mail.commentPending]: rpc(
     z.object({
       postTitle: z.string().max(500),

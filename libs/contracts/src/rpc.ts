@@ -86,6 +86,8 @@ export const Patterns = {
     commentUpdateRemote: 'posts.comments.remote.update',
     commentDeleteRemote: 'posts.comments.remote.delete',
     commentPurge: 'posts.comments.purge',
+    /** One post's own switch, read ({ postId } → PostCommentSettings). */
+    commentPostSettingsGet: 'posts.comments.postSettings.get',
   },
   media: {
     getSettings: 'media.settings.get',

@@ -52,6 +52,11 @@ export class CommentsController {
     return this.comments.updatePostSettings(postId, settings);
   }
 
+  @MessagePattern(Patterns.posts.commentPostSettingsGet)
+  postSettingsGet(@Payload() message: RpcEnvelope<unknown>) {
+    return this.comments.postSettings(parseRequest(Patterns.posts.commentPostSettingsGet, message).postId);
+  }
+
   @MessagePattern(Patterns.posts.commentCreateRemote)
   createRemote(@Payload() message: RpcEnvelope<unknown>) {
     return this.comments.createFromRemote(parseRequest(Patterns.posts.commentCreateRemote, message));

@@ -287,6 +287,11 @@ export class CommentsService {
     return this.store.settings();
   }
 
+  async postSettings(postId: number): Promise<PostCommentSettings> {
+    if (!(await this.store.post(postId))) throw RpcError.notFound(CommentErrors.postNotFound);
+    return { postId, autoApproveKnown: await this.store.postAutoApprove(postId) };
+  }
+
   async updatePostSettings(postId: number, settings: CommentSettings): Promise<PostCommentSettings> {
     if (!(await this.store.post(postId))) throw RpcError.notFound(CommentErrors.postNotFound);
     await this.store.setPostAutoApprove(postId, settings.autoApproveKnown);
