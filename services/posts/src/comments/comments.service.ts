@@ -55,6 +55,7 @@ export class CommentsService {
   private readonly windows: RateWindow;
   /** The latest owner notice in flight (awaited by tests; a failure is only logged). */
   notice: Promise<void> = Promise.resolve();
+  private lastPurge = 0;
 
   constructor(
     private readonly store: CommentsRepository,
@@ -88,6 +89,7 @@ export class CommentsService {
     const parentId = await this.parentFor(post.id, command.parentId ?? null, true);
     const contentHtml = plainTextToHtml(command.content);
     if (!contentHtml) throw RpcError.badRequest(CommentErrors.contentRequired);
+    this.purgeWindowsNowAndThen();
     await this.windows.admit(
       `comment-address\n${command.ip}`,
       { max: COMMENTS_PER_ADDRESS_HOUR, windowSeconds: HOUR },
@@ -296,6 +298,16 @@ export class CommentsService {
     if (!(await this.store.post(postId))) throw RpcError.notFound(CommentErrors.postNotFound);
     await this.store.setPostAutoApprove(postId, settings.autoApproveKnown);
     return { postId, autoApproveKnown: await this.store.postAutoApprove(postId) };
+  }
+
+  /** At most once an hour per process, in the background: windows past their hour count for nothing. */
+  private purgeWindowsNowAndThen(): void {
+    if (this.now() - this.lastPurge < HOUR * 1000) return;
+    this.lastPurge = this.now();
+    this.windows.purgeOlderThan(HOUR).catch((error: unknown) => {
+      this.lastPurge = 0;
+      this.logger.warn(`comment limits not purged: ${(error as Error).message}`);
+    });
   }
 
   /** A post visitors see (published, dated by now), else 404: drafts and scheduled posts take no comments. */
