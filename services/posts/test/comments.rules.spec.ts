@@ -1,6 +1,7 @@
 import {
   COMMENT_MAIL_EVERY_MINUTES,
   COMMENT_REMOTE_HTML_MAX,
+  COMMENTS_PER_READER_HOUR,
   Patterns,
   RpcContracts,
   type RpcRequest,
@@ -323,6 +324,26 @@ describe('CommentsService rules', () => {
     expect(approved.answer.status).toBe('approved');
     expect(notifier.notices).toHaveLength(0);
     await service.updateSettings({ autoApproveKnown: false });
+  });
+
+  it('limits a reader per hour, then lets them in again; a reader answers only an approved comment', async () => {
+    const user = '00000000-0000-4000-8000-0000000000aa';
+    const made = [];
+    for (let i = 0; i < COMMENTS_PER_READER_HOUR; i++) made.push(await reader(posts.other, user, `n${i}`));
+    await expect(reader(posts.other, user, 'one more')).rejects.toMatchObject({
+      error: { status: 429, error: 'Too many comments; try again later' },
+    });
+    now += 61 * 60_000;
+    const later = await reader(posts.other, user, 'an hour later');
+    expect(later.answer.status).toBe('pending');
+    await expect(reader(posts.other, user, 'to a pending one', later.answer.id)).rejects.toMatchObject({
+      error: { status: 400, error: 'The comment answered is not under this post' },
+    });
+    await service.moderate(made[0]!.answer.id, 'approved');
+    expect((await reader(posts.other, user, 'to an approved one', made[0]!.answer.id)).answer.parentId).toBe(
+      made[0]!.answer.id,
+    );
+    await service.notice;
   });
 
   it("escapes a reader's text whole: no vector of the corpus makes a tag or attribute", () => {
