@@ -80,6 +80,7 @@ import {
   followingCommandSchema,
   followingPageQuerySchema,
   reactionCommandSchema,
+  reactionCountsQuerySchema,
   remoteUri,
   socialIdSchema,
   undoReactionCommandSchema,
@@ -92,6 +93,7 @@ import {
   type FollowerView,
   type FollowingPage,
   type FollowResult,
+  type ReactionCounts,
 } from './social.js';
 import type { SiteConfig } from './site.js';
 import {
@@ -304,6 +306,7 @@ export const RpcContracts = {
   [Patterns.social.removeBlock]: rpc(socialIdSchema).answers<{ removed: true }>(),
   [Patterns.social.reaction]: rpc(reactionCommandSchema).answers<{ recorded: boolean }>(),
   [Patterns.social.undoReaction]: rpc(undoReactionCommandSchema).answers<{ removed: boolean }>(),
+  [Patterns.social.reactionCounts]: rpc(reactionCountsQuerySchema).answers<ReactionCounts>(),
   [Patterns.posts.comments]: rpc(z.object({ postId })).answers<PostCommentsResult>(),
   /** The reader is the gateway's verified account; `ip` for the per-address limit. */
   [Patterns.posts.commentCreate]: rpc(

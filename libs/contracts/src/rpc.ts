@@ -139,6 +139,8 @@ export const Patterns = {
     /** A Like or Announce of a post, and its Undo. */
     reaction: 'social.reactions.add',
     undoReaction: 'social.reactions.undo',
+    /** Likes and announces of these posts (the dashboard's post list). */
+    reactionCounts: 'social.reactions.counts',
   },
 } as const;
 

@@ -159,6 +159,15 @@ export const reactionCommandSchema = z.object({
   kind: z.enum(REACTION_KINDS, { error: 'kind must be like or announce' }),
 });
 export type ReactionCommand = z.input<typeof reactionCommandSchema>;
+/** The posts whose likes and announces to count (at most a page of the dashboard's list at a time). */
+export const reactionCountsQuerySchema = z.object({
+  postIds: z
+    .array(z.coerce.number().int().positive('postIds must be positive numbers'))
+    .max(1000, 'postIds holds at most 1000 ids'),
+});
+/** By post id; a post nobody reacted to is absent. */
+export type ReactionCounts = Record<number, { likes: number; announces: number }>;
+
 /** Undo{Like|Announce}: only the actor who reacted can take it back. */
 export const undoReactionCommandSchema = z.object({ activityId: remoteUri, actorUri: remoteUri });
 

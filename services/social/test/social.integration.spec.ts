@@ -340,6 +340,26 @@ describe('social service (real PostgreSQL)', () => {
       expect(counts).toMatchObject({ likes: 1, announces: 1 });
     });
 
+    it('counts likes and announces per post', async () => {
+      await social.send(Patterns.social.reaction, {
+        ...like,
+        activityId: 'https://social.example/users/bob#likes/2',
+        actorUri: 'https://social.example/users/bob',
+        postId: 8,
+      });
+      expect(await social.send(Patterns.social.reactionCounts, { postIds: [7, 8, 9] })).toEqual({
+        7: { likes: 1, announces: 1 },
+        8: { likes: 1, announces: 0 },
+      });
+      expect(await social.failure(Patterns.social.reactionCounts, { postIds: ['x'] })).toMatchObject({
+        status: 400,
+      });
+      await social.send(Patterns.social.undoReaction, {
+        activityId: 'https://social.example/users/bob#likes/2',
+        actorUri: 'https://social.example/users/bob',
+      });
+    });
+
     it('takes back a reaction only for the actor who sent it', async () => {
       const other = { activityId: like.activityId, actorUri: 'https://mastodon.example/users/bob' };
       expect(await social.send(Patterns.social.undoReaction, other)).toEqual({ removed: false });

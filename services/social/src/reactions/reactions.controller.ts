@@ -13,6 +13,11 @@ export class ReactionsController {
     return this.reactions.add(parseRequest(Patterns.social.reaction, message));
   }
 
+  @MessagePattern(Patterns.social.reactionCounts)
+  counts(@Payload() message: RpcEnvelope<unknown>) {
+    return this.reactions.counts(parseRequest(Patterns.social.reactionCounts, message).postIds);
+  }
+
   @MessagePattern(Patterns.social.undoReaction)
   undo(@Payload() message: RpcEnvelope<unknown>) {
     return this.reactions.undo(parseRequest(Patterns.social.undoReaction, message));

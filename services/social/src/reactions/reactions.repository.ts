@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ReactionKind } from '@blog/contracts';
+import type { ReactionCounts, ReactionKind } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { queryRows } from '../common/query-rows.js';
 
@@ -16,6 +16,7 @@ export abstract class ReactionsRepository {
   /** Removes the activity if that actor sent it. */
   abstract remove(activityId: string, actorUri: string): Promise<boolean>;
   abstract totals(): Promise<{ likes: number; announces: number }>;
+  abstract countsByPost(postIds: number[]): Promise<ReactionCounts>;
 }
 
 @Injectable()
@@ -41,6 +42,19 @@ export class PostgresReactionsRepository extends ReactionsRepository {
       [activityId, actorUri],
     );
     return rows.length > 0;
+  }
+
+  async countsByPost(postIds: number[]): Promise<ReactionCounts> {
+    const rows = await queryRows<{ post_id: number; likes: number; announces: number }>(
+      this.db,
+      `SELECT post_id, count(*) FILTER (WHERE kind = 'like')::int AS likes,
+              count(*) FILTER (WHERE kind = 'announce')::int AS announces
+       FROM reactions WHERE post_id = ANY($1::int[]) GROUP BY post_id`,
+      [postIds],
+    );
+    return Object.fromEntries(
+      rows.map((row) => [row.post_id, { likes: row.likes, announces: row.announces }]),
+    );
   }
 
   async totals(): Promise<{ likes: number; announces: number }> {

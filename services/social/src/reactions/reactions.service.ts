@@ -16,6 +16,10 @@ export class ReactionsService {
     return { recorded: await this.reactions.add(command) };
   }
 
+  counts(postIds: number[]) {
+    return this.reactions.countsByPost(postIds);
+  }
+
   async undo(command: RpcParsedRequest<typeof Patterns.social.undoReaction>) {
     return { removed: await this.reactions.remove(command.activityId, command.actorUri) };
   }
