@@ -198,4 +198,31 @@ describe('fediverse admin routes', () => {
     }
     expect([(await blocks()).total, (await followers()).total]).toEqual(before);
   });
+
+  it('keeps the fediverse settings of the Site tab: the handle checked like a username, nothing saved on a bad one', async () => {
+    const site = async () => (await api(stack, '/api/site')).json as unknown as Record<string, unknown>;
+    const before = await site();
+    const saved = await api(stack, '/api/admin/site', {
+      method: 'PUT',
+      token: admin,
+      body: { ...before, fediverse: { handle: 'anna_garage', approveFollowers: true } },
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.json.fediverse).toEqual({ handle: 'anna_garage', approveFollowers: true, avatarImage: '' });
+    const now = await site();
+    for (const fediverse of [
+      { handle: 'Anna Garage' },
+      { handle: 'x'.repeat(31) },
+      { avatarImage: 'https://x.example/a.png' },
+    ]) {
+      const refused = await api(stack, '/api/admin/site', {
+        method: 'PUT',
+        token: admin,
+        body: { ...now, fediverse },
+      });
+      expect([fediverse, refused.status]).toEqual([fediverse, 400]);
+      expect(refused.json.error).toMatch(/fediverse/);
+    }
+    expect((await site()).fediverse).toEqual(now.fediverse);
+  });
 });
