@@ -79,11 +79,14 @@ export function CommentForm({ postId, parentId, idPrefix, label, autoFocus }: Co
           {count.text}
         </p>
       </Field>
-      <ErrorLine id={errorId} error={error} />
-      {/* Always in place, so a screen reader hears the thanks that appears in it. */}
-      <p role="status" className="form-success comment-thanks">
-        {message?.kind === 'success' ? message.text : ''}
-      </p>
+      {/* One slot of the form for both lines: only one of them ever holds text. */}
+      <div>
+        <ErrorLine id={errorId} error={error} />
+        {/* Always in place, so a screen reader hears the thanks that appears in it. */}
+        <p role="status" className="form-success comment-thanks">
+          {message?.kind === 'success' ? message.text : ''}
+        </p>
+      </div>
       <div>
         <SubmitButton pending={pending} pendingLabel="Sending...">
           {parentId ? 'Send reply' : 'Send comment'}
