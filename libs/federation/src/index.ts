@@ -6,3 +6,5 @@ export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
 export * from './ports.js';
 export * from './loaders.js';
 export * from './pg-stores.js';
+export * from './federation.js';
+export * from './middleware.js';

@@ -94,6 +94,8 @@ export interface FederationPorts {
   };
   /** Actor URIs the blog follows. */
   following(): Promise<string[]>;
+  /** A remote actor accepted the blog's Follow (matched by the Follow's id). Optional. */
+  followAccepted?(followActivityId: string, actorUri: string): Promise<void>;
   /** True when the actor or its domain is blocked. */
   blocked(actorUri: string): Promise<boolean>;
   reaction(reaction: Reaction): Promise<void>;
