@@ -102,9 +102,17 @@ describe('npm start (the embedded launcher)', () => {
     expect(text).not.toContain('localhost:3000');
   });
 
-  it('runs the five servers in one process, and restarts it when it dies', async () => {
+  it('runs the six servers in one process, and restarts it when it dies', async () => {
     const before = await stack.state();
     expect(before.mode).toBe('one');
+    expect(Object.keys(before.children).sort()).toEqual([
+      'auth',
+      'gateway',
+      'mail',
+      'media',
+      'posts',
+      'social',
+    ]);
     const pids = new Set(Object.values(before.children));
     expect(pids.size).toBe(1);
     const [pid] = pids;
