@@ -34,12 +34,13 @@ import {
   type Actor,
   type Recipient,
 } from '@fedify/vocab';
-import type { OutboundAllowList } from '@blog/server-kit';
+import { webFetch, type OutboundAllowList, type WebFetchOptions } from '@blog/server-kit';
 import { loaderFactories } from './loaders.js';
 import type { ArticleData, FederationPorts, RemoteComment, RemoteFollower } from './ports.js';
 
 /** The actor's fixed identifier in its URIs; the handle people type is mapped to it (G9). */
-export const BLOG_ACTOR = 'blog';
+export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
+const BLOG_ACTOR = FEDERATION_ACTOR_IDENTIFIER;
 export const ACTOR_PATH = '/ap/actor/{identifier}';
 export const SHARED_INBOX_PATH = '/ap/inbox';
 /** Inbox POSTs (the actor's and the shared one): the middleware caps their bodies. */
@@ -463,6 +464,19 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       );
       return id.href;
     },
+  };
+}
+
+/**
+ * Fedify's delivery POSTs call the global fetch, with no address check (G11): the process that runs its
+ * queue routes them through the outbound policy at boot. No server code of the blog uses the global
+ * fetch otherwise. Returns the undo.
+ */
+export function routeGlobalFetch(allow: OutboundAllowList, options?: WebFetchOptions): () => void {
+  const previous = globalThis.fetch;
+  globalThis.fetch = webFetch(allow, options);
+  return () => {
+    globalThis.fetch = previous;
   };
 }
 

@@ -2,7 +2,6 @@
 // gateway (the HTTP edge) and services/social (followers and delivery).
 import './temporal.js';
 
-export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
 export * from './ports.js';
 export * from './loaders.js';
 export * from './pg-stores.js';

@@ -5,7 +5,14 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { exportJwk, generateCryptoKeyPair, MemoryKvStore, signRequest, verifyRequest } from '@fedify/fedify';
+import {
+  exportJwk,
+  generateCryptoKeyPair,
+  MemoryKvStore,
+  signRequest,
+  verifyRequest,
+  type MessageQueue,
+} from '@fedify/fedify';
 import { exportSpki } from '@fedify/vocab-runtime';
 import { OutboundAllowList } from '@blog/server-kit';
 import {
