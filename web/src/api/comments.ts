@@ -1,8 +1,10 @@
 import type {
   AdminCommentsResult,
   CommentCreateInput,
+  CommentSettings,
   CommentStatus,
   CommentView,
+  PostCommentSettings,
   PostCommentsResult,
 } from '@blog/contracts/comments';
 import type { ApiClient } from './client';
@@ -42,4 +44,33 @@ export function moderateComment(api: ApiClient, id: number, action: CommentActio
   return action === 'delete'
     ? api.request(`/api/admin/comments/${id}`, { method: 'DELETE' })
     : api.request(`/api/admin/comments/${id}/${action}`, { method: 'POST' });
+}
+
+/** The site-wide "approve automatically from known commenters" (admin). */
+export function getCommentSettings(api: ApiClient, signal?: AbortSignal): Promise<CommentSettings> {
+  return api.request<CommentSettings>('/api/admin/comments/settings', { signal });
+}
+
+export function saveCommentSettings(api: ApiClient, settings: CommentSettings): Promise<CommentSettings> {
+  return api.request<CommentSettings>('/api/admin/comments/settings', { method: 'PUT', body: settings });
+}
+
+/** One post's own switch (admin); a comment is auto-approved when it or the site-wide one is on. */
+export function getPostCommentSettings(
+  api: ApiClient,
+  postId: number,
+  signal?: AbortSignal,
+): Promise<PostCommentSettings> {
+  return api.request<PostCommentSettings>(`/api/admin/posts/${postId}/comments/settings`, { signal });
+}
+
+export function savePostCommentSettings(
+  api: ApiClient,
+  postId: number,
+  settings: CommentSettings,
+): Promise<PostCommentSettings> {
+  return api.request<PostCommentSettings>(`/api/admin/posts/${postId}/comments/settings`, {
+    method: 'PUT',
+    body: settings,
+  });
 }

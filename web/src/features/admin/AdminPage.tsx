@@ -50,10 +50,28 @@ export function AdminPage() {
   useServerSessionCheck();
   useLeaveWarning(uploading);
 
+  // A row wider than the screen scrolls: bring the open tab into it (a phone, a link to ?tab=backup),
+  // with a bit of its neighbour showing, so the row reads as one that scrolls.
+  useEffect(() => {
+    const button = tabRefs.current[tab];
+    const row = button?.parentElement;
+    if (!button || !row) return;
+    const frame = requestAnimationFrame(() => {
+      const outer = row.getBoundingClientRect();
+      const inner = button.getBoundingClientRect();
+      const margin = 24;
+      if (inner.left < outer.left) row.scrollLeft -= outer.left - inner.left + margin;
+      else if (inner.right > outer.right) row.scrollLeft += inner.right - outer.right + margin;
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [tab]);
+
   const openTab = (id: TabId) => setParams(id === 'posts' ? {} : { tab: id });
   const onTabKey = (event: KeyboardEvent, index: number) => {
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
     if (!step) return;
+    // The arrow's own default would scroll the (scrolling) row back by a notch.
+    event.preventDefault();
     const next = TABS[(index + step + TABS.length) % TABS.length]!;
     openTab(next.id);
     tabRefs.current[next.id]?.focus();

@@ -6,6 +6,8 @@ import { ErrorLine, Field, SubmitButton, useSubmit } from '../../components/ui';
 import { characterCount, commentFailureText } from './commentRules';
 
 export const COMMENT_THANKS = 'Thanks — your comment waits for approval.';
+/** A known commenter's comment where the owner approves those automatically. */
+export const COMMENT_PUBLISHED = 'Thanks — your comment is published.';
 
 interface CommentFormProps {
   postId: number;
@@ -15,6 +17,8 @@ interface CommentFormProps {
   idPrefix: string;
   label: string;
   autoFocus?: boolean;
+  /** The server approved the comment at once: the list above can show it. */
+  onPublished?(): void;
 }
 
 /**
@@ -22,7 +26,7 @@ interface CommentFormProps {
  * pending on the server until the owner approves it. The server's refusals (too long, too many
  * per hour) show by the field.
  */
-export function CommentForm({ postId, parentId, idPrefix, label, autoFocus }: CommentFormProps) {
+export function CommentForm({ postId, parentId, idPrefix, label, autoFocus, onPublished }: CommentFormProps) {
   const api = useApi();
   const [content, setContent] = useState('');
   const { pending, message, setMessage, submit, fail } = useSubmit();
@@ -43,9 +47,11 @@ export function CommentForm({ postId, parentId, idPrefix, label, autoFocus }: Co
     if (!parsed.success) return fail(parsed.error.issues[0]?.message ?? CommentErrors.contentRequired);
     void submit(
       async () => {
-        await createComment(api, postId, parsed.data);
+        const sent = await createComment(api, postId, parsed.data);
         setContent('');
-        return COMMENT_THANKS;
+        if (sent.status !== 'approved') return COMMENT_THANKS;
+        onPublished?.();
+        return COMMENT_PUBLISHED;
       },
       {
         failure: (caught) =>

@@ -37,6 +37,14 @@ export function PostComments({ postId, initial }: { postId: number; initial: Pos
     );
   };
 
+  // A comment approved at once (a known commenter): the list fetched again shows it.
+  const refresh = () => {
+    getPostComments(api, postId).then(
+      (data) => setLoaded({ status: 'ready', data }),
+      () => undefined,
+    );
+  };
+
   const count = loaded.status === 'ready' ? loaded.data.count : null;
   return (
     <section id="comments" className="post-comments" aria-labelledby="comments-heading">
@@ -64,13 +72,14 @@ export function PostComments({ postId, initial }: { postId: number; initial: Pos
               canReply={signedIn}
               replying={replyTo === thread.id}
               onReply={(open) => setReplyTo(open ? thread.id : null)}
+              onPublished={refresh}
             />
           ))}
         </ol>
       )}
       {signedIn ? (
         <Suspense fallback={<p className="loading">Loading...</p>}>
-          <CommentForm postId={postId} idPrefix="comment" label="Your comment" />
+          <CommentForm postId={postId} idPrefix="comment" label="Your comment" onPublished={refresh} />
         </Suspense>
       ) : (
         <p className="comment-sign-in">
@@ -87,9 +96,10 @@ interface TopCommentProps {
   canReply: boolean;
   replying: boolean;
   onReply(open: boolean): void;
+  onPublished(): void;
 }
 
-function TopComment({ thread, postId, canReply, replying, onReply }: TopCommentProps) {
+function TopComment({ thread, postId, canReply, replying, onReply, onPublished }: TopCommentProps) {
   const formId = `reply-form-${thread.id}`;
   return (
     <li className="comment-thread">
@@ -115,6 +125,7 @@ function TopComment({ thread, postId, canReply, replying, onReply }: TopCommentP
               idPrefix={`reply-${thread.id}`}
               label={`Your reply to ${thread.author.name}`}
               autoFocus
+              onPublished={onPublished}
             />
           </Suspense>
         </div>

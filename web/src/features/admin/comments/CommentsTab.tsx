@@ -3,7 +3,13 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
-import { listAdminComments, moderateComment, type CommentAction } from '../../../api/comments';
+import {
+  getCommentSettings,
+  listAdminComments,
+  moderateComment,
+  saveCommentSettings,
+  type CommentAction,
+} from '../../../api/comments';
 import { Link } from '../../../components/Link';
 import { Pagination } from '../../../components/Pagination';
 import { ErrorLine } from '../../../components/ui';
@@ -12,6 +18,7 @@ import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
 import { pageCount } from '../../../lib/pagination';
 import { useNotify } from '../ui/Notifications';
+import { AutoApproveSwitch } from './AutoApproveSwitch';
 import './comments.css';
 import {
   ACTION_TEXTS,
@@ -30,6 +37,11 @@ const ACTION_CLASSES: Record<CommentAction, string> = {
   approve: '',
   spam: 'button-secondary',
   delete: 'button-danger',
+};
+
+const AUTO_APPROVE_SAVED = {
+  on: 'Saved: comments from known commenters now show at once.',
+  off: 'Saved: new comments wait for your approval (but on posts whose own switch is on).',
 };
 
 /**
@@ -87,6 +99,8 @@ export function CommentsTab() {
   const onTabKey = (event: KeyboardEvent, index: number) => {
     const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
     if (!step) return;
+    // The arrow's own default would scroll the (scrolling) row back by a notch.
+    event.preventDefault();
     const next = COMMENT_STATUSES[(index + step + COMMENT_STATUSES.length) % COMMENT_STATUSES.length]!;
     chooseStatus(next);
     tabRefs.current[next]?.focus();
@@ -118,6 +132,15 @@ export function CommentsTab() {
       <h2 id="comments-tab-heading" ref={headingRef} tabIndex={-1}>
         Comments
       </h2>
+      <AutoApproveSwitch
+        id="comments-auto-approve"
+        label="Approve comments from known commenters automatically"
+        hint="Known: someone with an approved comment before. Their next comments show at once, on every post."
+        load={(signal) => getCommentSettings(api, signal)}
+        save={(settings) => saveCommentSettings(api, settings)}
+        deps={[api]}
+        saved={AUTO_APPROVE_SAVED}
+      />
       <div role="tablist" aria-label="Comment status" className="admin-tabs admin-comment-statuses">
         {COMMENT_STATUSES.map((s, index) => (
           <button

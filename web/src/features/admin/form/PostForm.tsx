@@ -30,6 +30,7 @@ import { useNotify } from '../ui/Notifications';
 import { useReportUploading } from '../ui/UploadFlag';
 import { MarkdownEditor, type MarkdownEditorHandle } from '../editor/MarkdownEditor';
 import { formatDateTime } from '../../../lib/format';
+import { PostCommentOptions } from '../comments/PostCommentOptions';
 import { CropDialog } from './CropDialog';
 import { DateTimePicker } from './DateTimePicker';
 import { MediaArea } from './MediaArea';
@@ -287,6 +288,7 @@ function PostFormBody({
                 : null}
           </p>
         </Field>
+        <PostCommentOptions id={id} postId={post?.id ?? null} />
         <MediaArea
           media={media}
           errors={mediaErrors}
