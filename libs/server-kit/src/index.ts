@@ -3,6 +3,7 @@ export * from './logging.js';
 export * from './rpc-error.js';
 export * from './service.js';
 export * from './database.js';
+export * from './query-rows.js';
 export * from './idempotency.js';
 export * from './health.controller.js';
 export * from './service-core.module.js';

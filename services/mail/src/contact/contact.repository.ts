@@ -3,7 +3,7 @@ import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { ContactCommand, MessageListQuery } from '@blog/contracts';
 import { DataSource, Repository } from 'typeorm';
 import type { StoredContactMessage } from '../common/emails.js';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 import { ContactMessage } from './contact-message.entity.js';
 
 /** A message taken for a send: `attempts` counts this one. */

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 import type { DigestContent } from './digest-email.js';
 
 /** A digest week's row: the posts it carries and how far its sending got. */

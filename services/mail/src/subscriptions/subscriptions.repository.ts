@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
 import { DataSource, Repository } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 import { Subscriber } from './subscriber.entity.js';
 
 /** A subscriber whose confirmation e-mail is being sent: `confirmation_attempts` counts this try. */

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { BlockView } from '@blog/contracts';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 
 /** An account block (actor) or a server block (domain). */
 export type BlockTarget = { actor: string; domain?: undefined } | { domain: string; actor?: undefined };

@@ -8,7 +8,7 @@ import type {
   RemoteActor,
 } from '@blog/contracts';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 
 /** A follower with its remote actor, as the admin's list and the approve answer need it. */
 export interface FollowerRow {

@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ActorKeyKind, Jwk, JwkPair } from '@blog/contracts';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 
 /** One stored key pair. */
 export interface ActorKeyPair extends JwkPair {

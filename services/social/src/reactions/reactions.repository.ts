@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { ReactionCounts, ReactionKind } from '@blog/contracts';
 import { DataSource } from 'typeorm';
-import { queryRows } from '../common/query-rows.js';
+import { queryRows } from '@blog/server-kit';
 
 /** Likes and announces of the blog's posts (reactions), one row per activity. */
 export abstract class ReactionsRepository {
