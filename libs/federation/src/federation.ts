@@ -511,17 +511,29 @@ const statusOf = (error: Error): number | null => {
 
 /** The queue, its handler run inside `store` with the outbox message being delivered. */
 function watchOutbox(queue: MessageQueue, store: AsyncLocalStorage<OutboxMessageInfo>): MessageQueue {
-  const wrapped: MessageQueue = Object.create(queue) as MessageQueue;
-  wrapped.listen = (handler, listenOptions) =>
-    queue.listen((message: { type?: string } & Partial<OutboxMessageInfo>) => {
-      if (message?.type !== 'outbox' || !message.inbox || !message.started) return handler(message);
-      const info: OutboxMessageInfo = {
-        inbox: message.inbox,
-        activityId: message.activityId,
-        started: message.started,
-        attempt: message.attempt ?? 0,
-      };
-      return store.run(info, () => handler(message));
-    }, listenOptions);
+  // Delegating calls, not a prototype copy: queues keep private (#) fields.
+  const wrapped: MessageQueue = {
+    nativeRetrial: queue.nativeRetrial ?? false,
+    enqueue: (message, options) => queue.enqueue(message, options),
+    listen: (handler, listenOptions) =>
+      queue.listen((message: { type?: string } & Partial<OutboxMessageInfo>) => {
+        if (message?.type !== 'outbox' || !message.inbox || !message.started) return handler(message);
+        const info: OutboxMessageInfo = {
+          inbox: message.inbox,
+          activityId: message.activityId,
+          started: message.started,
+          attempt: message.attempt ?? 0,
+        };
+        return store.run(info, () => handler(message));
+      }, listenOptions),
+  };
+  if (queue.enqueueMany) {
+    const many = queue.enqueueMany.bind(queue);
+    wrapped.enqueueMany = (messages, options) => many(messages, options);
+  }
+  if (queue.getDepth) {
+    const depth = queue.getDepth.bind(queue);
+    wrapped.getDepth = () => depth();
+  }
   return wrapped;
 }

@@ -5,14 +5,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import {
-  exportJwk,
-  generateCryptoKeyPair,
-  MemoryKvStore,
-  signRequest,
-  verifyRequest,
-  type MessageQueue,
-} from '@fedify/fedify';
+import { exportJwk, generateCryptoKeyPair, MemoryKvStore, signRequest, verifyRequest } from '@fedify/fedify';
 import { exportSpki } from '@fedify/vocab-runtime';
 import { OutboundAllowList } from '@blog/server-kit';
 import {
@@ -22,6 +15,7 @@ import {
   type ActorKeys,
   type ArticleData,
   type BlogFederation,
+  type BlogFederationOptions,
   type FederationPorts,
   type Reaction,
   type RemoteComment,
@@ -166,7 +160,9 @@ export interface BlogInstance {
 
 /** A blog on 127.0.0.1: the middleware first, then a stand-in for the blog's own routes. */
 export async function startBlog(
-  options: { allow?: OutboundAllowList; maxInboxBytes?: number } = {},
+  options: Partial<Pick<BlogFederationOptions, 'allow' | 'queue' | 'retryHours' | 'onDeliveryGivenUp'>> & {
+    maxInboxBytes?: number;
+  } = {},
 ): Promise<BlogInstance> {
   const app = express();
   const passedThrough: string[] = [];
@@ -184,8 +180,17 @@ export async function startBlog(
     ports,
     origin,
     kv: new MemoryKvStore(),
+    queue: options.queue,
+    // The test starts the workers itself, so that close() can stop them.
+    manuallyStartQueue: true,
+    retryHours: options.retryHours,
+    onDeliveryGivenUp: options.onDeliveryGivenUp,
     allow: options.allow ?? LOOPBACK,
   });
+  const workers = new AbortController();
+  const working = options.queue
+    ? blog.federation.startQueue(undefined, { signal: workers.signal })
+    : Promise.resolve();
   const middleware = federationMiddleware(blog, { maxInboxBytes: options.maxInboxBytes });
   handler = (req, res, next) => {
     if (req.method === 'POST' && /inbox/.test(req.path)) {
@@ -209,6 +214,8 @@ export async function startBlog(
     passedThrough,
     inboxBodies,
     close: async () => {
+      workers.abort();
+      await working.catch(() => undefined);
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     },
