@@ -22,3 +22,23 @@ export function ErrorLine({ id, error }: { id?: string; error: string | null | u
     </p>
   );
 }
+
+/** A load that failed: its reason, announced, and a button that loads again. */
+export function LoadFailed({
+  error,
+  onRetry,
+  className = 'admin-actions',
+}: {
+  error: string;
+  onRetry: () => void;
+  className?: string;
+}) {
+  return (
+    <div className={className}>
+      <ErrorLine error={error} />
+      <button type="button" className="button button-small button-secondary" onClick={onRetry}>
+        Try again
+      </button>
+    </div>
+  );
+}

@@ -1,5 +1,5 @@
 // The form primitives every form uses.
 export { Field } from './Field';
-export { ErrorLine, StatusLine, type StatusMessage } from './StatusLine';
+export { ErrorLine, LoadFailed, StatusLine, type StatusMessage } from './StatusLine';
 export { SubmitButton } from './SubmitButton';
 export { runSubmit, useSubmit, type SubmitOptions } from './useSubmit';

@@ -4,6 +4,7 @@ import { useLocation } from 'react-router-dom';
 import { useApi } from '../../api/ApiContext';
 import { getPostComments } from '../../api/comments';
 import { Link } from '../../components/Link';
+import { LoadFailed } from '../../components/ui';
 import { useHydrated } from '../../hooks/useHydrated';
 import { useDateFormat } from '../../lib/format';
 import { useSession } from '../../session/SessionContext';
@@ -55,12 +56,7 @@ export function PostComments({ postId, initial }: { postId: number; initial: Pos
         </p>
       )}
       {loaded.status === 'error' && (
-        <div className="comments-error">
-          <p role="alert">The comments could not be loaded.</p>
-          <button type="button" className="button button-small button-secondary" onClick={retry}>
-            Try again
-          </button>
-        </div>
+        <LoadFailed className="comments-error" error="The comments could not be loaded." onRetry={retry} />
       )}
       {loaded.status === 'ready' && loaded.data.comments.length > 0 && (
         <ol className="comment-list">

@@ -1,6 +1,7 @@
 import type { CommentSettings } from '@blog/contracts/comments';
 import { useState, type ReactNode } from 'react';
 import { errorMessage } from '../../../api/client';
+import { LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import './comments.css';
 
@@ -59,18 +60,10 @@ export function AutoApproveSwitch({ id, label, hint, load, save, deps, saved }: 
   if (loaded.status === 'loading') return <p role="status">Loading the comment setting...</p>;
   if (loaded.status === 'error')
     return (
-      <div className="admin-actions">
-        <p className="form-error" role="alert">
-          {errorMessage(loaded.error, 'The comment setting could not be loaded.')}
-        </p>
-        <button
-          type="button"
-          className="button button-small button-secondary"
-          onClick={() => setReload((n) => n + 1)}
-        >
-          Try again
-        </button>
-      </div>
+      <LoadFailed
+        error={errorMessage(loaded.error, 'The comment setting could not be loaded.')}
+        onRetry={() => setReload((n) => n + 1)}
+      />
     );
 
   return (

@@ -12,7 +12,7 @@ import {
 } from '../../../api/comments';
 import { Link } from '../../../components/Link';
 import { Pagination } from '../../../components/Pagination';
-import { ErrorLine } from '../../../components/ui';
+import { LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
@@ -171,16 +171,10 @@ export function CommentsTab() {
       >
         {list.status === 'loading' && <p role="status">Loading...</p>}
         {list.status === 'error' && (
-          <div className="admin-actions">
-            <ErrorLine error={errorMessage(list.error, 'The comments could not be loaded.')} />
-            <button
-              type="button"
-              className="button button-small button-secondary"
-              onClick={() => setReload((n) => n + 1)}
-            >
-              Try again
-            </button>
-          </div>
+          <LoadFailed
+            error={errorMessage(list.error, 'The comments could not be loaded.')}
+            onRetry={() => setReload((n) => n + 1)}
+          />
         )}
         {data &&
           (data.items.length === 0 ? (
