@@ -27,12 +27,8 @@ import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.js';
 import { plainTextToHtml, sanitiseRemoteHtml } from './comment-html.js';
 import { IMPORTED_COMMENTS_MAX, type ImportedComment } from './imported-comment.js';
-import {
-  CommentsRepository,
-  type CommentAuthorKey,
-  type CommentPost,
-  type CommentRow,
-} from './comments.repository.js';
+import { toView } from './comment-view.js';
+import { CommentsRepository, type CommentAuthorKey, type CommentPost } from './comments.repository.js';
 
 type ReaderComment = RpcParsedRequest<typeof Patterns.posts.commentCreate>;
 type RemoteCreate = RpcParsedRequest<typeof Patterns.posts.commentCreateRemote>;
@@ -392,25 +388,4 @@ export class CommentsService {
       this.logger.warn(`owner not told of a pending comment: ${(error as Error).message}`);
     });
   }
-}
-
-/** A row as every answer shows it; the avatar is the locally cached copy, never the remote URL. */
-export function toView(row: CommentRow): CommentView {
-  return {
-    id: row.id,
-    postId: row.postId,
-    parentId: row.parentId,
-    status: row.status,
-    content: row.contentHtml,
-    author: {
-      name: row.authorName,
-      handle: row.authorHandle,
-      url: row.authorUrl,
-      avatarUrl: row.authorAvatarKey ? `/uploads/${row.authorAvatarKey}` : null,
-      local: row.local,
-    },
-    via: row.via,
-    createdAt: new Date(row.createdAt).toISOString(),
-    updatedAt: new Date(row.updatedAt).toISOString(),
-  };
 }
