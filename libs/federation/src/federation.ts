@@ -3,7 +3,6 @@
 // FederationPorts, so the same federation runs in the gateway (on RPC) and in services/social.
 import './temporal.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createHash } from 'node:crypto';
 import {
   createFederation,
   importJwk,
@@ -11,11 +10,8 @@ import {
   type Federation,
   type KvStore,
   type MessageQueue,
-  type RetryPolicy,
 } from '@fedify/fedify';
 import {
-  Accept,
-  Announce,
   Article,
   Create,
   Delete,
@@ -24,39 +20,33 @@ import {
   Hashtag,
   Image,
   isActor,
-  Like,
-  Note,
   Person,
   PUBLIC_COLLECTION,
   Tombstone,
-  Undo,
   Update,
-  type Actor,
   type Recipient,
 } from '@fedify/vocab';
-import { webFetch, type OutboundAllowList, type WebFetchOptions } from '@blog/server-kit';
+import type { OutboundAllowList } from '@blog/server-kit';
 import { loaderFactories } from './loaders.js';
-import type { ArticleData, FederationPorts, RemoteComment, RemoteFollower } from './ports.js';
+import {
+  backOff,
+  permanent,
+  statusOf,
+  watchOutbox,
+  type DeliveryGivenUp,
+  type OutboxMessageInfo,
+} from './delivery.js';
+import { listenToInbox, shortHash } from './inbox.js';
+import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER } from './paths.js';
+import type { ArticleData, FederationPorts } from './ports.js';
 
-/** The actor's fixed identifier in its URIs; the handle people type is mapped to it (G9). */
-export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
+export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
+export { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, SHARED_INBOX_PATH } from './paths.js';
+
 const BLOG_ACTOR = FEDERATION_ACTOR_IDENTIFIER;
-export const ACTOR_PATH = '/ap/actor/{identifier}';
-export const SHARED_INBOX_PATH = '/ap/inbox';
-/** Inbox POSTs (the actor's and the shared one): the middleware caps their bodies. */
-export const INBOX_PATHS = /^\/ap\/(?:inbox|actor\/[^/]+\/inbox)\/?$/;
 const PAGE = 20;
 
 export type ArticleActivityKind = 'create' | 'update' | 'delete';
-
-export interface DeliveryGivenUp {
-  activityId: string | null;
-  inbox: string;
-  /** gone: the inbox answered 404/410; expired: failing for the whole retry period; dropped: the host's circuit stayed open. */
-  reason: 'gone' | 'expired' | 'dropped';
-  statusCode: number | null;
-  error: string | null;
-}
 
 export interface BlogFederationOptions {
   ports: FederationPorts;
@@ -94,21 +84,11 @@ export interface BlogFederation {
   context(): Context<void>;
 }
 
-const shortHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 const instant = (date: Date) => Temporal.Instant.fromEpochMilliseconds(date.getTime());
-const asDate = (value: Temporal.Instant | null | undefined) =>
-  value ? new Date(value.epochMilliseconds) : new Date();
 
 /** An accept-header check for the 410 answer: an ActivityPub client asked. */
 const wantsActivityJson = (request: Request) =>
   /application\/(activity\+json|ld\+json)/i.test(request.headers.get('accept') ?? '');
-
-function backOff(retryHours: number): RetryPolicy {
-  return ({ elapsedTime, attempts }) =>
-    elapsedTime.total('hour') >= retryHours
-      ? null
-      : Temporal.Duration.from({ seconds: Math.min(30 * 2 ** attempts, 6 * 3600) });
-}
 
 export function createBlogFederation(options: BlogFederationOptions): BlogFederation {
   const { ports } = options;
@@ -303,120 +283,7 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     openRegistrations: false,
   }));
 
-  // ---- the inbox ----
-  const ours = (uri: URL | null) => uri !== null && uri.origin === origin.origin;
-  const isOurArticle = (ctx: Context<void>, uri: URL) => ctx.parseUri(uri)?.type === 'object';
-  const blocked = (actorId: URL) => ports.blocked(actorId.href);
-
-  /** A Note that answers one of our Articles, or anything not ours (the port knows its comments). */
-  const commentOf = async (
-    ctx: Context<void>,
-    note: unknown,
-    actorId: URL,
-  ): Promise<RemoteComment | null> => {
-    if (!(note instanceof Note) || !note.id || !note.replyTargetId) return null;
-    if (note.attributionId?.href !== actorId.href) return null; // the signer writes for itself only
-    if (ours(note.replyTargetId) && !isOurArticle(ctx, note.replyTargetId)) return null;
-    const author = await ctx.lookupObject(actorId.href).catch(() => null);
-    if (!isActor(author)) return null;
-    const who = await describe(author);
-    return {
-      objectUri: note.id.href,
-      inReplyToUri: note.replyTargetId.href,
-      actor: { uri: who.actorUri, handle: who.handle, name: who.name, url: who.url, iconUrl: who.iconUrl },
-      html: note.content?.toString() ?? '',
-      published: asDate(note.published),
-    };
-  };
-
-  federation
-    .setInboxListeners(`${ACTOR_PATH}/inbox`, SHARED_INBOX_PATH)
-    .withIdempotency('per-inbox')
-    .on(Follow, async (ctx, follow) => {
-      if (!follow.id || !follow.actorId || follow.objectId?.href !== actorUri.href) return;
-      if (await blocked(follow.actorId)) return;
-      const follower = await follow.getActor(ctx);
-      if (!follower?.id || !follower.inboxId || follower.id.href !== follow.actorId.href) return;
-      const status = await ports.followers.add({
-        ...(await describe(follower)),
-        followActivityId: follow.id.href,
-      });
-      if (status !== 'accepted') return;
-      await ctx.sendActivity(
-        { identifier: BLOG_ACTOR },
-        follower,
-        new Accept({
-          id: new URL(`${actorUri.href}#accept-${shortHash(follow.id.href)}`),
-          actor: actorUri,
-          object: follow,
-        }),
-      );
-    })
-    .on(Accept, async (_ctx, accept) => {
-      // By objectId, never by dereferencing the Follow (G8): its id need not resolve.
-      if (!accept.objectId || !accept.actorId || (await blocked(accept.actorId))) return;
-      await ports.followAccepted?.(accept.objectId.href, accept.actorId.href);
-    })
-    .on(Undo, async (ctx, undo) => {
-      if (!undo.actorId) return;
-      const inner = await undo.getObject({ ...ctx, suppressError: true }).catch(() => null);
-      if (inner instanceof Follow) {
-        if (inner.actorId?.href === undo.actorId.href && inner.objectId?.href === actorUri.href)
-          await ports.followers.remove(undo.actorId.href);
-      } else if (inner instanceof Like || inner instanceof Announce) {
-        if (inner.id && inner.actorId?.href === undo.actorId.href)
-          await ports.undoReaction(inner.id.href, undo.actorId.href);
-      } else if (!inner && undo.objectId) {
-        // Only an id that does not resolve: a reaction is found by it (and its actor), anything else is nothing.
-        await ports.undoReaction(undo.objectId.href, undo.actorId.href);
-      }
-    })
-    .on(Create, async (ctx, create) => {
-      if (!create.actorId || (await blocked(create.actorId))) return;
-      const comment = await commentOf(
-        ctx,
-        await create.getObject({ ...ctx, suppressError: true }),
-        create.actorId,
-      );
-      if (comment) await ports.comments.create(comment);
-    })
-    .on(Update, async (ctx, update) => {
-      if (!update.actorId || (await blocked(update.actorId))) return;
-      const comment = await commentOf(
-        ctx,
-        await update.getObject({ ...ctx, suppressError: true }),
-        update.actorId,
-      );
-      if (comment) await ports.comments.update(comment);
-    })
-    .on(Delete, async (_ctx, del) => {
-      if (!del.actorId || !del.objectId) return;
-      // An account deleting itself: it follows no more.
-      if (del.objectId.href === del.actorId.href) await ports.followers.remove(del.actorId.href);
-      else await ports.comments.delete(del.objectId.href, del.actorId.href);
-    })
-    .on(Like, async (ctx, like) => {
-      if (!like.id || !like.objectId || !like.actorId || (await blocked(like.actorId))) return;
-      if (!ours(like.objectId) || !isOurArticle(ctx, like.objectId)) return;
-      await ports.reaction({
-        kind: 'like',
-        activityId: like.id.href,
-        actorUri: like.actorId.href,
-        objectUri: like.objectId.href,
-      });
-    })
-    .on(Announce, async (ctx, announce) => {
-      if (!announce.id || !announce.objectId || !announce.actorId || (await blocked(announce.actorId)))
-        return;
-      if (!ours(announce.objectId) || !isOurArticle(ctx, announce.objectId)) return;
-      await ports.reaction({
-        kind: 'announce',
-        activityId: announce.id.href,
-        actorUri: announce.actorId.href,
-        objectUri: announce.objectId.href,
-      });
-    })
-    .onError((_ctx, error) => options.onInboxError?.(error, null));
+  listenToInbox(federation, { ports, origin, actorUri, onInboxError: options.onInboxError });
 
   const context = () => federation.createContext(origin, undefined);
 
@@ -465,75 +332,4 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       return id.href;
     },
   };
-}
-
-/**
- * Fedify's delivery POSTs call the global fetch, with no address check (G11): the process that runs its
- * queue routes them through the outbound policy at boot. No server code of the blog uses the global
- * fetch otherwise. Returns the undo.
- */
-export function routeGlobalFetch(allow: OutboundAllowList, options?: WebFetchOptions): () => void {
-  const previous = globalThis.fetch;
-  globalThis.fetch = webFetch(allow, options);
-  return () => {
-    globalThis.fetch = previous;
-  };
-}
-
-/** A remote actor in the blog's words. */
-async function describe(actor: Actor): Promise<RemoteFollower> {
-  const id = actor.id!;
-  const icon = await actor.getIcon().catch(() => null);
-  const url = actor.url instanceof URL ? actor.url.href : (actor.url?.href?.href ?? null);
-  return {
-    actorUri: id.href,
-    handle: `@${actor.preferredUsername?.toString() ?? 'unknown'}@${id.host}`,
-    name: actor.name?.toString() ?? null,
-    url,
-    inbox: actor.inboxId?.href ?? '',
-    sharedInbox: actor.endpoints?.sharedInbox?.href ?? null,
-    iconUrl: icon?.url instanceof URL ? icon.url.href : (icon?.url?.href?.href ?? null),
-  };
-}
-
-interface OutboxMessageInfo {
-  inbox: string;
-  activityId?: string;
-  started: string;
-  attempt: number;
-}
-
-const permanent = (error: Error) => [404, 410].includes(statusOf(error) ?? 0);
-const statusOf = (error: Error): number | null => {
-  const code = (error as Error & { statusCode?: unknown }).statusCode;
-  return typeof code === 'number' ? code : null;
-};
-
-/** The queue, its handler run inside `store` with the outbox message being delivered. */
-function watchOutbox(queue: MessageQueue, store: AsyncLocalStorage<OutboxMessageInfo>): MessageQueue {
-  // Delegating calls, not a prototype copy: queues keep private (#) fields.
-  const wrapped: MessageQueue = {
-    nativeRetrial: queue.nativeRetrial ?? false,
-    enqueue: (message, options) => queue.enqueue(message, options),
-    listen: (handler, listenOptions) =>
-      queue.listen((message: { type?: string } & Partial<OutboxMessageInfo>) => {
-        if (message?.type !== 'outbox' || !message.inbox || !message.started) return handler(message);
-        const info: OutboxMessageInfo = {
-          inbox: message.inbox,
-          activityId: message.activityId,
-          started: message.started,
-          attempt: message.attempt ?? 0,
-        };
-        return store.run(info, () => handler(message));
-      }, listenOptions),
-  };
-  if (queue.enqueueMany) {
-    const many = queue.enqueueMany.bind(queue);
-    wrapped.enqueueMany = (messages, options) => many(messages, options);
-  }
-  if (queue.getDepth) {
-    const depth = queue.getDepth.bind(queue);
-    wrapped.getDepth = () => depth();
-  }
-  return wrapped;
 }

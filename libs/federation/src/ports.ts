@@ -1,22 +1,13 @@
 // What the federation needs from the blog: plain data in and out, no Nest, no Fedify types. The gateway
 // implements it on RPC clients, services/social on its own services, tests in memory.
 import type { webcrypto } from 'node:crypto';
+import type { FollowerRecipient } from '@blog/contracts';
 
 /** A key as Web Crypto exports it (JWK). */
 export type JsonWebKey = webcrypto.JsonWebKey;
 
-/** A remote account as the blog keeps it (followers, comment authors). */
-export interface RemoteFollower {
-  actorUri: string;
-  /** `@user@host` */
-  handle: string;
-  name: string | null;
-  /** The actor's profile page (HTML), when it names one. */
-  url: string | null;
-  inbox: string;
-  sharedInbox: string | null;
-  iconUrl: string | null;
-}
+/** A remote account as the blog keeps it (followers, comment authors): the contracts' FollowerRecipient. */
+export type RemoteFollower = FollowerRecipient;
 
 export interface ArticleImage {
   url: string;

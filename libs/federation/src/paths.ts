@@ -1,0 +1,7 @@
+// Where the blog's ActivityPub documents live (ids must never change once published).
+/** The actor's fixed identifier in its URIs; the handle people type is mapped to it (G9). */
+export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
+export const ACTOR_PATH = '/ap/actor/{identifier}';
+export const SHARED_INBOX_PATH = '/ap/inbox';
+/** Inbox POSTs (the actor's and the shared one): the middleware caps their bodies. */
+export const INBOX_PATHS = /^\/ap\/(?:inbox|actor\/[^/]+\/inbox)\/?$/;
