@@ -3,6 +3,7 @@ import { loadAuthConfig, startAuthService } from '@blog/auth';
 import { loadMailConfig, startMailService } from '@blog/mail';
 import { loadMediaConfig, startMediaService } from '@blog/media';
 import { loadPostsConfig } from '@blog/posts';
+import { loadSocialConfig, startSocialService } from '@blog/social';
 import {
   createTestDatabase,
   freePort,
@@ -30,7 +31,7 @@ interface Replica {
   pid: number;
 }
 
-describe('NATS transport: the gateway, media and mail reach replicated services through a real nats-server', () => {
+describe('NATS transport: the gateway, media, mail and social reach replicated services through a real nats-server', () => {
   let nats: TestNats;
   let db: TestDatabase;
   let env: Record<string, string>;
@@ -80,8 +81,8 @@ describe('NATS transport: the gateway, media and mail reach replicated services 
     if (!existsSync(POSTS_MAIN)) throw new Error(`${POSTS_MAIN} is missing: run npm run build:servers first`);
     nats = await startTestNats();
     db = await createTestDatabase('nats');
-    const [gatewayPort, authPort, mediaPort, mailPort] = await Promise.all(
-      Array.from({ length: 4 }, () => freePort()),
+    const [gatewayPort, authPort, mediaPort, mailPort, socialPort] = await Promise.all(
+      Array.from({ length: 5 }, () => freePort()),
     );
     env = {
       DATABASE_URL: db.url,
@@ -96,6 +97,7 @@ describe('NATS transport: the gateway, media and mail reach replicated services 
       AUTH_PORT: String(authPort),
       MEDIA_PORT: String(mediaPort),
       MAIL_PORT: String(mailPort),
+      SOCIAL_PORT: String(socialPort),
       // Every read reaches a replica (no gateway cache), and a request lost with one fails fast.
       PUBLIC_CACHE_TTL_MS: '0',
       RPC_TIMEOUT_MS: '2000',
@@ -107,6 +109,7 @@ describe('NATS transport: the gateway, media and mail reach replicated services 
     services.push(await startAuthService(loadAuthConfig(env)));
     services.push(await startMediaService(loadMediaConfig(env), env));
     services.push(await startMailService(loadMailConfig(env)));
+    services.push(await startSocialService(loadSocialConfig(env)));
     gateway = await createGateway(loadGatewayConfig(env), env);
     stack = { baseUrl: `http://127.0.0.1:${gatewayPort}` } as TestStack;
     admin = await loginAs(stack, ADMIN.username, ADMIN.password);
@@ -126,7 +129,7 @@ describe('NATS transport: the gateway, media and mail reach replicated services 
     expect(response.json).toEqual({
       status: 'ok',
       transport: { kind: 'nats', state: 'up' },
-      services: { gateway: 'up', auth: 'up', posts: 'up', media: 'up', mail: 'up' },
+      services: { gateway: 'up', auth: 'up', posts: 'up', media: 'up', mail: 'up', social: 'up' },
     });
   });
 
