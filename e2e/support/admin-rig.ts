@@ -104,3 +104,26 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 15_000)
     }
   }
 }
+
+/**
+ * Elements that reach past the right edge of a `width`-pixel screen, outside the strips meant to
+ * scroll sideways (the dashboard's tab row): the page itself must not need sideways scrolling.
+ */
+export function pastTheScreen(page: Page, width: number): Promise<string[]> {
+  return page.evaluate(
+    (edge) =>
+      [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > edge)
+        .filter((el) => {
+          for (let up = el.parentElement; up; up = up.parentElement) {
+            const overflow = getComputedStyle(up).overflowX;
+            if ((overflow === 'auto' || overflow === 'scroll') && up.getBoundingClientRect().right <= edge)
+              return false;
+          }
+          return true;
+        })
+        .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`)
+        .slice(0, 8),
+    width + 1,
+  );
+}

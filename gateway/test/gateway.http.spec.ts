@@ -14,7 +14,7 @@ describe('gateway over the real services', () => {
     expect(response.json).toEqual({
       status: 'ok',
       transport: { kind: 'tcp', state: 'up' },
-      services: { gateway: 'up', auth: 'up', posts: 'up', media: 'up', mail: 'up' },
+      services: { gateway: 'up', auth: 'up', posts: 'up', media: 'up', mail: 'up', social: 'up' },
     });
   });
 
