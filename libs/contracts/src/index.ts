@@ -24,3 +24,4 @@ export * from './stats.js';
 export * from './regexp.js';
 export * from './comments.js';
 export * from './social.js';
+export * from './federation.js';

@@ -21,6 +21,17 @@ import {
   type StoredIdempotentAnswer,
 } from './idempotency.js';
 import type { ExportReport } from './blog-archive.js';
+import {
+  articleOutboxQuerySchema,
+  articleQuerySchema,
+  federationEventDoneSchema,
+  federationHttpRequestSchema,
+  federationPendingQuerySchema,
+  type ArticleAnswer,
+  type ArticleOutboxPage,
+  type FederationEvent,
+  type FederationHttpAnswer,
+} from './federation.js';
 import type { ImportReport } from './import.js';
 import type { ImageSettings } from './image-settings.js';
 import {
@@ -333,6 +344,11 @@ export const RpcContracts = {
   [Patterns.posts.commentDeleteRemote]: rpc(remoteCommentDeleteSchema).answers<{ deleted: boolean }>(),
   [Patterns.posts.commentPurge]: rpc(commentPurgeSchema).answers<{ deleted: number }>(),
   [Patterns.posts.commentPostSettingsGet]: rpc(z.object({ postId })).answers<PostCommentSettings>(),
+  [Patterns.posts.article]: rpc(articleQuerySchema).answers<ArticleAnswer>(),
+  [Patterns.posts.articleOutbox]: rpc(orEmpty(articleOutboxQuerySchema)).answers<ArticleOutboxPage>(),
+  [Patterns.posts.federationPending]: rpc(orEmpty(federationPendingQuerySchema)).answers<FederationEvent[]>(),
+  [Patterns.posts.federationDone]: rpc(federationEventDoneSchema).answers<{ done: boolean }>(),
+  [Patterns.social.http]: rpc(federationHttpRequestSchema).answers<FederationHttpAnswer>(),
   [Patterns.mail.commentPending]: rpc(
     z.object({
       postTitle: z.string().max(500),

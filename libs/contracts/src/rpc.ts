@@ -88,6 +88,14 @@ export const Patterns = {
     commentPurge: 'posts.comments.purge',
     /** One post's own switch, read ({ postId } → PostCommentSettings). */
     commentPostSettingsGet: 'posts.comments.postSettings.get',
+    /** A visible post as an Article (ArticleAnswer: the view, { gone: true } for 410, or null). */
+    article: 'posts.articles.get',
+    /** The actor's outbox: visible posts as Articles, newest first (ArticleOutboxPage). */
+    articleOutbox: 'posts.articles.outbox',
+    /** Federation events due now, oldest first: social's delivery input. */
+    federationPending: 'posts.federation.pending',
+    /** Social handed this event's activity to its delivery queue. */
+    federationDone: 'posts.federation.done',
   },
   media: {
     getSettings: 'media.settings.get',
@@ -141,6 +149,8 @@ export const Patterns = {
     undoReaction: 'social.reactions.undo',
     /** Likes and announces of these posts (the dashboard's post list). */
     reactionCounts: 'social.reactions.counts',
+    /** An HTTP request for the federation (FederationHttpRequest → FederationHttpAnswer). */
+    http: 'social.federation.http',
   },
 } as const;
 

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+
+/**
+ * The blog in the fediverse (issue 30 §1, §2, §4): what crosses RPC between the gateway, posts and
+ * social for ActivityPub. One federation runs, in the social service; the gateway hands it the
+ * requests this file's `isFederationRequest` picks out, posts answers Articles and keeps the log
+ * of what must be sent (federation events), and social delivers them.
+ */
+
+/** Inbox POST bodies past this are refused with 413 (Mastodon's own activities stay far below). */
+export const FEDERATION_MAX_BODY_BYTES = 256 * 1024;
+
+/** Paths only the federation answers (webfinger, NodeInfo, the actor, its inboxes and collections). */
+const FEDERATION_ONLY_PATHS = /^\/(?:\.well-known\/(?:webfinger|nodeinfo)|nodeinfo\/|ap\/)/;
+/** The Article of a post: `/post/{id}`, the stable id (the tree URL changes with slug or category). */
+const ARTICLE_PATH = /^\/post\/[1-9]\d{0,15}\/?$/;
+/** What an ActivityPub client sends in Accept (or a JSON-LD client with the ActivityStreams profile). */
+const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/i;
+
+/**
+ * Whether the gateway hands a request to the federation: its own paths always, and a post's
+ * stable URL when an ActivityPub client asks for JSON. A browser's page read never matches, so the
+ * read path pays one regular expression for the fediverse and nothing else.
+ */
+export function isFederationRequest(path: string, accept: string | undefined): boolean {
+  if (FEDERATION_ONLY_PATHS.test(path)) return true;
+  return ARTICLE_PATH.test(path) && ACTIVITY_JSON.test(accept ?? '');
+}
+
+/** Whether a federation request is an inbox POST (rate-limited per remote server, body-capped). */
+export const FEDERATION_INBOX_PATH = /^\/ap\/(?:inbox|actor\/[^/]+\/inbox)\/?$/;
+
+const headerList = z.array(z.tuple([z.string().max(256), z.string().max(8192)])).max(200);
+
+/** An HTTP request the gateway hands to the federation (the URL is built on SITE_URL, never Host). */
+export const federationHttpRequestSchema = z.object({
+  method: z.enum(['GET', 'HEAD', 'POST']),
+  url: z.url({ protocol: /^https?$/ }).max(4096),
+  headers: headerList,
+  /** The body, base64; at most FEDERATION_MAX_BODY_BYTES once decoded. */
+  body: z
+    .base64()
+    .max(Math.ceil(FEDERATION_MAX_BODY_BYTES / 3) * 4)
+    .optional(),
+});
+export type FederationHttpRequest = z.infer<typeof federationHttpRequestSchema>;
+
+/** The federation's answer, or `pass`: the blog's own routes answer (an HTML page, its 404). */
+export type FederationHttpAnswer =
+  | { pass: true }
+  | { pass: false; status: number; headers: [string, string][]; body: string | null };
+
+/** A picture of a post as the Article's attachment. */
+export interface ArticleImageView {
+  url: string;
+  mediaType: string;
+  alt: string;
+}
+
+/** A visible post as the federation shows it: absolute links only, dates as ISO strings. */
+export interface ArticleView {
+  id: number;
+  title: string;
+  /** The sanitised HTML, links and pictures made absolute on SITE_URL. */
+  html: string;
+  excerpt: string;
+  /** The post's page (its tree URL). */
+  url: string;
+  published: string;
+  updated: string | null;
+  tags: string[];
+  images: ArticleImageView[];
+  /** Approved comments (the Article's `replies` collection): remote Note ids or local comment URLs. */
+  replies: { total: number; items: string[] };
+}
+
+/** `gone`: the post was federated and is deleted or unpublished since (410); null: no such post (404). */
+export type ArticleAnswer = ArticleView | { gone: true } | null;
+
+export const ARTICLE_OUTBOX_PAGE_MAX = 100;
+export const articleQuerySchema = z.object({ postId: z.coerce.number().int().positive() });
+export const articleOutboxQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(ARTICLE_OUTBOX_PAGE_MAX).default(20),
+});
+export interface ArticleOutboxPage {
+  /** Newest first. */
+  items: ArticleView[];
+  total: number;
+}
+
+export const FEDERATION_EVENT_KINDS = ['create', 'update', 'delete'] as const;
+export type FederationEventKind = (typeof FEDERATION_EVENT_KINDS)[number];
+
+/**
+ * One activity the blog owes its followers, written by posts in the same transaction as the post
+ * change (so none is lost), due at the post's publish time (a scheduled post's Create waits for
+ * its time), and marked done by social once handed to the delivery queue.
+ */
+export interface FederationEvent {
+  id: string;
+  postId: number;
+  kind: FederationEventKind;
+  dueAt: string;
+}
+
+export const federationPendingQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(100),
+});
+export const federationEventDoneSchema = z.object({ id: z.uuid() });
