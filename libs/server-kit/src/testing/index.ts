@@ -4,3 +4,4 @@ export * from './nats.js';
 export * from './s3.js';
 export * from './redis.js';
 export * from './containers.js';
+export * from './rpc-client.js';

@@ -1,8 +1,8 @@
 import type { INestMicroservice } from '@nestjs/common';
-import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import { Patterns, type IdempotentAnswer, type PostView, type RpcEnvelope } from '@blog/contracts';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { Patterns, type IdempotentAnswer, type PostView } from '@blog/contracts';
 import { loadPostsConfig, startPostsService } from '@blog/posts';
-import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
+import { createTestDatabase, freePort, rpcTestClient, type TestDatabase } from '@blog/server-kit/testing';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,25 +61,13 @@ export async function startMailStack(env: Record<string, string>): Promise<MailS
     async startMail(extraEnv = {}) {
       const port = await freePort();
       const app = await startMailService(loadMailConfig({ ...base, ...extraEnv, MAIL_PORT: String(port) }));
-      const client: ClientProxy = ClientProxyFactory.create({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port },
-      });
-      const send = <T>(pattern: string, data: unknown = {}) =>
-        firstValueFrom(client.send<T>(pattern, { requestId: 'test', data } satisfies RpcEnvelope<unknown>));
+      const client = rpcTestClient(port);
       let closed = false;
       const replica: MailReplica = {
         app,
         port,
-        send,
-        async failure(pattern, data) {
-          try {
-            await send(pattern, data);
-          } catch (error) {
-            return error as { status: number; error: string };
-          }
-          throw new Error(`expected ${pattern} to fail`);
-        },
+        send: client.send,
+        failure: client.failure,
         async close() {
           if (closed) return;
           closed = true;

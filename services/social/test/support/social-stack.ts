@@ -1,9 +1,7 @@
 import type { INestMicroservice } from '@nestjs/common';
-import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
-import type { RpcEnvelope, RpcErrorBody } from '@blog/contracts';
-import { createTestDatabase, freePort, type TestDatabase } from '@blog/server-kit/testing';
+import type { RpcErrorBody } from '@blog/contracts';
+import { createTestDatabase, freePort, rpcTestClient, type TestDatabase } from '@blog/server-kit/testing';
 import pg from 'pg';
-import { firstValueFrom } from 'rxjs';
 import { loadSocialConfig, startSocialService } from '../../src/index.js';
 
 /** A social service process (in this one) with its RPC client. */
@@ -36,24 +34,12 @@ export async function startSocialStack(): Promise<SocialStack> {
       const app = await startSocialService(
         loadSocialConfig({ DATABASE_URL: db.url, SOCIAL_PORT: String(port), LOG_LEVEL: 'error', ...env }),
       );
-      const client: ClientProxy = ClientProxyFactory.create({
-        transport: Transport.TCP,
-        options: { host: '127.0.0.1', port },
-      });
-      const send = <T>(pattern: string, data: unknown = {}) =>
-        firstValueFrom(client.send<T>(pattern, { requestId: 'test', data } satisfies RpcEnvelope<unknown>));
+      const client = rpcTestClient(port);
       let closed = false;
       const replica: SocialReplica = {
         app,
-        send,
-        async failure(pattern, data) {
-          try {
-            await send(pattern, data);
-          } catch (error) {
-            return error as RpcErrorBody;
-          }
-          throw new Error(`expected ${pattern} to fail`);
-        },
+        send: client.send,
+        failure: client.failure,
         async close() {
           if (closed) return;
           closed = true;
