@@ -12,6 +12,9 @@ import type { SiteConfig } from './site.js';
  * - `posts/<date>-<slug>.md`: each post as Markdown with YAML front matter (title, date,
  *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor;
  * - `site/<storage key>`: the uploaded banner's files (under BANNER_FOLDER), when there is one.
+ *
+ * Its `followers` (the accepted fediverse followers) are a list, not something an import brings
+ * back: another server cannot be made to follow a blog, so they follow the new address again.
  */
 
 /** Where an uploaded banner's folder of variants lives in storage (media/site/banner-<id>/). */
@@ -71,6 +74,17 @@ export const archiveBlogSchema = z.object({
 });
 export type ArchiveBlog = z.infer<typeof archiveBlogSchema>;
 
+/**
+ * A fediverse follower: `handle` is `@user@server` (null when its actor named none), `actorUri`
+ * its actor document, `since` when it followed (null when unknown).
+ */
+export const archiveFollowerSchema = z.object({
+  handle: z.string().max(300).nullable(),
+  actorUri: z.string().max(2000),
+  since: z.string().max(40).nullable(),
+});
+export type ArchiveFollower = z.infer<typeof archiveFollowerSchema>;
+
 const archiveNoteSchema = z.object({ file: z.string(), note: z.string() });
 export type ArchiveNote = z.infer<typeof archiveNoteSchema>;
 
@@ -93,6 +107,8 @@ export const blogArchiveSchema = z.object({
       unsubscribedAt: z.string().nullable(),
     }),
   ),
+  /** The accepted fediverse followers, oldest first (absent in archives made before followers). */
+  followers: z.array(archiveFollowerSchema).optional(),
   /** Files named in `posts` that are not in the archive, each with the reason (e.g. a video whose location could not be removed). */
   notes: z.array(archiveNoteSchema).optional(),
 });

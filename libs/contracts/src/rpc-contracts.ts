@@ -264,6 +264,10 @@ export const RpcContracts = {
   [Patterns.media.renderBanner]: rpc(
     z.object({ originalKey: z.string().startsWith('private/originals/') }),
   ).answers<BannerRendering>(),
+  /** `key`: the stored 96x96 WebP (shown as /uploads/{key}); a URL that cannot be used is a 400 or 422. */
+  [Patterns.media.cacheAvatar]: rpc(
+    z.object({ url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(2000) }),
+  ).answers<{ key: string }>(),
   [Patterns.mail.contact]: rpc(contactSchema.extend(senderIp)).answers<MailAck>(),
   [Patterns.mail.subscribe]: rpc(subscribeSchema.extend(senderIp)).answers<MailAck>(),
   /** A link's token (a malformed one is answered like an unknown one: 404, the link is invalid). */

@@ -104,6 +104,8 @@ export const Patterns = {
     enqueue: 'media.enqueue',
     /** The site banner from an uploaded original: its variants, and the path the site shows. */
     renderBanner: 'media.banner.render',
+    /** A remote author's avatar fetched, re-encoded and stored here (its storage key; never hot-linked). */
+    cacheAvatar: 'media.avatar.cache',
   },
   mail: {
     contact: 'mail.contact',
