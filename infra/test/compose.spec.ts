@@ -9,204 +9,20 @@
  * a service container restarts; `down -v` leaves nothing running. Run alone:
  * `npm run test:containers`.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { buildStandIns, podmanEnv, startPodmanService } from './images/build.mjs';
-import { launchBrowser } from '../../e2e/support/browser.js';
 import { writePostInAdminForm } from '../../e2e/support/production-path.js';
-import { freePort } from '../../libs/server-kit/src/testing/ports.js';
+import {
+  ADMIN,
+  composeSuite,
+  composeSuiteName,
+  PROJECT,
+  SCALE,
+  useComposeProject,
+  type Json,
+} from './support/compose-project.js';
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const NEEDED = ['podman', 'docker-compose', 'debootstrap', 'curl'];
-const onPath = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-const missing = NEEDED.filter((program) => !onPath(program));
-const suite = missing.length ? describe.skip : describe;
-const suiteName = `docker-compose up on podman${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`;
-
-const PROJECT = `blogct${process.pid}`;
-/**
- * COMPOSE_TOPOLOGY=scale runs the same journey on docker-compose.scale.yml over the small
- * file (two replicas over NATS) and prints its memory; the 900 MB budget is the small one's.
- */
-const SCALE = process.env.COMPOSE_TOPOLOGY === 'scale';
-const COMPOSE_FILES = SCALE ? ['docker-compose.yml', 'docker-compose.scale.yml'] : ['docker-compose.yml'];
-const ADMIN = { username: 'owner', password: 'compose-owner-password-1' };
-const CA = process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt';
-
-suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, () => {
-  const timings: Record<string, number> = {};
-  let dir: string;
-  let site: string;
-  let env: NodeJS.ProcessEnv;
-  let service: { stop(): void } | undefined;
-  let ticker: ChildProcess | undefined;
-  let browser: Browser | undefined;
-
-  const run = (command: string, args: string[], options: { timeoutMs?: number } = {}) => {
-    const result = spawnSync(command, args, {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-      timeout: options.timeoutMs ?? 600_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (result.status !== 0)
-      throw new Error(
-        `${command} ${args.join(' ')} failed (${result.status}):\n${result.stderr.slice(-3000)}`,
-      );
-    return result.stdout;
-  };
-  const timed = <T>(name: string, work: () => T): T => {
-    const started = Date.now();
-    const result = work();
-    timings[name] = Math.round((Date.now() - started) / 100) / 10;
-    return result;
-  };
-  const compose = (...args: string[]) =>
-    run('docker-compose', [
-      '-p',
-      PROJECT,
-      ...COMPOSE_FILES.flatMap((file) => ['-f', file]),
-      // docker-compose 1.29 starts deploy.replicas only with --compatibility.
-      ...(SCALE ? ['--compatibility'] : []),
-      ...args,
-    ]);
-  const container = (name: string) => `${PROJECT}_${name}_1`;
-  const api = async (path: string, init: { method?: string; body?: BodyInit; token?: string } = {}) => {
-    const response = await fetch(`${site}${path}`, {
-      method: init.method ?? 'GET',
-      body: init.body,
-      headers: init.token ? { authorization: `Bearer ${init.token}` } : {},
-    });
-    const text = await response.text();
-    let json: Json = {};
-    try {
-      json = JSON.parse(text);
-    } catch {
-      // a page, not JSON
-    }
-    return { status: response.status, json, text };
-  };
-  const until = async <T>(what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> => {
-    for (const deadline = Date.now() + ms; ;) {
-      const value = await check().catch(() => undefined);
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-      await new Promise((done) => setTimeout(done, 500));
-    }
-  };
-  /**
-   * A container's high-water mark since it started, page cache included as podman stats
-   * counts it (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak); undefined where the
-   * cgroup file is not readable. The limits in docker-compose.yml are set from it.
-   */
-  const peakOf = (name: string): number | undefined => {
-    const path = run('podman', ['inspect', '--format', '{{.State.CgroupPath}}', name]).trim();
-    for (const file of [
-      `/sys/fs/cgroup/memory${path}/memory.max_usage_in_bytes`,
-      `/sys/fs/cgroup${path}/memory.peak`,
-    ]) {
-      try {
-        return Number(readFileSync(file, 'utf8'));
-      } catch {
-        // not this cgroup layout
-      }
-    }
-    return undefined;
-  };
-  const mail = async (match: (message: Json) => boolean) =>
-    until(
-      'mail in the sink',
-      async () => {
-        const list = (await (await fetch('http://127.0.0.1:8025/api/v1/messages')).json()) as Json;
-        const found = (list.messages as Json[]).find(match);
-        return found
-          ? ((await (await fetch(`http://127.0.0.1:8025/api/v1/message/${found.ID}`)).json()) as Json)
-          : undefined;
-      },
-      60_000,
-    );
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'blog-compose-'));
-    env = { ...podmanEnv(), DOCKER_HOST: `unix://${join(dir, 'podman.sock')}` };
-    timed('standInsSeconds', () => buildStandIns(undefined, () => undefined));
-    for (const target of ['app', 'web'])
-      timed(`${target}ImageSeconds`, () =>
-        run('podman', [
-          'build',
-          '--network',
-          'host',
-          '--secret',
-          `id=npm_ca,src=${CA}`,
-          '-f',
-          join(ROOT, 'infra/Dockerfile'),
-          '--target',
-          target,
-          '-t',
-          `localhost/blog-${target}:local`,
-          ROOT,
-        ]),
-      );
-    // podman answers the Docker API on a socket; docker-compose talks to it there.
-    service = await startPodmanService(join(dir, 'podman.sock'));
-    // podman runs health checks from systemd timers; there is no systemd here, so a loop
-    // runs them (a child process: compose blocks this one while it waits for them).
-    ticker = spawn(
-      'sh',
-      [
-        '-c',
-        `while :; do for c in $(podman ps --filter label=com.docker.compose.project=${PROJECT} ` +
-          `--filter health=starting --format '{{.Names}}'); do podman healthcheck run "$c"; done; sleep 2; done`,
-      ],
-      { env, stdio: 'ignore', detached: true },
-    );
-
-    const port = await freePort();
-    site = `http://127.0.0.1:${port}`;
-    for (const file of COMPOSE_FILES) copyFileSync(join(ROOT, file), join(dir, file));
-    writeFileSync(
-      join(dir, '.env'),
-      [
-        'JWT_SECRET=compose-test-jwt-secret-0123456789abcdefghijkl',
-        'POSTGRES_PASSWORD=composepg0123456789',
-        'S3_ACCESS_KEY_ID=blog-media',
-        'S3_SECRET_ACCESS_KEY=composes3secret0123',
-        `ADMIN_USERNAME=${ADMIN.username}`,
-        `ADMIN_PASSWORD=${ADMIN.password}`,
-        `WEB_PORT=${port}`,
-        `SITE_URL=${site}`,
-      ].join('\n'),
-    );
-    const started = Date.now();
-    compose('up', '-d');
-    await until(
-      'every service healthy',
-      async () => ((await api('/api/health')).json.status === 'ok' ? true : undefined),
-      240_000,
-    );
-    timings.composeUpToHealthySeconds = Math.round((Date.now() - started) / 100) / 10;
-    browser = await launchBrowser();
-  }, 1_200_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    if (dir) {
-      try {
-        compose('down', '-v');
-      } finally {
-        if (ticker?.pid) process.kill(-ticker.pid, 'SIGKILL');
-        service?.stop();
-        rmSync(dir, { recursive: true, force: true });
-      }
-    }
-    console.log(`compose timings (s): ${JSON.stringify(timings)}`);
-  }, 180_000);
+composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, () => {
+  const project = useComposeProject();
+  const { run, compose, container, api, until, mail, memory, timings } = project;
 
   test('the images run as non-root users, and the app image ships no dev dependencies, maps or tests', () => {
     for (const image of ['localhost/blog-app:local', 'localhost/blog-web:local']) {
@@ -235,7 +51,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
 
   test('through the compose nginx, a browser signs in and writes a post with a photo and a video in the admin form; it is processed into the bucket and read by a visitor', async () => {
     const started = Date.now();
-    const token = await writePostInAdminForm(browser!, site, ADMIN, {
+    const token = await writePostInAdminForm(project.browser, project.site, ADMIN, {
       title: 'Through compose',
       content: 'Stored in **S3**, processed by the media service.',
     });
@@ -263,7 +79,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
         ]).trim(),
       ).toBe('0');
 
-    const visit = await browser!.newContext({ baseURL: site });
+    const visit = await project.browser.newContext({ baseURL: project.site });
     const reading = await visit.newPage();
     await reading.goto(post.url as string);
     await reading.getByRole('heading', { level: 1, name: 'Through compose' }).waitFor();
@@ -274,12 +90,12 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
     expect(await reading.locator('.post-content strong').textContent()).toBe('S3');
     await visit.close();
     const video = (await api(`/api/posts/${id}`)).json.videos[0] as Json;
-    const range = await fetch(`${site}${video.path}`, { headers: { range: 'bytes=0-99' } });
+    const range = await fetch(`${project.site}${video.path}`, { headers: { range: 'bytes=0-99' } });
     expect(range.status).toBe(206);
 
     // A reader subscribes, confirms from the mail sink and gets the digest.
     const reader = 'compose-reader@example.com';
-    const subscribed = await fetch(`${site}/api/subscribe`, {
+    const subscribed = await fetch(`${project.site}/api/subscribe`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ email: reader }),
@@ -287,7 +103,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
     expect(subscribed.status).toBeLessThan(300);
     const confirmation = await mail((m) => m.To?.some((t: Json) => t.Address === reader));
     const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.Text as string)![1]!;
-    expect((await fetch(link.replace(/^https?:\/\/[^/]+/, site))).status).toBe(200);
+    expect((await fetch(link.replace(/^https?:\/\/[^/]+/, project.site))).status).toBe(200);
     expect((await api('/api/admin/digest', { method: 'POST', token })).json).toMatchObject({ sent: 1 });
     const digest = await mail(
       (m) => m.To?.some((t: Json) => t.Address === reader) && m.ID !== confirmation.ID,
@@ -309,7 +125,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
       ADMIN.username,
     ]);
     const password = /^New password for \S+: (\S+)$/m.exec(reset)![1]!;
-    const login = await fetch(`${site}/api/auth/login`, {
+    const login = await fetch(`${project.site}/api/auth/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ username: ADMIN.username, password }),
@@ -322,31 +138,7 @@ suite(`${suiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, ()
 
   // After the operator commands too: they run inside the auth container, under its limit.
   test(`after the journey, ${SCALE ? 'the scale topology has' : 'the small topology holds at most 900 MB,'} every container under its memory limit`, () => {
-    const names = run('podman', [
-      'ps',
-      '--filter',
-      `label=com.docker.compose.project=${PROJECT}`,
-      '--format',
-      '{{.Names}}',
-    ])
-      .trim()
-      .split('\n');
-    // The raw byte counts (the default columns are rounded human units).
-    const rows = run('podman', [
-      'stats',
-      '--no-stream',
-      '--format',
-      '{{.Name}} {{.ContainerStats.MemUsage}} {{.ContainerStats.MemLimit}}',
-      ...names,
-    ])
-      .trim()
-      .split('\n')
-      .map((line) => {
-        const [name, used, limit] = line.trim().split(/\s+/);
-        return { name: name!, used: Number(used), limit: Number(limit), peak: peakOf(name!) };
-      })
-      .map((row) => ({ ...row, name: row.name.replace(`${PROJECT}_`, '') }))
-      .sort((a, b) => a.name.localeCompare(b.name));
+    const rows = memory();
     const mib = (bytes: number | undefined) =>
       (bytes === undefined ? '–' : (bytes / 1024 ** 2).toFixed(1)).padStart(8);
     const total = rows.reduce((sum, row) => sum + row.used, 0);
