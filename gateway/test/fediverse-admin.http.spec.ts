@@ -12,6 +12,7 @@ import {
   type FollowResult,
 } from '@blog/contracts';
 import { firstValueFrom } from 'rxjs';
+import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
 const follow = (user: string, host: string, requireApproval = false) => ({
@@ -37,6 +38,46 @@ describe('fediverse admin routes', () => {
   const followers = async (query = '') =>
     (await api(stack, `/api/admin/fediverse/followers${query}`, { token: admin }))
       .json as unknown as FollowerListResult;
+  const posts = (() => {
+    let client: ClientProxy | null = null;
+    return {
+      rpc: <T>(pattern: string, data: unknown) => {
+        client ??= ClientProxyFactory.create({
+          transport: Transport.TCP,
+          options: { host: '127.0.0.1', port: Number(stack.env.POSTS_PORT) },
+        });
+        return firstValueFrom(client.send<T>(pattern, { requestId: 'test', data }));
+      },
+      close: () => client?.close(),
+    };
+  })();
+  const createPost = async (title: string) => {
+    const { body, contentType } = multipart(fields({ content: 'Text.', category: 'More', title }));
+    const response = await fetch(`${stack.baseUrl}/api/posts`, {
+      method: 'POST',
+      headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+      body,
+    });
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { id: number }).id;
+  };
+  /** A reply from the fediverse, as the federation hands it to the posts service. */
+  const remoteComment = (postId: number, user: string, host: string, n: number) =>
+    posts.rpc(Patterns.posts.commentCreateRemote, {
+      postId,
+      remoteObjectId: `https://${host}/notes/${user}-${n}`,
+      actor: { uri: `https://${host}/users/${user}`, name: user, handle: `@${user}@${host}` },
+      html: `<p>Note ${n} by ${user}</p>`,
+    });
+  const commentAuthors = async () => {
+    const names: string[] = [];
+    for (const status of ['pending', 'approved', 'spam']) {
+      const list = (await api(stack, `/api/admin/comments?status=${status}&pageSize=100`, { token: admin }))
+        .json as unknown as { items: { author: { handle: string } }[] };
+      names.push(...list.items.map((item) => item.author.handle));
+    }
+    return names.sort();
+  };
   const blocks = async () =>
     (await api(stack, '/api/admin/fediverse/blocks', { token: admin })).json as unknown as BlockListResult;
 
@@ -59,6 +100,7 @@ describe('fediverse admin routes', () => {
   });
   afterAll(async () => {
     social?.close();
+    posts.close();
     await stack?.stop();
   });
 
@@ -225,4 +267,79 @@ describe('fediverse admin routes', () => {
     }
     expect((await site()).fediverse).toEqual(now.fediverse);
   });
+
+  it("a block deletes the blocked author's comments: an account's only, a server's every account", async () => {
+    const postId = await createPost('Talked about');
+    await remoteComment(postId, 'troll', 'chatty.example', 1);
+    await remoteComment(postId, 'troll', 'chatty.example', 2);
+    await remoteComment(postId, 'kind', 'chatty.example', 1);
+    await remoteComment(postId, 'spammer', 'spam.example', 1);
+    await remoteComment(postId, 'other', 'spam.example', 1);
+    await remoteComment(postId, 'friend', 'friendly.example', 1);
+    await api(stack, `/api/admin/comments/${await commentIdOf('@kind@chatty.example')}/approve`, {
+      method: 'POST',
+      token: admin,
+    });
+
+    const account = await api(stack, '/api/admin/fediverse/blocks', {
+      body: { actor: 'https://chatty.example/users/troll' },
+      token: admin,
+    });
+    expect(account.status).toBe(201);
+    expect(account.json).toMatchObject({ removedComments: 2, removedFollowers: 0 });
+    expect(await commentAuthors()).toEqual([
+      '@friend@friendly.example',
+      '@kind@chatty.example',
+      '@other@spam.example',
+      '@spammer@spam.example',
+    ]);
+
+    const server = await api(stack, '/api/admin/fediverse/blocks', {
+      body: { domain: 'SPAM.example' },
+      token: admin,
+    });
+    expect(server.status).toBe(201);
+    expect(server.json).toMatchObject({ block: { domain: 'spam.example' }, removedComments: 2 });
+    expect(await commentAuthors()).toEqual(['@friend@friendly.example', '@kind@chatty.example']);
+
+    // A second block of the same server: 409, and nothing else goes.
+    const again = await api(stack, '/api/admin/fediverse/blocks', {
+      body: { domain: 'spam.example' },
+      token: admin,
+    });
+    expect(again.status).toBe(409);
+    expect(await commentAuthors()).toEqual(['@friend@friendly.example', '@kind@chatty.example']);
+  });
+
+  it('answers the likes and announces of the listed posts, admins only, bad ids refused', async () => {
+    const liked = await createPost('Liked');
+    const quiet = await createPost('Quiet');
+    for (const [n, kind] of [
+      [1, 'like'],
+      [2, 'like'],
+      [3, 'announce'],
+    ] as const) {
+      await rpc(Patterns.social.reaction, {
+        activityId: `https://fans.example/activities/${n}`,
+        postId: liked,
+        actorUri: `https://fans.example/users/fan${n}`,
+        kind,
+      });
+    }
+    const path = `/api/admin/fediverse/reactions?ids=${liked},${quiet}`;
+    const counts = await api(stack, path, { token: admin });
+    expect(counts.status).toBe(200);
+    expect(counts.json).toEqual({ [liked]: { likes: 2, announces: 1 } });
+    expect((await api(stack, '/api/admin/fediverse/reactions', { token: admin })).json).toEqual({});
+    expect((await api(stack, path)).status).toBe(401);
+    expect((await api(stack, path, { token: reader })).status).toBe(403);
+    const bad = await api(stack, '/api/admin/fediverse/reactions?ids=1,abc', { token: admin });
+    expect(bad.status).toBe(400);
+  });
+
+  const commentIdOf = async (handle: string) => {
+    const list = (await api(stack, '/api/admin/comments?status=pending&pageSize=100', { token: admin }))
+      .json as unknown as { items: { id: number; author: { handle: string } }[] };
+    return list.items.find((item) => item.author.handle === handle)!.id;
+  };
 });

@@ -5,19 +5,29 @@ import {
   Patterns,
   type BlockInput,
   type BlockListResult,
-  type BlockResult,
   type FollowerListQuery,
   type FollowerListResult,
   type FollowerView,
+  type ReactionCounts,
 } from '@blog/contracts';
 import { AdminOnly } from '../common/auth.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
+import {
+  FediverseAdminService,
+  reactionIdsQuerySchema,
+  type BlockWithCommentsResult,
+  type ReactionIdsQuery,
+} from './fediverse-admin.service.js';
 
 /** The dashboard's Fediverse tab: the blog's followers and its blocks (the social service holds the rules). */
 @Controller('api/admin/fediverse')
 export class FediverseAdminController {
-  constructor(private readonly services: ServiceClients) {}
+  private readonly admin: FediverseAdminService;
+
+  constructor(private readonly services: ServiceClients) {
+    this.admin = new FediverseAdminService(services);
+  }
 
   /** Newest first, paged, with the counts of accepted and pending followers, likes and announces. */
   @Get('followers')
@@ -48,12 +58,15 @@ export class FediverseAdminController {
     return follower;
   }
 
-  /** Blocks an account (`{actor}`) or a server (`{domain}`); the answer says how many followers it removed. */
+  /**
+   * Blocks an account (`{actor}`) or a server (`{domain}`) and deletes its comments; the answer
+   * says how many followers and comments went.
+   */
   @Post('blocks')
   @AdminOnly()
   @HttpCode(201)
-  addBlock(@Body(new ZodPipe(blockInputSchema)) body: BlockInput): Promise<BlockResult> {
-    return this.services.call('social', Patterns.social.addBlock, body);
+  addBlock(@Body(new ZodPipe(blockInputSchema)) body: BlockInput): Promise<BlockWithCommentsResult> {
+    return this.admin.block(body);
   }
 
   @Get('blocks')
@@ -67,5 +80,13 @@ export class FediverseAdminController {
   @AdminOnly()
   removeBlock(@Param('id') id: string): Promise<{ removed: true }> {
     return this.services.call('social', Patterns.social.removeBlock, { id });
+  }
+
+  /** Likes and announces of the dashboard's listed posts (`?ids=1,2`); none while social is away. */
+  @Get('reactions')
+  @AdminOnly()
+  @Header('Cache-Control', 'no-store')
+  reactions(@Query(new ZodPipe(reactionIdsQuerySchema)) query: ReactionIdsQuery): Promise<ReactionCounts> {
+    return this.admin.reactionCounts(query.ids);
   }
 }

@@ -48,7 +48,7 @@ export class SiteAdminController {
     });
     this.site.forget();
     this.cache.clear();
-    return sendAnswer(res, answer);
+    return this.site.withHost(sendAnswer(res, answer));
   }
 
   /**
@@ -87,7 +87,7 @@ export class SiteAdminController {
       this.site.forget();
       this.cache.clear();
       await this.removeOldBanner(saved.bannerImage, banner.folder);
-      return saved;
+      return this.site.withHost(saved);
     } finally {
       await this.storage.deleteMany(keys).catch(() => undefined);
     }

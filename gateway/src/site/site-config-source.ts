@@ -38,11 +38,20 @@ export class SiteConfigSource implements OnModuleInit, OnApplicationShutdown {
   }
 
   get(): Promise<SiteConfig> {
-    if (this.config.SITE_CACHE_MS === 0) return this.services.read('posts', Patterns.posts.site, {});
-    this.site ??= this.keep(this.services.read('posts', Patterns.posts.site, {}), () => {
+    if (this.config.SITE_CACHE_MS === 0) return this.read();
+    this.site ??= this.keep(this.read(), () => {
       this.site = null;
     });
     return this.site;
+  }
+
+  private async read(): Promise<SiteConfig> {
+    return this.withHost(await this.services.read('posts', Patterns.posts.site, {}));
+  }
+
+  /** The site as the gateway serves it: with the host of its fediverse handle (SITE_URL's, else the launcher's default). */
+  withHost(site: SiteConfig): SiteConfig {
+    return { ...site, host: new URL(this.config.SITE_URL ?? `http://localhost:${this.config.PORT}`).host };
   }
 
   /** Old listing path → current one. */

@@ -49,6 +49,11 @@ export interface SiteConfig {
   categories: SiteCategory[];
   /** Absent from a configuration stored before issue 30: read it through fediverseOf. */
   fediverse?: FediverseSettings;
+  /**
+   * The host of SITE_URL (the server part of the fediverse handle), added by the gateway to the
+   * site it serves; never stored (the Site tab's save drops it).
+   */
+  host?: string;
 }
 
 /** How the blog shows itself in the fediverse (issue 30 §1, §3). */
@@ -70,6 +75,11 @@ export const FEDIVERSE_DEFAULTS: FediverseSettings = {
 /** The site's fediverse settings, the defaults filling what an older stored configuration lacks. */
 export function fediverseOf(site: Pick<SiteConfig, 'fediverse'>): FediverseSettings {
   return { ...FEDIVERSE_DEFAULTS, ...site.fediverse };
+}
+
+/** The blog's fediverse address, `@handle@host`, or null when the host is not known. */
+export function fediverseAddress(site: Pick<SiteConfig, 'fediverse' | 'host'>): string | null {
+  return site.host ? `@${fediverseOf(site).handle}@${site.host}` : null;
 }
 
 export const GENERAL = 'General';
