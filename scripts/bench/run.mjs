@@ -16,6 +16,7 @@ import { benchPages } from './pages.mjs';
 import { benchMemory } from './memory.mjs';
 import { benchStart } from './start.mjs';
 import { benchAnswers } from './compare-answers.mjs';
+import { benchFederation } from './federation.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -35,6 +36,7 @@ const benches = {
   memory: benchMemory,
   start: benchStart,
   answers: benchAnswers,
+  federation: benchFederation,
 };
 const only = process.argv.slice(2);
 const results = {};

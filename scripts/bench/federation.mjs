@@ -1,0 +1,389 @@
+// `npm run bench -- federation`: the fan-out of one post (issue 30 §4). 10,000 accepted followers
+// spread over 500 loopback servers (20 each, every server with a shared inbox: ports 14200+, G14),
+// a post published through the API on the real embedded stack (OUTBOUND_ALLOW=127.0.0.1, SITE_URL
+// on its port). Figures: the time from the publish until every server has the Create (one POST
+// per shared inbox expected), the deliveries by type and any delivered twice, the CPU seconds of
+// each stack process meanwhile (/proc/PID/stat) and the peak PSS summed over the stack (every
+// 200 ms), and the read latency of the post list and a post page (a request every 100 ms each)
+// during the fan-out beside the same readers over the same length of time just before it.
+// The remote servers run in their own process (federation-inboxes.mjs): their CPU is not the
+// stack's. Followers are seeded by SQL into social's tables (a bench shortcut: 10,000 signed
+// Follows would measure the inbox, not the fan-out). EMBEDDED_PROCESSES=per-service gives each
+// service its own CPU and PSS line.
+import { fork } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { seedPosts } from '../seed.mjs';
+import { CLOCK_TICKS, cpuTicks, signInToken } from './measure.mjs';
+import { freePort, percentile, ROOT, startStack } from './stack.mjs';
+
+const env = (name, fallback) => Number(process.env[name] ?? fallback);
+const SIZES = {
+  servers: env('BENCH_FEDERATION_SERVERS', 500),
+  followersPerServer: env('BENCH_FEDERATION_FOLLOWERS_PER_SERVER', 20),
+  firstPort: env('BENCH_FEDERATION_FIRST_PORT', 14200),
+  /** The baseline's readers run this long before the publish; the figure uses the fan-out's length of it. */
+  baselineSeconds: env('BENCH_FEDERATION_BASELINE_SECONDS', 60),
+  timeoutSeconds: env('BENCH_FEDERATION_TIMEOUT_SECONDS', 300),
+  /** After every server has the post: time for a late duplicate to show. */
+  settleSeconds: env('BENCH_FEDERATION_SETTLE_SECONDS', 10),
+  seededPosts: 200,
+};
+const READ_EVERY_MS = 100;
+const SAMPLE_EVERY_MS = 200;
+const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
+const mb = (kb) => Math.round(kb / 1024);
+const seconds = (ms) => Math.round(ms / 100) / 10;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** The remote servers, in their own process; ask() sends one command and answers its reply. */
+async function startInboxes() {
+  const child = fork(join(ROOT, 'scripts/bench/federation-inboxes.mjs'), {
+    env: {
+      ...process.env,
+      INBOXES_FIRST_PORT: String(SIZES.firstPort),
+      INBOXES_COUNT: String(SIZES.servers),
+    },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the inbox servers exited (${code})`)));
+  });
+  if (ready.error) throw new Error(`the inbox servers could not listen: ${ready.error}`);
+  let queue = Promise.resolve();
+  const ask = (message) =>
+    (queue = queue.then(
+      () => new Promise((resolve) => (child.once('message', resolve), child.send(message))),
+    ));
+  return {
+    pid: child.pid,
+    ask,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.send({ cmd: 'stop' });
+      await exited;
+    },
+  };
+}
+
+/** The embedded stack on a fresh data folder, SITE_URL on its own port (the Article ids' origin). */
+async function startFederationStack() {
+  const dataDir = await mkdtemp(join(tmpdir(), 'blog-bench-federation-'));
+  const [port, pgPort] = [await freePort(), await freePort()];
+  const stack = await startStack({
+    dataDir,
+    port,
+    env: {
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      OUTBOUND_ALLOW: '127.0.0.1',
+      SITE_URL: `http://127.0.0.1:${port}`,
+      PG_PORT: String(pgPort),
+    },
+  });
+  const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
+  return {
+    ...stack,
+    dataDir,
+    siteUrl: `http://127.0.0.1:${port}`,
+    databaseUrl: `postgres://postgres:${password}@127.0.0.1:${pgPort}/blog`,
+    async stop() {
+      await stack.stop();
+      await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    },
+  };
+}
+
+/** Accepted followers straight into social's tables: follower k on server k / perServer. */
+async function seedFollowers(databaseUrl) {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  const started = performance.now();
+  try {
+    const { rowCount } = await client.query(
+      `WITH k AS (
+         SELECT n % $2 AS user_no, $1 + n / $2 AS port, n FROM generate_series(0, $3 - 1) AS n
+       ), actors AS (
+         INSERT INTO social.remote_actors (uri, host, handle, name, url, inbox, shared_inbox)
+         SELECT format('http://127.0.0.1:%s/users/%s', port, user_no), '127.0.0.1',
+                format('u%s@127.0.0.1:%s', user_no, port), format('Follower %s', n),
+                format('http://127.0.0.1:%s/@u%s', port, user_no),
+                format('http://127.0.0.1:%s/users/%s/inbox', port, user_no),
+                format('http://127.0.0.1:%s/inbox', port)
+         FROM k RETURNING id, uri)
+       INSERT INTO social.followers (remote_actor_id, follow_activity_id, status)
+       SELECT id, uri || '#follow', 'accepted' FROM actors`,
+      [SIZES.firstPort, SIZES.followersPerServer, SIZES.servers * SIZES.followersPerServer],
+    );
+    return { followers: rowCount, seconds: seconds(performance.now() - started) };
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every process of the stack (the launcher and all under it): role, CPU ticks and PSS. */
+async function stackSnapshot(launcher, dataDir) {
+  const table = new Map();
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
+    if (!stat) continue;
+    const fields = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    // utime, stime and the waited-for children's: PostgreSQL's ended backends count with it.
+    const ticks = fields[11] + fields[12] + fields[13] + fields[14];
+    table.set(Number(entry), {
+      ppid: fields[1],
+      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      ticks,
+    });
+  }
+  const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8').catch(() => '{}'));
+  const named = new Map();
+  for (const [name, pid] of Object.entries(state.children ?? {}))
+    if (pid) named.set(pid, named.has(pid) ? `${named.get(pid)}+${name}` : name);
+  const roleOf = (pid) => {
+    if (pid === launcher) return 'launcher';
+    for (let p = pid; p && p !== launcher; p = table.get(p)?.ppid) if (named.has(p)) return named.get(p);
+    return table.get(pid).comm === 'postgres' ? 'postgres' : table.get(pid).comm;
+  };
+  const inStack = (pid) => {
+    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) if (p === launcher) return true;
+    return false;
+  };
+  const byRole = {};
+  await Promise.all(
+    [...table.keys()].filter(inStack).map(async (pid) => {
+      const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
+      const role = (byRole[roleOf(pid)] ??= { ticks: 0, pssKb: 0 });
+      role.ticks += table.get(pid).ticks;
+      role.pssKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+    }),
+  );
+  return byRole;
+}
+
+/** Snapshots every SAMPLE_EVERY_MS (skipped while one is still being taken). */
+function sampleStack(launcher, dataDir) {
+  const samples = []; // { at, byRole }
+  let busy = false;
+  const timer = setInterval(async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      samples.push({ at: Date.now(), byRole: await stackSnapshot(launcher, dataDir) });
+    } finally {
+      busy = false;
+    }
+  }, SAMPLE_EVERY_MS);
+  return {
+    between: (from, to) => samples.filter((s) => s.at >= from && s.at <= to),
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** A visitor per path: a GET every READ_EVERY_MS whatever the last one is doing (no coordinated omission). */
+function startReaders(baseUrl, paths) {
+  const reads = []; // { path, at, ms, ok }
+  const timers = paths.map((path) =>
+    setInterval(() => {
+      const at = Date.now();
+      const t0 = performance.now();
+      fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(30_000) })
+        .then(async (r) => (await r.arrayBuffer(), r.ok))
+        .catch(() => false)
+        .then((ok) => reads.push({ path, at, ms: performance.now() - t0, ok }));
+    }, READ_EVERY_MS),
+  );
+  return {
+    /** Latency of the reads started in [from, to), per path. */
+    stats(from, to) {
+      return Object.fromEntries(
+        paths.map((path) => {
+          const window = reads.filter((r) => r.path === path && r.at >= from && r.at < to);
+          const ms = window.map((r) => r.ms).sort((a, b) => a - b);
+          const round = (v) => Math.round(v * 10) / 10;
+          return [
+            path,
+            {
+              n: ms.length,
+              p50: round(percentile(ms, 50)),
+              p95: round(percentile(ms, 95)),
+              max: round(ms.at(-1) ?? NaN),
+              failed: window.filter((r) => !r.ok).length,
+            },
+          ];
+        }),
+      );
+    },
+    async stop() {
+      timers.forEach(clearInterval);
+      await sleep(1000); // the last reads answer
+    },
+  };
+}
+
+async function publish(baseUrl, token) {
+  const form = new FormData();
+  for (const [key, value] of Object.entries({
+    title: 'Fan-out bench',
+    content: 'A post for **every follower**: one Create per shared inbox.',
+    category: 'Garage',
+    submenu1: 'Automobiles',
+  }))
+    form.set(key, value);
+  const response = await fetch(`${baseUrl}/api/posts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
+  if (response.status !== 201)
+    throw new Error(`publish answered ${response.status}: ${await response.text()}`);
+  return response.json();
+}
+
+/** Per role: CPU seconds between two snapshots, and the peak PSS (MB) over samples. */
+function usage(before, after, samples) {
+  const roles = new Set([...Object.keys(before), ...Object.keys(after)]);
+  const cpuSeconds = {};
+  const peakPssMb = {};
+  for (const role of roles) {
+    cpuSeconds[role] =
+      Math.round((((after[role]?.ticks ?? 0) - (before[role]?.ticks ?? 0)) / CLOCK_TICKS) * 100) / 100;
+    peakPssMb[role] = mb(Math.max(0, ...samples.map((s) => s.byRole[role]?.pssKb ?? 0)));
+  }
+  const total = (byRole) => Object.values(byRole).reduce((sum, r) => sum + r.pssKb, 0);
+  return {
+    cpuSeconds: {
+      ...cpuSeconds,
+      total: Math.round(Object.values(cpuSeconds).reduce((a, b) => a + b, 0) * 100) / 100,
+    },
+    peakPssMb: { ...peakPssMb, total: mb(Math.max(0, ...samples.map((s) => total(s.byRole)))) },
+  };
+}
+
+function table(result) {
+  const { fanOut, deliveries: d, stack, reads } = result;
+  const pad = (s, n) => String(s).padEnd(n);
+  const lines = [
+    `Fan-out: ${result.followers} followers on ${result.servers} loopback servers (one shared inbox each)`,
+    `${pad('publish answered', 34)}${fanOut.publishMs} ms`,
+    `${pad('first server reached', 34)}${fanOut.firstSeconds ?? '-'} s after the publish`,
+    `${pad(`all servers reached`, 34)}${fanOut.allSeconds ?? `not within ${SIZES.timeoutSeconds} s`}` +
+      `${fanOut.allSeconds === null ? '' : ' s'} (${fanOut.reached}/${result.servers})`,
+    `${pad('POSTs received', 34)}${d.deliveries}: ${
+      Object.entries(d.byType)
+        .map(([t, n]) => `${t} ${n}`)
+        .join(', ') || 'none'
+    }`,
+    `${pad('  to shared / personal inboxes', 34)}${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
+    `${pad('  delivered twice', 34)}${d.deliveredTwice}`,
+    '',
+    `${pad('stack process', 34)}${'CPU s (fan-out)'.padStart(16)}${'peak PSS MB'.padStart(14)}${'PSS MB before'.padStart(16)}`,
+  ];
+  for (const role of Object.keys(stack.cpuSeconds))
+    lines.push(
+      `${pad(role, 34)}${String(stack.cpuSeconds[role]).padStart(16)}${String(stack.peakPssMb[role] ?? '-').padStart(14)}` +
+        `${String(stack.restPssMb[role] ?? '-').padStart(16)}`,
+    );
+  lines.push(
+    `${pad('(inbox servers, not counted)', 34)}${String(stack.inboxServersCpuSeconds).padStart(16)}`,
+    '',
+  );
+  lines.push(
+    `read latency ms, a GET every ${READ_EVERY_MS} ms; baseline: the ${reads.windowSeconds} s before the publish`,
+    `${pad('', 44)}${['n', 'p50', 'p95', 'max', 'failed'].map((h) => h.padStart(8)).join('')}`,
+  );
+  for (const [path, phases] of Object.entries(reads.byPath))
+    for (const [phase, s] of Object.entries(phases))
+      lines.push(
+        `${pad(phase === 'baseline' ? path.slice(0, 34) : '', 34)}${pad(phase, 10)}` +
+          [s.n, s.p50, s.p95, s.max, s.failed].map((v) => String(v).padStart(8)).join(''),
+      );
+  return lines.join('\n');
+}
+
+export async function benchFederation() {
+  const inboxes = await startInboxes();
+  let stack;
+  try {
+    stack = await startFederationStack();
+    await seedPosts(stack.databaseUrl, SIZES.seededPosts);
+    const seeded = await seedFollowers(stack.databaseUrl);
+    const token = await signInToken(stack.baseUrl, ADMIN);
+    const list = await (await fetch(`${stack.baseUrl}/api/posts?limit=1`)).json();
+    const first = Array.isArray(list) ? list[0] : (list.items ?? list.posts)[0];
+    const paths = ['/api/posts?limit=10', first.url ?? `/posts/${first.slug}`];
+    // What a blog with followers has done before: its keys made, its pages rendered once.
+    await fetch(`${stack.baseUrl}/ap/actor/blog`, { headers: { accept: 'application/activity+json' } }).catch(
+      () => {},
+    );
+    for (const path of paths) await fetch(`${stack.baseUrl}${path}`).then((r) => r.arrayBuffer());
+
+    const samples = sampleStack(stack.child.pid, stack.dataDir);
+    const readers = startReaders(stack.baseUrl, paths);
+    await sleep(SIZES.baselineSeconds * 1000);
+    const before = await stackSnapshot(stack.child.pid, stack.dataDir);
+    const inboxTicks = await cpuTicks(inboxes.pid);
+    process.stderr.write(`[bench] federation: publishing to ${seeded.followers} followers\n`);
+    const publishedAt = Date.now();
+    const t0 = performance.now();
+    const post = await publish(stack.baseUrl, token);
+    const publishMs = Math.round(performance.now() - t0);
+    const objectId = `${stack.siteUrl}/post/${post.id}`;
+    let progress = { reached: 0, lastAt: null };
+    const deadline = publishedAt + SIZES.timeoutSeconds * 1000;
+    while (progress.reached < SIZES.servers && Date.now() < deadline) {
+      await sleep(SAMPLE_EVERY_MS);
+      progress = await inboxes.ask({ cmd: 'progress', objectId });
+    }
+    const doneAt = Date.now();
+    const after = await stackSnapshot(stack.child.pid, stack.dataDir);
+    const inboxServersCpuSeconds = Math.round((await cpuTicks(inboxes.pid)) - inboxTicks) / CLOCK_TICKS;
+    // The readers keep going a moment; the fan-out's window ends at the last server's first Create.
+    const endAt = progress.reached === SIZES.servers ? progress.lastAt : doneAt;
+    await sleep(SIZES.settleSeconds * 1000);
+    await readers.stop();
+    samples.stop();
+    const deliveries = await inboxes.ask({ cmd: 'report', objectId });
+    const lengthMs = Math.max(endAt - publishedAt, 1000);
+    const baselineFrom = publishedAt - Math.min(lengthMs, SIZES.baselineSeconds * 1000);
+    const baseline = readers.stats(baselineFrom, publishedAt);
+    const during = readers.stats(publishedAt, endAt);
+    const rest = samples.between(publishedAt - 1000, publishedAt).at(-1)?.byRole ?? before;
+    const result = {
+      followers: seeded.followers,
+      servers: SIZES.servers,
+      seededIn: `${seeded.seconds} s (SQL into social.remote_actors/followers)`,
+      post: { id: post.id, objectId },
+      fanOut: {
+        publishMs,
+        firstSeconds: deliveries.firstAt ? seconds(deliveries.firstAt - publishedAt) : null,
+        allSeconds: progress.reached === SIZES.servers ? seconds(progress.lastAt - publishedAt) : null,
+        reached: progress.reached,
+      },
+      deliveries,
+      stack: {
+        ...usage(before, after, samples.between(publishedAt, endAt)),
+        restPssMb: Object.fromEntries(Object.entries(rest).map(([role, r]) => [role, mb(r.pssKb)])),
+        inboxServersCpuSeconds,
+      },
+      reads: {
+        windowSeconds: seconds(publishedAt - baselineFrom),
+        byPath: Object.fromEntries(paths.map((p) => [p, { baseline: baseline[p], 'fan-out': during[p] }])),
+      },
+    };
+    result.stack.restPssMb.total = mb(Object.values(rest).reduce((sum, r) => sum + r.pssKb, 0));
+    process.stderr.write(`${table(result)}\n`);
+    return result;
+  } finally {
+    await stack?.stop();
+    await inboxes.stop();
+  }
+}
