@@ -58,6 +58,12 @@ import { Comments1764900000000 } from './migrations/1764900000000-Comments.js';
 import { CommentsController } from './comments/comments.controller.js';
 import { CommentNotifier, CommentsService } from './comments/comments.service.js';
 import { CommentsRepository } from './comments/comments.repository.js';
+import { FederationEvents1765110000000 } from './migrations/1765110000000-FederationEvents.js';
+import { FederationController } from './federation/federation.controller.js';
+import { ArticlesRepository } from './federation/articles.repository.js';
+import { ArticlesService } from './federation/articles.service.js';
+import { FederationEvents } from './federation/federation-events.js';
+import { FederationEventsRepository } from './federation/federation-events.repository.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -80,6 +86,7 @@ export const POSTS_MIGRATIONS = [
   // The comments' per-account and per-address limits (the shared fixed windows).
   RateWindows1764800000000,
   Comments1764900000000,
+  FederationEvents1765110000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -104,6 +111,7 @@ export class PostsModule {
         ExportController,
         StatsController,
         CommentsController,
+        FederationController,
       ],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
@@ -134,6 +142,10 @@ export class PostsModule {
         CommentsRepository,
         CommentsService,
         { provide: CommentNotifier, useExisting: MailClient },
+        ArticlesRepository,
+        ArticlesService,
+        FederationEventsRepository,
+        FederationEvents,
         {
           provide: VISITOR_STORE,
           // Shared by the replicas through Redis; one process keeps them in memory.

@@ -1,0 +1,104 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import type { FederationEvent, FederationEventKind, PostStatus } from '@blog/contracts';
+import { DataSource, type EntityManager } from 'typeorm';
+
+/** A post as its followers know it: whether it is published, when, and a digest of what an Article shows. */
+export interface FederatedSnapshot {
+  status: PostStatus;
+  publishAt: Date;
+  /**
+   * What the Article carries (title, HTML, excerpt, tags, slug and place, which make its URL, and
+   * its media): an edit that leaves it the same (the date, a re-save) owes no Update.
+   */
+  fingerprint: string;
+}
+
+/** Where the post stands in the log: its Create waiting, or delivered and not deleted since. */
+export interface FederationState {
+  pendingCreate: { id: string; dueAt: Date } | null;
+  delivered: boolean;
+}
+
+interface EventRow {
+  id: string;
+  postId: number;
+  kind: FederationEventKind;
+  dueAt: Date;
+}
+
+/** posts.federation_events (the transactional outbox of issue 30 §4): all of its SQL. */
+@Injectable()
+export class FederationEventsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Post `postId` as its followers would see it, on the write's `manager`; null when there is none. */
+  async snapshot(manager: EntityManager, postId: number): Promise<FederatedSnapshot | null> {
+    const [row] = (await manager.query(
+      `SELECT p.status, p.created_at AS "publishAt",
+              md5(concat_ws(E'\\x1f', p.title, p.content_html, p.excerpt, array_to_string(p.tags, E'\\x1e'),
+                  p.slug, p.category, p.submenu1, coalesce(p.submenu2, ''),
+                  (SELECT string_agg(concat_ws(':', m.id, m.position, m.type, m.status, m.storage_key, m.alt),
+                                     ',' ORDER BY m.position)
+                     FROM posts.media_items m WHERE m.post_id = p.id))) AS fingerprint
+         FROM posts.posts p WHERE p.id = $1`,
+      [postId],
+    )) as FederatedSnapshot[];
+    return row ?? null;
+  }
+
+  /** The latest Create or Delete of the post decides: a Create not done is pending; one done is delivered. */
+  async state(manager: EntityManager, postId: number): Promise<FederationState> {
+    const [last] = (await manager.query(
+      `SELECT id, kind, due_at AS "dueAt", done_at AS "doneAt" FROM posts.federation_events
+        WHERE post_id = $1 AND kind IN ('create', 'delete') ORDER BY created_at DESC LIMIT 1`,
+      [postId],
+    )) as { id: string; kind: FederationEventKind; dueAt: Date; doneAt: Date | null }[];
+    if (last?.kind !== 'create') return { pendingCreate: null, delivered: false };
+    return last.doneAt
+      ? { pendingCreate: null, delivered: true }
+      : { pendingCreate: { id: last.id, dueAt: last.dueAt }, delivered: false };
+  }
+
+  /** A new event, due at `dueAt` (the transaction's now when null). */
+  async add(manager: EntityManager, postId: number, kind: FederationEventKind, dueAt: Date | null) {
+    await manager.query(
+      `INSERT INTO posts.federation_events (post_id, kind, due_at) VALUES ($1, $2, coalesce($3, now()))`,
+      [postId, kind, dueAt],
+    );
+  }
+
+  async moveDue(manager: EntityManager, id: string, dueAt: Date): Promise<void> {
+    await manager.query(`UPDATE posts.federation_events SET due_at = $2 WHERE id = $1 AND done_at IS NULL`, [
+      id,
+      dueAt,
+    ]);
+  }
+
+  /** Drops the post's Create and Update not handed over yet (what followers never heard of is not taken back). */
+  async dropPending(manager: EntityManager, postId: number): Promise<void> {
+    await manager.query(
+      `DELETE FROM posts.federation_events WHERE post_id = $1 AND kind IN ('create', 'update') AND done_at IS NULL`,
+      [postId],
+    );
+  }
+
+  /** Events due by now and not done, oldest first (by due time, then by when they were written). */
+  async pending(limit: number): Promise<FederationEvent[]> {
+    const rows = (await this.db.query(
+      `SELECT id, post_id AS "postId", kind, due_at AS "dueAt" FROM posts.federation_events
+        WHERE done_at IS NULL AND due_at <= now() ORDER BY due_at, created_at LIMIT $1`,
+      [limit],
+    )) as EventRow[];
+    return rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt).toISOString() }));
+  }
+
+  /** Marks event `id` done; false when it was done already (or there is none). */
+  async markDone(id: string): Promise<boolean> {
+    const [, affected] = (await this.db.query(
+      `UPDATE posts.federation_events SET done_at = now() WHERE id = $1 AND done_at IS NULL`,
+      [id],
+    )) as [unknown, number];
+    return affected > 0;
+  }
+}
