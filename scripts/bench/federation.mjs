@@ -271,39 +271,40 @@ function usage(before, after, samples) {
 function table(result) {
   const { fanOut, deliveries: d, stack, reads } = result;
   const pad = (s, n) => String(s).padEnd(n);
+  const W = 40;
   const lines = [
     `Fan-out: ${result.followers} followers on ${result.servers} loopback servers (one shared inbox each)`,
-    `${pad('publish answered', 34)}${fanOut.publishMs} ms`,
-    `${pad('first server reached', 34)}${fanOut.firstSeconds ?? '-'} s after the publish`,
-    `${pad(`all servers reached`, 34)}${fanOut.allSeconds ?? `not within ${SIZES.timeoutSeconds} s`}` +
+    `${pad('publish answered', W)}${fanOut.publishMs} ms`,
+    `${pad('first server reached', W)}${fanOut.firstSeconds ?? '-'} s after the publish`,
+    `${pad(`all servers reached`, W)}${fanOut.allSeconds ?? `not within ${SIZES.timeoutSeconds} s`}` +
       `${fanOut.allSeconds === null ? '' : ' s'} (${fanOut.reached}/${result.servers})`,
-    `${pad('POSTs received', 34)}${d.deliveries}: ${
+    `${pad('POSTs received', W)}${d.deliveries}: ${
       Object.entries(d.byType)
         .map(([t, n]) => `${t} ${n}`)
         .join(', ') || 'none'
     }`,
-    `${pad('  to shared / personal inboxes', 34)}${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
-    `${pad('  delivered twice', 34)}${d.deliveredTwice}`,
+    `${pad('  to shared / personal inboxes', W)}${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
+    `${pad('  delivered twice', W)}${d.deliveredTwice}`,
     '',
-    `${pad('stack process', 34)}${'CPU s (fan-out)'.padStart(16)}${'peak PSS MB'.padStart(14)}${'PSS MB before'.padStart(16)}`,
+    `${pad('stack process', W)}${'CPU s (fan-out)'.padStart(16)}${'peak PSS MB'.padStart(14)}${'PSS MB before'.padStart(16)}`,
   ];
   for (const role of Object.keys(stack.cpuSeconds))
     lines.push(
-      `${pad(role, 34)}${String(stack.cpuSeconds[role]).padStart(16)}${String(stack.peakPssMb[role] ?? '-').padStart(14)}` +
+      `${pad(role, W)}${String(stack.cpuSeconds[role]).padStart(16)}${String(stack.peakPssMb[role] ?? '-').padStart(14)}` +
         `${String(stack.restPssMb[role] ?? '-').padStart(16)}`,
     );
   lines.push(
-    `${pad('(inbox servers, not counted)', 34)}${String(stack.inboxServersCpuSeconds).padStart(16)}`,
+    `${pad('(inbox servers, not counted)', W)}${String(stack.inboxServersCpuSeconds).padStart(16)}`,
     '',
   );
   lines.push(
     `read latency ms, a GET every ${READ_EVERY_MS} ms; baseline: the ${reads.windowSeconds} s before the publish`,
-    `${pad('', 44)}${['n', 'p50', 'p95', 'max', 'failed'].map((h) => h.padStart(8)).join('')}`,
+    `${pad('', W + 10)}${['n', 'p50', 'p95', 'max', 'failed'].map((h) => h.padStart(8)).join('')}`,
   );
   for (const [path, phases] of Object.entries(reads.byPath))
     for (const [phase, s] of Object.entries(phases))
       lines.push(
-        `${pad(phase === 'baseline' ? path.slice(0, 34) : '', 34)}${pad(phase, 10)}` +
+        `${pad(phase === 'baseline' ? path.slice(0, W - 1) : '', W)}${pad(phase, 10)}` +
           [s.n, s.p50, s.p95, s.max, s.failed].map((v) => String(v).padStart(8)).join(''),
       );
   return lines.join('\n');
