@@ -1,5 +1,16 @@
 import { z } from 'zod';
-import { deriveSegment, FEDIVERSE_DEFAULTS, siteNodes, type SiteCategory, type SiteConfig } from './site.js';
+import {
+  deriveSegment,
+  FEDIVERSE_AVATAR,
+  FEDIVERSE_AVATAR_ERROR,
+  FEDIVERSE_AVATAR_MAX,
+  FEDIVERSE_DEFAULTS,
+  FEDIVERSE_HANDLE,
+  FEDIVERSE_HANDLE_ERROR,
+  siteNodes,
+  type SiteCategory,
+  type SiteConfig,
+} from './site.js';
 
 /** Validates the owner's site file (SITE_CONFIG) into the resolved SiteConfig. */
 
@@ -32,18 +43,13 @@ const categoryInput = z.object({
   emptyText: z.string().optional(),
   subcategories: z.array(subcategoryInput).min(1, 'a category needs at least one sub-category'),
 });
-/** The fediverse handle: like a username (docs/product.md), since it is one on other servers. */
-export const FEDIVERSE_HANDLE = /^[a-z0-9_]{1,30}$/;
 export const fediverseSettingsSchema = z.object({
-  handle: z
-    .string()
-    .regex(FEDIVERSE_HANDLE, 'fediverse handle must be 1-30 lowercase letters, digits or "_"')
-    .default(FEDIVERSE_DEFAULTS.handle),
+  handle: z.string().regex(FEDIVERSE_HANDLE, FEDIVERSE_HANDLE_ERROR).default(FEDIVERSE_DEFAULTS.handle),
   approveFollowers: z.boolean().default(FEDIVERSE_DEFAULTS.approveFollowers),
   avatarImage: z
     .string()
-    .max(500)
-    .regex(/^(\/[^\s]*)?$/, 'fediverse avatar must be a path of this site (starting with "/") or empty')
+    .max(FEDIVERSE_AVATAR_MAX, FEDIVERSE_AVATAR_ERROR)
+    .regex(FEDIVERSE_AVATAR, FEDIVERSE_AVATAR_ERROR)
     .default(FEDIVERSE_DEFAULTS.avatarImage),
 });
 export const siteConfigInputSchema = z.object({

@@ -66,6 +66,15 @@ export interface FediverseSettings {
   avatarImage: string;
 }
 
+/** The fediverse handle: like a username (docs/product.md), since it is one on other servers. */
+export const FEDIVERSE_HANDLE = /^[a-z0-9_]{1,30}$/;
+export const FEDIVERSE_HANDLE_ERROR = 'fediverse handle must be 1-30 lowercase letters, digits or "_"';
+/** The avatar: a path of this site (an upload, the banner) or empty. */
+export const FEDIVERSE_AVATAR = /^(\/[^\s]*)?$/;
+export const FEDIVERSE_AVATAR_MAX = 500;
+export const FEDIVERSE_AVATAR_ERROR =
+  'fediverse avatar must be a path of this site (starting with "/") or empty';
+
 export const FEDIVERSE_DEFAULTS: FediverseSettings = {
   handle: 'blog',
   approveFollowers: false,
