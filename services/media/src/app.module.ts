@@ -7,6 +7,8 @@ import {
   type ObjectStorage,
 } from '@blog/server-kit';
 import type { PendingMediaItem } from '@blog/contracts';
+import { AvatarCache } from './avatars/avatar-cache.js';
+import { AvatarsController } from './avatars/avatars.controller.js';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
 import { BannerRenderer } from './processing/banner-renderer.js';
@@ -39,11 +41,12 @@ export class MediaModule {
           migrations: [CreateSettings1763830000000, IdempotencyKeys1764300000000],
         }),
       ],
-      controllers: [SettingsController, MediaController],
+      controllers: [SettingsController, MediaController, AvatarsController],
       providers: [
         BannerRenderer,
         { provide: MEDIA_CONFIG, useValue: config },
         { provide: STORAGE, useValue: deps.storage },
+        { provide: AvatarCache, useValue: new AvatarCache(deps.storage, { allow: config.OUTBOUND_ALLOW }) },
         { provide: JOB_QUEUE, useValue: deps.queue },
         { provide: FFMPEG, useValue: deps.ffmpeg },
         {

@@ -23,6 +23,8 @@ export const mediaConfigSchema = z
     MEDIA_SWEEP_SECONDS: envSchemas.positiveInt(30),
     /** An item pending for longer than this is queued again (its job was lost or its worker died). */
     MEDIA_PENDING_AFTER_SECONDS: envSchemas.positiveInt(120),
+    /** Private hosts, addresses and ranges a remote author's avatar may be fetched from (none by default). */
+    OUTBOUND_ALLOW: envSchemas.outboundAllow,
   })
   .superRefine(requireNatsUrl);
 export type MediaConfig = z.infer<typeof mediaConfigSchema>;
