@@ -12,6 +12,8 @@ import { jsonBodyMiddleware, requestIdMiddleware } from './common/http-middlewar
 import { webAppMiddleware } from './common/web-app.js';
 import { PublicCache } from './common/public-cache.js';
 import { uploadsMiddleware } from './uploads/index.js';
+import { FederationProxy } from './fediverse/federation-proxy.js';
+import { ServiceClients } from './rpc/service-clients.js';
 
 function trustProxy(value: string): boolean | number | string {
   if (value === 'true') return true;
@@ -69,6 +71,9 @@ export async function createGateway(
       exposedHeaders: ['X-Total-Count', 'X-Request-Id', 'Retry-After'],
     });
   }
+  // Before the JSON parser (the raw body goes on, for its Digest) and the public cache (never an
+  // ActivityPub answer for a page, or the reverse).
+  app.use(new FederationProxy(app.get(ServiceClients), config, logger).middleware());
   app.use(jsonBodyMiddleware());
   app.use('/api/views', viewBeaconMiddleware(app.get(ViewCounter)));
   app.use(cache.middleware());

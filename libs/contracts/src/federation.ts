@@ -108,3 +108,22 @@ export const federationPendingQuerySchema = z.object({
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 export const federationEventDoneSchema = z.object({ id: z.uuid() });
+
+/**
+ * The gateway's limits on strangers' federation requests (per clock minute, in each gateway's
+ * memory). Inbox POSTs count per client address and per remote server (the host of the
+ * signature's keyId; an unsigned POST counts under its address only); other federation
+ * requests (webfinger, the actor, Articles) count per address.
+ */
+export const FEDERATION_INBOX_POSTS_PER_ADDRESS_PER_MINUTE = 300;
+export const FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE = 600;
+export const FEDERATION_READS_PER_ADDRESS_PER_MINUTE = 600;
+
+/** What the gateway answers, as `{ error }`, when it refuses a federation request itself. */
+export const FederationErrors = {
+  tooManyRequests: 'Too many requests. Please try again later.',
+  methodNotAllowed: 'Method not allowed',
+  unsupportedMediaType: 'An inbox takes application/activity+json or application/ld+json',
+  headersTooLarge: 'Request headers are too large',
+  bodyTooSlow: 'The request body arrived too slowly',
+} as const;

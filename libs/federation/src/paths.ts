@@ -3,5 +3,5 @@
 export const FEDERATION_ACTOR_IDENTIFIER = 'blog';
 export const ACTOR_PATH = '/ap/actor/{identifier}';
 export const SHARED_INBOX_PATH = '/ap/inbox';
-/** Inbox POSTs (the actor's and the shared one): the middleware caps their bodies. */
-export const INBOX_PATHS = /^\/ap\/(?:inbox|actor\/[^/]+\/inbox)\/?$/;
+/** Inbox POSTs (the actor's and the shared one): the middleware caps their bodies. One rule, in the contracts. */
+export { FEDERATION_INBOX_PATH as INBOX_PATHS } from '@blog/contracts';

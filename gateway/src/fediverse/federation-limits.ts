@@ -1,0 +1,107 @@
+import {
+  FEDERATION_INBOX_POSTS_PER_ADDRESS_PER_MINUTE,
+  FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE,
+  FEDERATION_READS_PER_ADDRESS_PER_MINUTE,
+} from '@blog/contracts';
+import { limitKey } from '../stats/address-limits.js';
+
+/** Keys counted in one minute, past which a new key is refused until the minute turns (memory stays bounded). */
+const MAX_KEYS_PER_MINUTE = 100_000;
+
+/**
+ * Fixed clock-minute counters by key, in this gateway's memory (like AddressLimits: nothing is
+ * written anywhere, each replica counts its own requests). The whole map starts over when the
+ * minute turns, so it never holds more than one minute's keys.
+ */
+class MinuteCounter {
+  private minute = -1;
+  private readonly hits = new Map<string, number>();
+
+  constructor(private readonly perMinute: number) {}
+
+  /** Whether `key` may have one more request in the minute of `ms`. Nothing is counted on a refusal. */
+  allows(key: string, ms: number): boolean {
+    this.turn(ms);
+    const hits = this.hits.get(key) ?? 0;
+    if (hits >= this.perMinute) return false;
+    return hits > 0 || this.hits.size < MAX_KEYS_PER_MINUTE;
+  }
+
+  count(key: string, ms: number): void {
+    this.turn(ms);
+    this.hits.set(key, (this.hits.get(key) ?? 0) + 1);
+  }
+
+  private turn(ms: number): void {
+    const minute = Math.floor(ms / 60_000);
+    if (minute === this.minute) return;
+    this.minute = minute;
+    this.hits.clear();
+  }
+}
+
+/** A refusal: the seconds until the minute turns (Retry-After). */
+export type LimitVerdict = { allowed: true } | { allowed: false; retryAfter: number };
+
+const refused = (ms: number): LimitVerdict => ({
+  allowed: false,
+  retryAfter: Math.max(1, Math.ceil((60_000 - (ms % 60_000)) / 1000)),
+});
+
+/**
+ * The federation's limits on strangers (the numbers are the contracts'). The remote server is
+ * the host the signature claims, not yet verified (the gateway holds no keys): a spoofed keyId
+ * can spend a server's minute, but only within the per-address limit of each address it uses.
+ */
+export class FederationLimits {
+  private readonly inboxByAddress = new MinuteCounter(FEDERATION_INBOX_POSTS_PER_ADDRESS_PER_MINUTE);
+  private readonly inboxByServer = new MinuteCounter(FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE);
+  private readonly readsByAddress = new MinuteCounter(FEDERATION_READS_PER_ADDRESS_PER_MINUTE);
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** An inbox POST from `address`, signed by a key of `server` (null: unsigned or unreadable). */
+  admitInbox(address: string, server: string | null): LimitVerdict {
+    const ms = this.now();
+    const key = limitKey(address);
+    if (!this.inboxByAddress.allows(key, ms)) return refused(ms);
+    if (server !== null && !this.inboxByServer.allows(server, ms)) return refused(ms);
+    this.inboxByAddress.count(key, ms);
+    if (server !== null) this.inboxByServer.count(server, ms);
+    return { allowed: true };
+  }
+
+  /** Any other federation request (webfinger, NodeInfo, the actor, an Article). */
+  admitRead(address: string): LimitVerdict {
+    const ms = this.now();
+    const key = limitKey(address);
+    if (!this.readsByAddress.allows(key, ms)) return refused(ms);
+    this.readsByAddress.count(key, ms);
+    return { allowed: true };
+  }
+}
+
+/** Only this much of a signature header is looked at for its keyId (Node caps all headers at 16 KB anyway). */
+const SIGNATURE_SCAN_CHARS = 4096;
+/** draft-cadavage `Signature: keyId="…"` and RFC 9421 `Signature-Input: sig1=(…);keyid="…"`. */
+const KEY_ID = /(?:^|[\s,;])keyid\s*=\s*"([^"\s]{1,2048})"/i;
+
+/**
+ * The remote server an inbox POST says it comes from: the lower-case host of the keyId in its
+ * `Signature` (or `Signature-Input`) header; null when there is none or it is not an http(s) URL.
+ */
+export function signatureServer(headers: Record<string, string | string[] | undefined>): string | null {
+  for (const raw of [headers.signature, headers['signature-input']]) {
+    const value = Array.isArray(raw) ? raw[0] : raw;
+    if (!value) continue;
+    const keyId = KEY_ID.exec(value.slice(0, SIGNATURE_SCAN_CHARS))?.[1];
+    if (!keyId) continue;
+    try {
+      const url = new URL(keyId);
+      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.hostname) return url.hostname;
+    } catch {
+      // Not a URL: counted under the address only.
+    }
+  }
+  return null;
+}
