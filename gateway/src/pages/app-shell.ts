@@ -28,7 +28,14 @@ export class AppShell {
    * Twitter card tags, for search engines and link previews (which do not run the app); the
    * loaders' data for the app's first render; and the page's rendered markup, if any.
    */
-  fill(meta: PageMeta, site: SiteConfig, preloaded: PreloadedData, markup = ''): string {
+  fill(
+    meta: PageMeta,
+    site: SiteConfig,
+    preloaded: PreloadedData,
+    markup = '',
+    /** A visible post's ActivityPub Article (issue 30 §2), linked for fediverse clients. */
+    articleUrl?: string,
+  ): string {
     const siteName = site.title;
     const attr = (name: string, value: string, key = 'property') =>
       `<meta ${key}="${name}" content="${escapeHtml(value)}" />`;
@@ -44,6 +51,9 @@ export class AppShell {
       meta.image && meta.imageAlt ? attr('og:image:alt', meta.imageAlt) : '',
       meta.publishedTime ? attr('article:published_time', meta.publishedTime) : '',
       meta.modifiedTime ? attr('article:modified_time', meta.modifiedTime) : '',
+      articleUrl
+        ? `<link rel="alternate" type="application/activity+json" href="${escapeHtml(articleUrl)}" />`
+        : '',
       attr('twitter:card', meta.image ? 'summary_large_image' : 'summary', 'name'),
       attr('twitter:title', meta.name, 'name'),
       attr('twitter:description', meta.description, 'name'),

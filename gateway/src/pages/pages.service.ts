@@ -33,6 +33,10 @@ type BuiltPage = { status: number; html: string } | { status: 301 | 302; locatio
 export type RenderedPage =
   { status: number; html: CompressibleText } | { status: 301 | 302; location: string };
 
+/** A post's Article (its stable `/post/{id}`), only while the post is visible: never a draft's or a scheduled one's. */
+const articleUrl = (siteUrl: string, post: PostView | null | undefined): string | undefined =>
+  post?.status === 'published' ? `${siteUrl}/post/${post.id}` : undefined;
+
 const served = (page: BuiltPage): RenderedPage =>
   'html' in page ? { status: page.status, html: new CompressibleText(page.html) } : page;
 
@@ -167,7 +171,10 @@ export class PagesService implements OnModuleInit {
         : new URLSearchParams(search).get('q')?.trim()
           ? { ...pageMeta, title: site.searchTitle }
           : pageMeta;
-    return { status: result.status, html: shell.fill(meta, site, result.preloaded, result.markup) };
+    return {
+      status: result.status,
+      html: shell.fill(meta, site, result.preloaded, result.markup, articleUrl(siteUrl, result.post)),
+    };
   }
 
   /** Without the renderer: the shell with the page's tags (a post page costs one posts call). */
@@ -195,7 +202,10 @@ export class PagesService implements OnModuleInit {
     // The slug exists under another section (the post moved): send readers and links to its page.
     if (route.kind === 'post' && post.url !== route.path)
       return post.url ? { status: 301, location: post.url } : notFound;
-    return { status: 200, html: shell.fill(postPageMeta(site, siteUrl, post), site, preloaded) };
+    return {
+      status: 200,
+      html: shell.fill(postPageMeta(site, siteUrl, post), site, preloaded, '', articleUrl(siteUrl, post)),
+    };
   }
 
   /** A path under a listing whose URL changed: the same path under the new one (301). */
