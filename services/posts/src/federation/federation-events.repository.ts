@@ -32,7 +32,10 @@ interface EventRow {
 export class FederationEventsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Post `postId` as its followers would see it, on the write's `manager`; null when there is none. */
+  /**
+   * Post `postId` as its followers would see it, on the write's `manager`, row-locked (so a
+   * delete reads what it deletes); null when there is none.
+   */
   async snapshot(manager: EntityManager, postId: number): Promise<FederatedSnapshot | null> {
     const [row] = (await manager.query(
       `SELECT p.status, p.created_at AS "publishAt",
@@ -41,7 +44,7 @@ export class FederationEventsRepository {
                   (SELECT string_agg(concat_ws(':', m.id, m.position, m.type, m.status, m.storage_key, m.alt),
                                      ',' ORDER BY m.position)
                      FROM posts.media_items m WHERE m.post_id = p.id))) AS fingerprint
-         FROM posts.posts p WHERE p.id = $1`,
+         FROM posts.posts p WHERE p.id = $1 FOR UPDATE OF p`,
       [postId],
     )) as FederatedSnapshot[];
     return row ?? null;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   buildPostPath,
   escapeRegExp,
@@ -35,6 +35,7 @@ import { ContentService } from '../content/content.service.js';
 import { deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { mediaRowsOf, refsOf } from './media-rows.js';
 import { PostsRepository, type PostFilter, type PostOrigin } from './posts.repository.js';
+import { FederationEvents } from '../federation/federation-events.js';
 
 const UNIQUE_VIOLATION = '23505';
 /** What the service's own answers to the admin's writes show: every item and status. */
@@ -52,6 +53,8 @@ export class PostsService {
     private readonly content: ContentService,
     private readonly ledger: IdempotencyLedger,
     private readonly stored: PostsRepository,
+    /** What each write owes the blog's followers (absent in unit tests without a database). */
+    @Optional() private readonly federation?: FederationEvents,
   ) {}
 
   /** The current site configuration (changes from the dashboard apply without a restart). */
@@ -142,12 +145,15 @@ export class PostsService {
       for (const row of rows) row.postId = saved.id;
       const media = rows.length ? await this.stored.saveMedia(manager, rows) : [];
       if (origin) await this.stored.saveOrigin(manager, saved.id, origin);
+      // An import (and an archive's restore, which is one) is not new writing: followers hear nothing.
+      else await this.federation?.record(manager, saved.id, null);
       return toPostView(saved, media, this.site, true);
     };
     // A post without media and without a key is one INSERT (atomic by itself; the unique
-    // index guards the slug).
+    // index guards the slug); a published one writes its federation event in the same transaction.
+    const published = parsed.form.status === 'published' && !!this.federation;
     return this.withSlugRetry(() =>
-      plan.items.length || command.idempotency || origin
+      plan.items.length || command.idempotency || origin || published
         ? this.ledger.write(command.idempotency, insert)
         : this.stored.withoutTransaction(insert).then((answer) => ({ answer, replayed: false })),
     );
@@ -167,6 +173,8 @@ export class PostsService {
     const result = await this.ledger.write(command.idempotency, async (manager) => {
       const post = await this.stored.lockPost(manager, command.id);
       if (!post) throw RpcError.notFound(PostErrors.notFound);
+      // An import that updates a post it brought before is no edit of the author's either.
+      const federated = origin ? undefined : await this.federation?.before(manager, post.id);
       const existing = await this.stored.mediaOf(post.id, manager);
       const plan = this.planMediaOrFail(parsed, command, existing);
       const rows = mediaRowsOf(plan, parsed.form.cropSettings);
@@ -183,6 +191,7 @@ export class PostsService {
         );
       await this.stored.saveMedia(manager, rows);
       if (origin) await this.stored.saveOrigin(manager, post.id, origin);
+      else if (federated !== undefined) await this.federation?.record(manager, post.id, federated);
       removed = plan.removed;
       return this.viewIn(manager, post.id);
     });
@@ -195,7 +204,9 @@ export class PostsService {
     let media: MediaItem[] = [];
     const result = await this.ledger.write(idempotency, async (manager) => {
       const items = await this.stored.mediaOf(id, manager);
+      const federated = await this.federation?.before(manager, id);
       if (!(await this.stored.deletePost(manager, id))) throw RpcError.notFound(PostErrors.notFound);
+      await this.federation?.record(manager, id, federated ?? null);
       media = items;
       return { deleted: true as const };
     });

@@ -1,0 +1,255 @@
+import { reservedSegments, type FederationEvent } from '@blog/contracts';
+import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
+import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
+import type { DataSource } from 'typeorm';
+import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { ContentService } from '../src/content/content.service.js';
+import { FederationEvents } from '../src/federation/federation-events.js';
+import { FederationEventsRepository } from '../src/federation/federation-events.repository.js';
+import { MediaItem } from '../src/posts/media-item.entity.js';
+import { Post } from '../src/posts/post.entity.js';
+import { PostgresPostsRepository } from '../src/posts/posts.repository.js';
+import { PostsService } from '../src/posts/posts.service.js';
+import { PostSearchRepository } from '../src/search/post-search.repository.js';
+import type { SiteSettings } from '../src/site/site-settings.js';
+import { garageSite } from './support/garage-site.js';
+
+const PAST = '2024-03-01T10:00:00.000Z';
+const FUTURE = '2099-01-01T10:00:00.000Z';
+const LATER = '2099-02-01T10:00:00.000Z';
+
+/**
+ * What a post write owes the followers (issue 30 §4), through PostsService on a real PostgreSQL:
+ * the events are written in the write's own transaction, so their rows are the rule's evidence.
+ */
+describe('federation events', () => {
+  let db: TestDatabase;
+  let source: DataSource;
+  let posts: PostsService;
+  let events: FederationEvents;
+
+  beforeAll(async () => {
+    db = await createTestDatabase('federation_events');
+    source = await openMigrated(
+      dataSourceOptions({
+        url: db.url,
+        schema: 'posts',
+        entities: [Post, MediaItem],
+        migrations: POSTS_MIGRATIONS,
+      }),
+      'posts',
+    );
+    const site = garageSite(['Car One']);
+    const settings = {
+      current: () => site,
+      reservedSegments: () => reservedSegments(site),
+    } as unknown as SiteSettings;
+    // These posts carry no media files, so object storage is never asked (a stub records nothing).
+    const storage = { deleteMany: async () => undefined } as unknown as ObjectStorage;
+    const stored = new PostgresPostsRepository(source, new PostSearchRepository(source));
+    events = new FederationEvents(new FederationEventsRepository(source));
+    posts = new PostsService(
+      settings,
+      storage,
+      new ContentService(stored),
+      new IdempotencyLedger(source),
+      stored,
+      events,
+    );
+  });
+  afterAll(async () => {
+    await source?.destroy();
+    await db?.drop();
+  });
+
+  const fields = (title: string, more: Record<string, string> = {}) => ({
+    title,
+    content: `The text of ${title}.`,
+    category: 'Garage',
+    submenu1: 'Automobiles',
+    submenu2: 'Car One',
+    status: 'published',
+    date: PAST,
+    tags: 'cars',
+    ...more,
+  });
+  const create = async (title: string, more: Record<string, string> = {}) =>
+    (await posts.create({ fields: fields(title, more), files: [] })).answer.id;
+  const update = (id: number, title: string, more: Record<string, string> = {}) =>
+    posts.update({ id, fields: fields(title, more), files: [] });
+
+  /** The post's events as stored, in the order written. */
+  const logOf = async (postId: number) =>
+    (
+      (await source.query(
+        `SELECT kind, due_at, done_at FROM posts.federation_events WHERE post_id = $1 ORDER BY created_at`,
+        [postId],
+      )) as { kind: string; due_at: Date; done_at: Date | null }[]
+    ).map((row) => ({
+      kind: row.kind,
+      dueAt: row.due_at.toISOString(),
+      done: row.done_at !== null,
+    }));
+  const kinds = async (postId: number) => (await logOf(postId)).map((e) => `${e.kind}${e.done ? '' : '?'}`);
+  /** The social service's round: every due event of the post handed over and marked done. */
+  const deliver = async (postId: number) => {
+    const due: FederationEvent[] = (await events.pending(500)).filter((e) => e.postId === postId);
+    for (const event of due) expect(await events.done(event.id)).toEqual({ done: true });
+    return due.map((e) => e.kind);
+  };
+
+  it('a published post owes a Create due at its date; a draft owes nothing until it is published', async () => {
+    const published = await create('Published at once');
+    expect(await logOf(published)).toEqual([{ kind: 'create', dueAt: PAST, done: false }]);
+
+    const draft = await create('A draft first', { status: 'draft' });
+    await update(draft, 'A draft first', { status: 'draft', content: 'Changed while a draft.' });
+    expect(await logOf(draft)).toEqual([]);
+    await update(draft, 'A draft first', { status: 'published' });
+    expect(await logOf(draft)).toEqual([{ kind: 'create', dueAt: PAST, done: false }]);
+    expect(await deliver(draft)).toEqual(['create']);
+  });
+
+  it('a scheduled post’s Create waits for its time, and moves when the time moves before it is due', async () => {
+    const id = await create('Scheduled', { date: FUTURE });
+    expect(await logOf(id)).toEqual([{ kind: 'create', dueAt: FUTURE, done: false }]);
+    expect((await events.pending(500)).some((e) => e.postId === id)).toBe(false);
+
+    // Edits before the time change nothing but the due time (the Create reads the post when sent).
+    await update(id, 'Scheduled, retitled', { date: LATER });
+    expect(await logOf(id)).toEqual([{ kind: 'create', dueAt: LATER, done: false }]);
+    await update(id, 'Scheduled, retitled again', { date: LATER });
+    expect(await logOf(id)).toEqual([{ kind: 'create', dueAt: LATER, done: false }]);
+
+    // Brought forward to the past: due now, listed for delivery.
+    await update(id, 'Scheduled, retitled again', { date: PAST });
+    expect(await logOf(id)).toEqual([{ kind: 'create', dueAt: PAST, done: false }]);
+    expect(await deliver(id)).toEqual(['create']);
+  });
+
+  it('an edit of a delivered post owes an Update only when its Article changes', async () => {
+    const id = await create('Delivered');
+    expect(await deliver(id)).toEqual(['create']);
+
+    // The same fields saved again, or only its date moved: nothing the Article's reader sees changed.
+    await update(id, 'Delivered');
+    await update(id, 'Delivered', { date: '2024-03-02T10:00:00.000Z' });
+    expect(await kinds(id)).toEqual(['create']);
+
+    for (const change of [
+      { title: 'Delivered, retitled' },
+      { content: 'A new body.' },
+      { tags: 'cars, tyres' },
+      { submenu2: '' },
+    ]) {
+      const before = (await logOf(id)).length;
+      await update(id, change.title ?? 'Delivered, retitled', {
+        date: '2024-03-02T10:00:00.000Z',
+        ...change,
+      });
+      expect((await logOf(id)).slice(before).map((e) => e.kind)).toEqual(['update']);
+      expect(await deliver(id)).toEqual(['update']);
+    }
+  });
+
+  it('an edit while the Create is still pending owes no Update (the Create carries the edit)', async () => {
+    const id = await create('Not yet handed over');
+    await update(id, 'Not yet handed over, edited', { content: 'Edited.' });
+    expect(await kinds(id)).toEqual(['create?']);
+  });
+
+  it('unpublished or deleted before delivery: the pending Create is dropped and nothing is owed', async () => {
+    const unpublished = await create('Unpublished in time', { date: FUTURE });
+    await update(unpublished, 'Unpublished in time', { status: 'draft', date: FUTURE });
+    expect(await logOf(unpublished)).toEqual([]);
+
+    const deleted = await create('Deleted in time');
+    await posts.delete(deleted);
+    expect(await logOf(deleted)).toEqual([]);
+  });
+
+  it('unpublished or deleted after delivery: a Delete due now; published again: a new Create', async () => {
+    const id = await create('Goes and comes back');
+    await deliver(id);
+    await update(id, 'Goes and comes back', { content: 'An edit not yet handed over.' });
+    expect(await kinds(id)).toEqual(['create', 'update?']);
+
+    await update(id, 'Goes and comes back', { status: 'draft' });
+    // The Update not handed over is dropped: the Delete supersedes it.
+    expect(await kinds(id)).toEqual(['create', 'delete?']);
+    const [, del] = await logOf(id);
+    expect(Math.abs(Date.parse(del!.dueAt) - Date.now())).toBeLessThan(60_000);
+    expect(await deliver(id)).toEqual(['delete']);
+
+    await update(id, 'Goes and comes back', { status: 'published' });
+    expect(await kinds(id)).toEqual(['create', 'delete', 'create?']);
+    await deliver(id);
+    await posts.delete(id);
+    expect(await kinds(id)).toEqual(['create', 'delete', 'create', 'delete?']);
+    expect(await deliver(id)).toEqual(['delete']);
+  });
+
+  it('an import (and so an archive’s restore) owes nothing, neither its new posts nor its updates', async () => {
+    const input = {
+      title: 'Imported',
+      content: 'From WordPress.',
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      submenu2: 'Car One',
+      tags: ['cars'],
+      status: 'published' as const,
+      date: new Date(PAST),
+      media: [],
+    };
+    const origin = { sourceId: 'wxr:imported-1', oldPaths: [] };
+    const id = (await posts.saveImported(input, [], origin)).answer.id;
+    await posts.saveImported({ ...input, content: 'Imported again, changed.' }, [], origin, id);
+    expect(await logOf(id)).toEqual([]);
+  });
+
+  it('pending lists due events oldest first, up to its limit; done is idempotent', async () => {
+    await source.query(`UPDATE posts.federation_events SET done_at = now() WHERE done_at IS NULL`);
+    const first = await create('Due first', { date: '2024-01-01T00:00:00.000Z' });
+    const second = await create('Due second', { date: '2024-02-01T00:00:00.000Z' });
+    await create('Not due', { date: FUTURE });
+
+    const pending = await events.pending(10);
+    expect(pending.map((e) => [e.postId, e.kind, e.dueAt])).toEqual([
+      [first, 'create', '2024-01-01T00:00:00.000Z'],
+      [second, 'create', '2024-02-01T00:00:00.000Z'],
+    ]);
+    expect(await events.pending(1)).toEqual([pending[0]]);
+
+    expect(await events.done(pending[0]!.id)).toEqual({ done: true });
+    expect(await events.done(pending[0]!.id)).toEqual({ done: false });
+    expect(await events.done('00000000-0000-4000-8000-000000000000')).toEqual({ done: false });
+    expect((await events.pending(10)).map((e) => e.postId)).toEqual([second]);
+  });
+
+  it('a post write that rolls back leaves no event', async () => {
+    const id = await create('Rolled back');
+    await deliver(id);
+    const before = await logOf(id);
+    // A check PostgreSQL runs at commit, after the whole write (and its event) is in: it refuses
+    // this title, so the transaction rolls back as a lost connection or a failed commit would.
+    await source.query(`
+      CREATE FUNCTION posts.refuse_title() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.title = 'Refused at commit' THEN RAISE EXCEPTION 'refused at commit'; END IF;
+        RETURN NULL;
+      END $$`);
+    await source.query(`
+      CREATE CONSTRAINT TRIGGER refuse_title AFTER UPDATE ON posts.posts
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION posts.refuse_title()`);
+    try {
+      await expect(update(id, 'Refused at commit')).rejects.toThrow('refused at commit');
+      expect(await logOf(id)).toEqual(before);
+      // The same edit under another title commits with its Update: the write did owe one.
+      await update(id, 'Accepted at commit');
+      expect(await kinds(id)).toEqual(['create', 'update?']);
+    } finally {
+      await source.query(`DROP TRIGGER refuse_title ON posts.posts`);
+      await source.query(`DROP FUNCTION posts.refuse_title()`);
+    }
+  });
+});
