@@ -36,9 +36,9 @@ import {
   type DeliveryGivenUp,
   type OutboxMessageInfo,
 } from './delivery.js';
-import { listenToInbox, shortHash } from './inbox.js';
+import { acceptOf, listenToInbox, shortHash } from './inbox.js';
 import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER } from './paths.js';
-import type { ArticleData, FederationPorts } from './ports.js';
+import type { ArticleData, FederationPorts, RemoteFollower } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
 export { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, SHARED_INBOX_PATH } from './paths.js';
@@ -79,6 +79,14 @@ export interface BlogFederation {
   activityFor(kind: ArticleActivityKind, article: ArticleData): Create | Update | Delete;
   /** Sends an Article's activity to every follower (shared inboxes), in order per Article. */
   publish(kind: ArticleActivityKind, article: ArticleData): Promise<void>;
+  /**
+   * Sends the Accept of a Follow the owner approved later (the same Accept id the inbox gives one
+   * accepted at once). The follower as stored: no fetch, only a queued delivery.
+   */
+  acceptFollow(
+    follower: Pick<RemoteFollower, 'actorUri' | 'inbox' | 'sharedInbox'>,
+    followActivityId: string,
+  ): Promise<void>;
   /** Sends a Follow to a remote actor (by its URI: webfinger of loopback handles is refused, G12). Returns the Follow id. */
   follow(actorUri: string): Promise<string>;
   context(): Context<void>;
@@ -318,6 +326,22 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
         preferSharedInbox: true,
         orderingKey: articleUri(article.id).href, // Create, Update, Delete arrive in order per server
       });
+    },
+    async acceptFollow(follower, followActivityId) {
+      const follow = new Follow({
+        id: new URL(followActivityId),
+        actor: new URL(follower.actorUri),
+        object: actorUri,
+      });
+      await context().sendActivity(
+        { identifier: BLOG_ACTOR },
+        {
+          id: new URL(follower.actorUri),
+          inboxId: new URL(follower.inbox),
+          endpoints: follower.sharedInbox ? { sharedInbox: new URL(follower.sharedInbox) } : null,
+        },
+        acceptOf(actorUri, follow),
+      );
     },
     async follow(target) {
       const ctx = context();

@@ -70,15 +70,7 @@ export function listenToInbox(
         followActivityId: follow.id.href,
       });
       if (status !== 'accepted') return;
-      await ctx.sendActivity(
-        { identifier: BLOG_ACTOR },
-        follower,
-        new Accept({
-          id: new URL(`${actorUri.href}#accept-${shortHash(follow.id.href)}`),
-          actor: actorUri,
-          object: follow,
-        }),
-      );
+      await ctx.sendActivity({ identifier: BLOG_ACTOR }, follower, acceptOf(actorUri, follow));
     })
     .on(Accept, async (_ctx, accept) => {
       // By objectId, never by dereferencing the Follow (G8): its id need not resolve.
@@ -145,6 +137,15 @@ export function listenToInbox(
       });
     })
     .onError((_ctx, error) => deps.onInboxError?.(error, null));
+}
+
+/** The blog's Accept of a Follow: its id derives from the Follow's, so a repeat is the same Accept. */
+export function acceptOf(actorUri: URL, follow: Follow): Accept {
+  return new Accept({
+    id: new URL(`${actorUri.href}#accept-${shortHash(follow.id!.href)}`),
+    actor: actorUri,
+    object: follow,
+  });
 }
 
 /** A remote actor in the blog's words. */

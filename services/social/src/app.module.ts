@@ -1,9 +1,20 @@
 import { Module, type DynamicModule } from '@nestjs/common';
+import { FedifyStores1765000000000 } from '@blog/federation';
 import { ServiceCoreModule } from '@blog/server-kit';
 import { BlocksController } from './blocks/blocks.controller.js';
 import { BlocksRepository, PostgresBlocksRepository } from './blocks/blocks.repository.js';
 import { BlocksService } from './blocks/blocks.service.js';
 import { SOCIAL_CONFIG, type SocialConfig } from './config.js';
+import { FederationController } from './federation/federation.controller.js';
+import { FederationDelivery } from './federation/federation-delivery.js';
+import { FederationHttpService } from './federation/federation-http.service.js';
+import { FederationRuntime } from './federation/federation-runtime.js';
+import {
+  OutboundActivitiesRepository,
+  PostgresOutboundActivitiesRepository,
+} from './federation/outbound-activities.repository.js';
+import { PostsClient } from './federation/posts-client.js';
+import { FollowAccepts } from './followers/follow-accepts.js';
 import { FollowersController } from './followers/followers.controller.js';
 import { FollowersRepository, PostgresFollowersRepository } from './followers/followers.repository.js';
 import { FollowersService } from './followers/followers.service.js';
@@ -27,10 +38,16 @@ export class SocialModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [],
-          migrations: [CreateSocial1765100000000],
+          migrations: [FedifyStores1765000000000, CreateSocial1765100000000],
         }),
       ],
-      controllers: [KeysController, FollowersController, BlocksController, ReactionsController],
+      controllers: [
+        KeysController,
+        FollowersController,
+        BlocksController,
+        ReactionsController,
+        FederationController,
+      ],
       providers: [
         { provide: SOCIAL_CONFIG, useValue: config },
         { provide: ActorKeysRepository, useClass: PostgresActorKeysRepository },
@@ -41,6 +58,12 @@ export class SocialModule {
         BlocksService,
         { provide: ReactionsRepository, useClass: PostgresReactionsRepository },
         ReactionsService,
+        PostsClient,
+        { provide: OutboundActivitiesRepository, useClass: PostgresOutboundActivitiesRepository },
+        FederationDelivery,
+        FederationRuntime,
+        { provide: FollowAccepts, useExisting: FederationRuntime },
+        FederationHttpService,
       ],
     };
   }

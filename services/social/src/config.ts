@@ -16,6 +16,15 @@ export const socialConfigSchema = z
         .default('http://localhost:3000')
         .transform((url) => url.replace(/\/+$/, '')),
     ),
+    /** Where the posts service listens under TRANSPORT=tcp: Articles, comments and the federation's events. */
+    POSTS_HOST: envSchemas.host('127.0.0.1'),
+    POSTS_PORT: envSchemas.port(4002),
+    /** Private hosts, addresses and ranges the federation may fetch from and deliver to (none by default). */
+    OUTBOUND_ALLOW: envSchemas.outboundAllow,
+    /** How often posts' federation events (publish, edit, delete) are read and handed to delivery. */
+    FEDERATION_POLL_MS: envSchemas.positiveInt(5000),
+    /** Fedify's own log lines at this level and above (its info and debug are chatty). */
+    FEDERATION_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   })
   .superRefine(requireNatsUrl);
 export type SocialConfig = z.infer<typeof socialConfigSchema>;

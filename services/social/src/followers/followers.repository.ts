@@ -21,6 +21,8 @@ export interface FollowerRow {
   handle: string | null;
   name: string | null;
   url: string | null;
+  inbox: string;
+  shared_inbox: string | null;
 }
 
 /** `@user@host`, or the actor's URI when its document named no handle. */
@@ -28,7 +30,7 @@ export function handleOf(row: { handle: string | null; uri: string }): string {
   return row.handle ? `@${row.handle}` : row.uri;
 }
 
-const FOLLOWER_COLUMNS = `f.id, f.status, f.created_at, f.follow_activity_id, a.uri, a.host, a.handle, a.name, a.url`;
+const FOLLOWER_COLUMNS = `f.id, f.status, f.created_at, f.follow_activity_id, a.uri, a.host, a.handle, a.name, a.url, a.inbox, a.shared_inbox`;
 
 /** Remote actors, the blog's followers and the accounts it follows (remote_actors, followers, following). */
 export abstract class FollowersRepository {

@@ -13,6 +13,7 @@ import {
 import { RpcError } from '@blog/server-kit';
 import { BlocksService } from '../blocks/blocks.service.js';
 import { ReactionsRepository } from '../reactions/reactions.repository.js';
+import { FollowAccepts } from './follow-accepts.js';
 import { FollowersRepository, handleOf, type FollowerRow } from './followers.repository.js';
 
 function followerView(row: FollowerRow): FollowerView {
@@ -34,6 +35,7 @@ export class FollowersService {
     private readonly followers: FollowersRepository,
     private readonly reactions: ReactionsRepository,
     private readonly blocks: BlocksService,
+    private readonly accepts: FollowAccepts,
   ) {}
 
   async follow(command: RpcParsedRequest<typeof Patterns.social.follow>): Promise<FollowResult> {
@@ -80,6 +82,11 @@ export class FollowersService {
       if (await this.followers.find(id)) throw RpcError.conflict(SocialErrors.notPending);
       throw RpcError.notFound(SocialErrors.followerNotFound);
     }
+    // Queued, not sent here: the federation's queue delivers it (and retries).
+    await this.accepts.send(
+      { actorUri: row.uri, inbox: row.inbox, sharedInbox: row.shared_inbox },
+      row.follow_activity_id,
+    );
     return { ...followerView(row), actorUri: row.uri, followActivityId: row.follow_activity_id };
   }
 

@@ -1,0 +1,102 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { ModuleRef } from '@nestjs/core';
+import { createBlogFederation, PgKvStore, PgMessageQueue, type BlogFederation } from '@blog/federation';
+import { JsonLogger } from '@blog/server-kit';
+import pg from 'pg';
+import { SOCIAL_CONFIG, type SocialConfig } from '../config.js';
+import { FollowAccepts } from '../followers/follow-accepts.js';
+import { blogPorts } from './blog-ports.js';
+import { runWithPolicyFetch } from './delivery-fetch.js';
+import { routeFedifyLogs } from './fedify-logs.js';
+import { FederationDelivery } from './federation-delivery.js';
+import { PostsClient } from './posts-client.js';
+
+/** The schema the social service's tables (and Fedify's store and queue) live in. */
+const SCHEMA = 'social';
+/** The queue's LISTEN connection, a worker's claim and deletes, enqueues from requests. */
+const POOL_SIZE = 4;
+/** How long shutdown waits for the queue worker's message in hand. */
+const WORKER_STOP_MS = 5_000;
+
+/**
+ * The one federation of the blog (issue 30): Fedify on this service's database (its KV store
+ * and message queue), with its queue worker, started with the service and stopped before the
+ * pool closes (G4). The gateway hands it the federation's HTTP requests over RPC.
+ */
+@Injectable()
+export class FederationRuntime
+  extends FollowAccepts
+  implements OnApplicationBootstrap, OnApplicationShutdown
+{
+  private readonly logger: JsonLogger;
+  private readonly stopping = new AbortController();
+  private pool?: pg.Pool;
+  private worker?: Promise<void>;
+  private started?: BlogFederation;
+
+  constructor(
+    @Inject(SOCIAL_CONFIG) private readonly config: SocialConfig,
+    private readonly moduleRef: ModuleRef,
+    private readonly posts: PostsClient,
+    private readonly delivery: FederationDelivery,
+  ) {
+    super();
+    this.logger = new JsonLogger('social', config.LOG_LEVEL);
+  }
+
+  /** The federation; there from the service's start on (bootstrap runs before it listens). */
+  get blog(): BlogFederation {
+    if (!this.started) throw new Error('the federation has not started');
+    return this.started;
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    const { config } = this;
+    await routeFedifyLogs(this.logger, config.FEDERATION_LOG_LEVEL);
+    this.pool = new pg.Pool({
+      connectionString: config.DATABASE_URL,
+      max: POOL_SIZE,
+      options: `-c search_path=${SCHEMA}`,
+    });
+    this.pool.on('error', (error) => this.logger.event('warn', 'federation pool', { error: error.message }));
+    this.started = createBlogFederation({
+      ports: blogPorts(this.moduleRef, this.posts, config.SITE_URL),
+      origin: config.SITE_URL,
+      kv: new PgKvStore(this.pool),
+      queue: new PgMessageQueue(this.pool),
+      allow: config.OUTBOUND_ALLOW,
+      manuallyStartQueue: true,
+      // No table keeps these yet: the log is the report.
+      onDeliveryGivenUp: (report) => this.logger.event('warn', 'federation delivery given up', { ...report }),
+      onInboxError: (error, activityId) =>
+        this.logger.event('warn', 'federation inbox activity failed', { error: error.message, activityId }),
+    });
+    const blog = this.started;
+    // The worker and the delivery poller run in the policy's scope: their deliveries obey it.
+    runWithPolicyFetch(config.OUTBOUND_ALLOW, {}, () => {
+      this.worker = blog.federation
+        .startQueue(undefined, { signal: this.stopping.signal })
+        .catch((error: unknown) =>
+          this.logger.event('error', 'federation queue worker stopped', { error: (error as Error).message }),
+        );
+      this.delivery.start(blog);
+    });
+  }
+
+  send(follower: { actorUri: string; inbox: string; sharedInbox: string | null }, followActivityId: string) {
+    return this.blog.acceptFollow(follower, followActivityId);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopping.abort();
+    if (this.worker) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        this.worker,
+        new Promise((resolve) => (timer = setTimeout(resolve, WORKER_STOP_MS))),
+      ]);
+      clearTimeout(timer);
+    }
+    await this.pool?.end().catch(() => undefined);
+  }
+}
