@@ -125,8 +125,9 @@ export class FederationProxy {
       if (key === 'vary') res.vary(value);
       else if (!NOT_ANSWERED.has(key)) res.append(name, value);
     }
+    // The body comes base64, like the request's (it may be any bytes).
     if (answer.body === null || req.method === 'HEAD') res.end();
-    else res.end(answer.body);
+    else res.end(Buffer.from(answer.body, 'base64'));
   }
 
   /** What the gateway refuses before anything is read or forwarded; else the headers to forward. */
