@@ -136,12 +136,13 @@ describe('federation events', () => {
     await update(id, 'Delivered', { date: '2024-03-02T10:00:00.000Z' });
     expect(await kinds(id)).toEqual(['create']);
 
-    for (const change of [
+    const changes: Record<string, string>[] = [
       { title: 'Delivered, retitled' },
       { content: 'A new body.' },
       { tags: 'cars, tyres' },
       { submenu2: '' },
-    ]) {
+    ];
+    for (const change of changes) {
       const before = (await logOf(id)).length;
       await update(id, change.title ?? 'Delivered, retitled', {
         date: '2024-03-02T10:00:00.000Z',
