@@ -1,5 +1,6 @@
 import { Link } from './Link';
 import { useSite } from '../site/SiteContext';
+import { FollowOnMastodon } from './FediverseHandle';
 
 export function Footer() {
   const site = useSite();
@@ -15,6 +16,7 @@ export function Footer() {
           </li>
         </ul>
       </nav>
+      <FollowOnMastodon variant="footer" />
       <p className="copyright">{site.footerText}</p>
     </footer>
   );

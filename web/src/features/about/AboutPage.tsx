@@ -3,6 +3,7 @@ import { useLocation } from 'react-router-dom';
 import { usePageTitle } from '../../hooks/usePageTitle';
 import { useSite } from '../../site/SiteContext';
 import { aboutFormsPart } from './aboutFormsPart';
+import { FollowOnMastodon } from '../../components/FediverseHandle';
 
 /** Delay before scrolling to the contact form after /contact (docs/product.md#screens, #limits-and-timings). */
 const CONTACT_SCROLL_DELAY_MS = 100;
@@ -39,6 +40,7 @@ export function AboutPage() {
           Control) are not counted.
         </p>
       </section>
+      <FollowOnMastodon variant="about" />
       {forms && <forms.ContactForm />}
       {forms && <forms.SubscribeForm />}
     </>

@@ -15,6 +15,7 @@ import { AccountSettings } from '../account';
 import { UsersTab } from './tabs/UsersTab';
 import { PostsTab } from './posts/PostsTab';
 import { CommentsTab } from './comments/CommentsTab';
+import { FediverseTab } from './fediverse/FediverseTab';
 import { useLeaveWarning } from './form/useLeaveWarning';
 import { NotificationProvider } from './ui/Notifications';
 import { UploadFlagContext } from './ui/UploadFlag';
@@ -22,6 +23,7 @@ import { UploadFlagContext } from './ui/UploadFlag';
 const TABS = [
   { id: 'posts', label: 'Posts' },
   { id: 'comments', label: 'Comments' },
+  { id: 'fediverse', label: 'Fediverse' },
   { id: 'site', label: 'Site' },
   { id: 'stats', label: 'Stats' },
   { id: 'users', label: 'Users' },
@@ -124,6 +126,7 @@ export function AdminPage() {
           <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="admin-panel">
             {tab === 'posts' && <PostsTab creating={creating} onCreatingChange={setCreating} />}
             {tab === 'comments' && <CommentsTab />}
+            {tab === 'fediverse' && <FediverseTab />}
             {tab === 'site' && <SiteTab />}
             {tab === 'users' && <UsersTab />}
             {tab === 'settings' && <SettingsTab />}

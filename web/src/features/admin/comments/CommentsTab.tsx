@@ -17,6 +17,8 @@ import { useAsync } from '../../../hooks/useAsync';
 import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
 import { pageCount } from '../../../lib/pagination';
+import { addBlock } from '../fediverse/fediverseApi';
+import { blockDoneText, blockTargetsOf } from '../fediverse/fediverseTab';
 import { useNotify } from '../ui/Notifications';
 import { AutoApproveSwitch } from './AutoApproveSwitch';
 import './comments.css';
@@ -31,6 +33,8 @@ import {
 } from './commentsTab';
 
 type AdminComment = AdminCommentsResult['items'][number];
+/** A block from a comment: its author's account, or their whole server. */
+type BlockScope = 'account' | 'server';
 
 /** Approve stands out; spam is a lesser move; delete is the one that cannot be undone. */
 const ACTION_CLASSES: Record<CommentAction, string> = {
@@ -67,7 +71,7 @@ export function CommentsTab() {
   const loaded = list.status === 'ready' ? list.data : null;
   const data = loaded && changed?.from === loaded ? changed.now : loaded;
   const [counts, setCounts] = useState<AdminCommentsResult['counts'] | null>(null);
-  const [busy, setBusy] = useState<{ id: number; action: CommentAction } | null>(null);
+  const [busy, setBusy] = useState<{ id: number; action: CommentAction | BlockScope } | null>(null);
   const tabRefs = useRef<Partial<Record<CommentStatus, HTMLButtonElement | null>>>({});
   const listRef = useRef<HTMLOListElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -122,6 +126,32 @@ export function CommentsTab() {
       notify('success', texts.done);
     } catch (error) {
       notify('error', errorMessage(error, texts.failed));
+    } finally {
+      setBusy(null);
+    }
+  };
+
+  // A block deletes every comment of that author (or server) on the server: the list loads again.
+  const block = async (comment: AdminComment, scope: BlockScope) => {
+    const { actor, domain } = blockTargetsOf(comment.author);
+    const target = scope === 'account' ? actor : domain;
+    if (!target || busy) return;
+    const what =
+      scope === 'account' ? `${comment.author.handle ?? comment.author.name}` : `The server ${target}`;
+    const question =
+      scope === 'account'
+        ? `Block ${comment.author.handle ?? comment.author.name}? All their comments are deleted, they stop following the blog, and what they send later is dropped.`
+        : `Block the whole server ${target}? All comments from its accounts are deleted, its accounts stop following the blog, and what they send later is dropped.`;
+    if (!window.confirm(question)) return;
+    setBusy({ id: comment.id, action: scope });
+    try {
+      const answer = await addBlock(api, scope === 'account' ? { actor: target } : { domain: target });
+      notify('success', blockDoneText(what, answer));
+      focusAfter.current = data?.items.findIndex((item) => item.id === comment.id) ?? null;
+      setChanged(null);
+      setReload((n) => n + 1);
+    } catch (error) {
+      notify('error', errorMessage(error, 'The block could not be added.'));
     } finally {
       setBusy(null);
     }
@@ -190,6 +220,7 @@ export function CommentsTab() {
                     busy={busy?.id === comment.id ? busy.action : null}
                     disabled={busy !== null}
                     onAction={(action) => void act(comment, action)}
+                    onBlock={(scope) => void block(comment, scope)}
                   />
                 ))}
               </ol>
@@ -211,13 +242,23 @@ interface CommentRowProps {
   comment: AdminComment;
   actions: CommentAction[];
   /** The action under way on this row. */
-  busy: CommentAction | null;
+  busy: CommentAction | BlockScope | null;
   disabled: boolean;
   onAction(action: CommentAction): void;
+  onBlock(scope: BlockScope): void;
 }
 
-function CommentRow({ comment, actions, busy, disabled, onAction }: CommentRowProps) {
+const BLOCK_TEXTS: Record<BlockScope, { label: string; pending: string }> = {
+  account: { label: 'Block this account', pending: 'Blocking...' },
+  server: { label: 'Block this server', pending: 'Blocking...' },
+};
+
+function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: CommentRowProps) {
   const { author, post } = comment;
+  const targets = blockTargetsOf(author);
+  const scopes = (['account', 'server'] as const).filter((scope) =>
+    scope === 'account' ? targets.actor : targets.domain,
+  );
   const titleId = `admin-comment-${comment.id}`;
   const handle = author.handle && author.handle !== author.name ? author.handle : null;
   return (
@@ -256,6 +297,20 @@ function CommentRow({ comment, actions, busy, disabled, onAction }: CommentRowPr
             >
               {busy === action ? ACTION_TEXTS[action].pending : ACTION_TEXTS[action].label}
               <span className="visually-hidden">, comment by {author.name}</span>
+            </button>
+          ))}
+          {scopes.map((scope) => (
+            <button
+              key={scope}
+              type="button"
+              className="button button-small button-danger"
+              disabled={disabled}
+              onClick={() => onBlock(scope)}
+            >
+              {busy === scope ? BLOCK_TEXTS[scope].pending : BLOCK_TEXTS[scope].label}
+              <span className="visually-hidden">
+                {scope === 'account' ? `, ${author.handle ?? author.name}` : `, ${targets.domain}`}
+              </span>
             </button>
           ))}
         </div>

@@ -10,6 +10,8 @@ interface PostRowProps {
   deleting: boolean;
   /** Views in the last 30 days; null while unknown. */
   views: number | null;
+  /** Likes and boosts from the fediverse; null when none (or not known). */
+  reactions?: { likes: number; announces: number } | null;
   onEdit(): void;
   onDelete(): void;
 }
@@ -17,7 +19,7 @@ interface PostRowProps {
 const STATUS_LABEL = { published: 'Published', scheduled: 'Scheduled', draft: 'Draft' } as const;
 
 /** A list row: title, status, place, date, the first 100 characters and up to 6 thumbnails in order. */
-export function PostRow({ post, views, deleting, onEdit, onDelete }: PostRowProps) {
+export function PostRow({ post, views, reactions, deleting, onEdit, onDelete }: PostRowProps) {
   const media = [...post.media].sort(byOrder).slice(0, ADMIN_ROW_THUMBNAILS);
   const place = [post.category, post.submenu1, post.submenu2].filter(Boolean).join(' › ');
   const missingAlt = post.images.filter((image) => !image.alt?.trim()).length;
@@ -50,6 +52,13 @@ export function PostRow({ post, views, deleting, onEdit, onDelete }: PostRowProp
                 {views} {views === 1 ? 'view' : 'views'} in 30 days
                 <span className="visually-hidden">: statistics of {post.title}</span>
               </Link>
+            </>
+          )}
+          {reactions && (
+            <>
+              {' · '}
+              {reactions.likes} {reactions.likes === 1 ? 'like' : 'likes'}, {reactions.announces}{' '}
+              {reactions.announces === 1 ? 'boost' : 'boosts'} on the fediverse
             </>
           )}
         </p>

@@ -24,6 +24,7 @@ import {
 import { fetchPostsError } from '../lib/saveErrors';
 import { PostFiltersBar } from './PostFiltersBar';
 import { PostRow } from './PostRow';
+import { reactionCounts } from '../fediverse/fediverseApi';
 
 interface PostsTabProps {
   creating: boolean;
@@ -57,6 +58,11 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
       ids
         ? api.request<Record<number, number>>(`/api/admin/stats/recent?ids=${ids}`, { signal })
         : Promise.resolve({} as Record<number, number>),
+    [api, ids],
+  );
+  // Likes and boosts from the fediverse (none shown when they could not be counted).
+  const reactions = useAsync(
+    (signal) => reactionCounts(api, ids ? ids.split(',').map(Number) : [], signal),
     [api, ids],
   );
   // The unfiltered total, for '(filtered from M total)'.
@@ -151,6 +157,7 @@ export function PostsTab({ creating, onCreatingChange }: PostsTabProps) {
                     key={post.id}
                     post={post}
                     views={views.status === 'ready' ? (views.data[post.id] ?? 0) : null}
+                    reactions={reactions.status === 'ready' ? (reactions.data[post.id] ?? null) : null}
                     deleting={deleting === post.id}
                     onEdit={() => setEditing(post.id)}
                     onDelete={() => void remove(post)}

@@ -1,9 +1,11 @@
-import type { SiteConfig } from '@blog/contracts/site';
+import { fediverseOf, type SiteConfig } from '@blog/contracts/site';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { ErrorLine, Field, StatusLine, SubmitButton, useSubmit } from '../../../components/ui';
 import { useReplaceSite } from '../../../site/SiteContext';
+import { FediverseSiteFields } from '../fediverse/FediverseSiteFields';
+import { fediverseFieldErrors } from '../fediverse/fediverseTab';
 import { getSite, saveSite, uploadBanner } from '../lib/adminApi';
 import { TreeEditor } from './TreeEditor';
 import { treeForSave, type TreeMove } from './tree-rules';
@@ -114,6 +116,14 @@ export function SiteTab() {
           className="form admin-site"
           onSubmit={(event) => {
             event.preventDefault();
+            // A wrong fediverse field is named under it; the first one takes the focus.
+            const wrong = Object.keys(fediverseFieldErrors(fediverseOf(site)))[0];
+            if (wrong) {
+              document
+                .getElementById(wrong === 'handle' ? 'site-fediverse-handle' : 'site-fediverse-avatar')
+                ?.focus();
+              return;
+            }
             void save(site);
           }}
         >
@@ -154,6 +164,7 @@ export function SiteTab() {
             <span>Visitors may create accounts</span>
             <span className="admin-switch-state">{site.registrationOpen ? 'On' : 'Off'}</span>
           </label>
+          <FediverseSiteFields site={site} onChange={setSite} />
           <TreeEditor
             categories={site.categories}
             onChange={(categories) => setSite({ ...site, categories })}

@@ -1,0 +1,72 @@
+import {
+  FEDIVERSE_AVATAR,
+  FEDIVERSE_AVATAR_ERROR,
+  FEDIVERSE_AVATAR_MAX,
+  FEDIVERSE_HANDLE,
+  FEDIVERSE_HANDLE_ERROR,
+  type FediverseSettings,
+} from '@blog/contracts/site';
+import type { BlockAnswer } from './fediverseApi';
+
+/** How many of a kind, in words: "1 follower", "2 followers", "no followers". */
+export function countOf(n: number, one: string, many = `${one}s`): string {
+  return `${n === 0 ? 'no' : n} ${n === 1 ? one : many}`;
+}
+
+/** What a block did, for the notification after it. */
+export function blockDoneText(
+  what: string,
+  answer: Pick<BlockAnswer, 'removedFollowers' | 'removedComments'>,
+) {
+  const gone = [
+    answer.removedComments > 0 ? countOf(answer.removedComments, 'comment') : null,
+    answer.removedFollowers > 0 ? countOf(answer.removedFollowers, 'follower') : null,
+  ].filter((part) => part !== null);
+  return `${what} blocked.${gone.length > 0 ? ` Removed ${gone.join(' and ')}.` : ''}`;
+}
+
+/** A block's target as a person reads it: the account's address, or the whole server. */
+export function blockLabel(block: { actor: string | null; domain: string | null }): {
+  kind: string;
+  target: string;
+} {
+  return block.actor
+    ? { kind: 'Account', target: block.actor }
+    : { kind: 'Server', target: block.domain ?? '' };
+}
+
+/**
+ * What a remote comment's author can be blocked by: the account (its actor id, when the
+ * answer carries it) and its server (the actor's host; else the profile page's; else the
+ * handle's). A local author (a reader of this site) has neither.
+ */
+export function blockTargetsOf(author: {
+  local: boolean;
+  handle: string | null;
+  url: string | null;
+  actorUri?: string | null;
+}): { actor: string | null; domain: string | null } {
+  if (author.local) return { actor: null, domain: null };
+  const actor = author.actorUri ?? null;
+  const domain =
+    hostOf(actor) ?? hostOf(author.url) ?? author.handle?.match(/^@?[^@\s]+@([^@\s]+)$/)?.[1] ?? null;
+  return { actor, domain: domain ? domain.toLowerCase() : null };
+}
+
+function hostOf(url: string | null | undefined): string | null {
+  if (!url) return null;
+  try {
+    return new URL(url).hostname || null;
+  } catch {
+    return null;
+  }
+}
+
+/** The Site tab's fediverse fields checked by the contract's rules (the server checks them again). */
+export function fediverseFieldErrors(settings: FediverseSettings): { handle?: string; avatarImage?: string } {
+  const errors: { handle?: string; avatarImage?: string } = {};
+  if (!FEDIVERSE_HANDLE.test(settings.handle)) errors.handle = FEDIVERSE_HANDLE_ERROR;
+  if (settings.avatarImage.length > FEDIVERSE_AVATAR_MAX || !FEDIVERSE_AVATAR.test(settings.avatarImage))
+    errors.avatarImage = FEDIVERSE_AVATAR_ERROR;
+  return errors;
+}
