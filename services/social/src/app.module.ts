@@ -13,6 +13,7 @@ import {
   OutboundActivitiesRepository,
   PostgresOutboundActivitiesRepository,
 } from './federation/outbound-activities.repository.js';
+import { MediaClient } from './federation/media-client.js';
 import { PostsClient } from './federation/posts-client.js';
 import { FollowAccepts } from './followers/follow-accepts.js';
 import { FollowersController } from './followers/followers.controller.js';
@@ -59,6 +60,7 @@ export class SocialModule {
         { provide: ReactionsRepository, useClass: PostgresReactionsRepository },
         ReactionsService,
         PostsClient,
+        MediaClient,
         { provide: OutboundActivitiesRepository, useClass: PostgresOutboundActivitiesRepository },
         FederationDelivery,
         FederationRuntime,

@@ -19,6 +19,9 @@ export const socialConfigSchema = z
     /** Where the posts service listens under TRANSPORT=tcp: Articles, comments and the federation's events. */
     POSTS_HOST: envSchemas.host('127.0.0.1'),
     POSTS_PORT: envSchemas.port(4002),
+    /** Where the media service listens under TRANSPORT=tcp: remote authors' avatars are stored there. */
+    MEDIA_HOST: envSchemas.host('127.0.0.1'),
+    MEDIA_PORT: envSchemas.port(4003),
     /** Private hosts, addresses and ranges the federation may fetch from and deliver to (none by default). */
     OUTBOUND_ALLOW: envSchemas.outboundAllow,
     /** How often posts' federation events (publish, edit, delete) are read and handed to delivery. */

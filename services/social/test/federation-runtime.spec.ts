@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { INestMicroservice } from '@nestjs/common';
 import {
   FEDERATION_MAX_BODY_BYTES,
+  type AdminCommentsResult,
   Patterns,
   type FederationHttpAnswer,
   type FederationHttpRequest,
@@ -22,6 +23,17 @@ import { startSocialStack, type SocialReplica, type SocialStack } from './suppor
 const AP = 'application/activity+json';
 const AS = 'https://www.w3.org/ns/activitystreams';
 const POLL_MS = 200;
+
+/** Polls `check` until it answers something truthy (the inbox queue works after the 202). */
+async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 interface Answer {
   status: number;
@@ -291,6 +303,56 @@ describe('the federation in the social service', () => {
     });
     const gone = await answered(`/post/${post.id}`);
     expect(gone.status).toBe(410);
+  });
+
+  it("a reply (Create{Note}) becomes a pending comment under the post; its author's Update and Delete are honoured", async () => {
+    const post = await createPost({ title: 'Aquarium, day one', content: 'Water in.' });
+    const noteId = `${alice.actorId}/statuses/42`;
+    const note = (content: string) => ({
+      id: noteId,
+      type: 'Note',
+      inReplyTo: `${site}/post/${post.id}`,
+      published: '2026-11-25T10:00:00Z',
+      attributedTo: alice.actorId,
+      to: [`${AS}#Public`],
+      cc: [blogActor],
+      content,
+    });
+    const activity = (type: string, object: unknown, n: number) => ({
+      '@context': AS,
+      id: `${noteId}/activity-${n}`,
+      type,
+      actor: alice.actorId,
+      to: [`${AS}#Public`],
+      object,
+    });
+    const pending = async () =>
+      (
+        await postsRpc.send<AdminCommentsResult>(Patterns.posts.commentsAdmin, { status: 'pending' })
+      ).items.filter((c) => c.postId === post.id);
+
+    const reply = activity('Create', note('<p>Lovely fish!<script>alert(1)</script></p>'), 1);
+    expect(statusOf(await deliver(await alice.signedPost(`${site}/ap/inbox`, reply)))).toBe(202);
+    const [comment] = await eventually(async () => {
+      const comments = await pending();
+      return comments.length > 0 && comments;
+    });
+    expect(comment).toMatchObject({
+      status: 'pending',
+      parentId: null,
+      via: 'Mastodon',
+      author: { name: 'Alice', handle: `@alice@${new URL(alice.origin).host}`, local: false },
+    });
+    expect(comment!.content).toContain('Lovely fish!');
+    expect(comment!.content).not.toContain('<script');
+
+    const update = activity('Update', note('<p>Lovely fish, and snails.</p>'), 2);
+    expect(statusOf(await deliver(await alice.signedPost(`${site}/ap/inbox`, update)))).toBe(202);
+    await eventually(async () => (await pending())[0]?.content.includes('snails'));
+
+    const del = activity('Delete', { id: noteId, type: 'Tombstone' }, 3);
+    expect(statusOf(await deliver(await alice.signedPost(`${site}/ap/inbox`, del)))).toBe(202);
+    await eventually(async () => (await pending()).length === 0);
   });
 
   it('an approved pending follower gets a signed Accept of its Follow', async () => {

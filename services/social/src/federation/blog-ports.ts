@@ -7,6 +7,7 @@ import {
 } from '@blog/contracts';
 import type { ArticleData, FederationPorts, RemoteComment, SiteData } from '@blog/federation';
 import type { INestApplicationContext } from '@nestjs/common';
+import type { MediaClient } from './media-client.js';
 import type { PostsClient } from './posts-client.js';
 import { socialPorts } from './social-ports.js';
 
@@ -64,7 +65,7 @@ async function unlessRefused(write: Promise<unknown>): Promise<void> {
   }
 }
 
-function remoteCreateOf(comment: RemoteComment): RemoteCommentCreate {
+function remoteCreateOf(comment: RemoteComment, avatarKey: string | null): RemoteCommentCreate {
   return {
     inReplyTo: comment.inReplyToUri,
     remoteObjectId: comment.objectUri,
@@ -73,7 +74,7 @@ function remoteCreateOf(comment: RemoteComment): RemoteCommentCreate {
       name: comment.actor.name ?? '',
       handle: comment.actor.handle,
       url: comment.actor.url,
-      avatarKey: null,
+      avatarKey,
     },
     html: comment.html,
     published: comment.published.toISOString(),
@@ -86,9 +87,10 @@ function remoteCreateOf(comment: RemoteComment): RemoteCommentCreate {
  */
 export function blogPorts(
   app: Pick<INestApplicationContext, 'get'>,
-  posts: PostsClient,
+  clients: { posts: PostsClient; media: Pick<MediaClient, 'cacheAvatar'> },
   origin: string,
 ): FederationPorts {
+  const { posts, media } = clients;
   let cached: { at: number; site: Promise<SiteData> } | undefined;
   const site = (): Promise<SiteData> => {
     if (cached && Date.now() - cached.at < SITE_TTL_MS) return cached.site;
@@ -119,7 +121,10 @@ export function blogPorts(
       },
     },
     comments: {
-      create: (comment) => unlessRefused(posts.createComment(remoteCreateOf(comment))),
+      async create(comment) {
+        const avatarKey = comment.actor.iconUrl ? await media.cacheAvatar(comment.actor.iconUrl) : null;
+        await unlessRefused(posts.createComment(remoteCreateOf(comment, avatarKey)));
+      },
       update: (comment) =>
         unlessRefused(
           posts.updateComment({

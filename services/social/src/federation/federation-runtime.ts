@@ -9,6 +9,7 @@ import { blogPorts } from './blog-ports.js';
 import { runWithPolicyFetch } from './delivery-fetch.js';
 import { routeFedifyLogs } from './fedify-logs.js';
 import { FederationDelivery } from './federation-delivery.js';
+import { MediaClient } from './media-client.js';
 import { PostsClient } from './posts-client.js';
 
 /** The schema the social service's tables (and Fedify's store and queue) live in. */
@@ -38,6 +39,7 @@ export class FederationRuntime
     @Inject(SOCIAL_CONFIG) private readonly config: SocialConfig,
     private readonly moduleRef: ModuleRef,
     private readonly posts: PostsClient,
+    private readonly media: MediaClient,
     private readonly delivery: FederationDelivery,
   ) {
     super();
@@ -60,7 +62,7 @@ export class FederationRuntime
     });
     this.pool.on('error', (error) => this.logger.event('warn', 'federation pool', { error: error.message }));
     this.started = createBlogFederation({
-      ports: blogPorts(this.moduleRef, this.posts, config.SITE_URL),
+      ports: blogPorts(this.moduleRef, { posts: this.posts, media: this.media }, config.SITE_URL),
       origin: config.SITE_URL,
       kv: new PgKvStore(this.pool),
       queue: new PgMessageQueue(this.pool),
