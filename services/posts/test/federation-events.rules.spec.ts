@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { reservedSegments, type FederationEvent } from '@blog/contracts';
 import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
@@ -5,7 +6,7 @@ import type { DataSource } from 'typeorm';
 import { POSTS_MIGRATIONS } from '../src/app.module.js';
 import { ContentService } from '../src/content/content.service.js';
 import { FederationEvents } from '../src/federation/federation-events.js';
-import { FederationEventsRepository } from '../src/federation/federation-events.repository.js';
+import { FederationEventsRepository, MEDIA_WAIT } from '../src/federation/federation-events.repository.js';
 import { MediaItem } from '../src/posts/media-item.entity.js';
 import { Post } from '../src/posts/post.entity.js';
 import { PostgresPostsRepository } from '../src/posts/posts.repository.js';
@@ -225,6 +226,35 @@ describe('federation events', () => {
     expect(await events.done(pending[0]!.id)).toEqual({ done: false });
     expect(await events.done('00000000-0000-4000-8000-000000000000')).toEqual({ done: false });
     expect((await events.pending(10)).map((e) => e.postId)).toEqual([second]);
+  });
+
+  it('a Create waits while its post’s media are still processing, at most the media wait past due', async () => {
+    const id = await create('Pictures on their way');
+    const item = randomUUID();
+    await source.query(
+      `INSERT INTO posts.media_items (id, post_id, position, type, status, original_key)
+       VALUES ($1, $2, 0, 'image', 'pending', 'private/originals/car.jpg')`,
+      [item, id],
+    );
+    const listed = async () => (await events.pending(500)).some((e) => e.postId === id);
+    expect(await listed()).toBe(false);
+    await source.query(`UPDATE posts.media_items SET status = 'ready' WHERE id = $1`, [item]);
+    expect(await listed()).toBe(true);
+
+    // A stuck item holds it no longer than the wait (from the write, as this post is dated back):
+    // then the post goes out as it is.
+    await source.query(`UPDATE posts.media_items SET status = 'pending' WHERE id = $1`, [item]);
+    expect(await listed()).toBe(false);
+    await source.query(
+      `UPDATE posts.federation_events SET created_at = now() - $2::interval - interval '1 second' WHERE post_id = $1`,
+      [id, MEDIA_WAIT],
+    );
+    expect(await listed()).toBe(true);
+    await deliver(id);
+
+    // A Delete never waits (its post and media are gone or hidden already).
+    await posts.update({ id, fields: fields('Pictures on their way', { status: 'draft' }), files: [] });
+    expect(await events.pending(500)).toContainEqual(expect.objectContaining({ postId: id, kind: 'delete' }));
   });
 
   it('a post write that rolls back leaves no event', async () => {

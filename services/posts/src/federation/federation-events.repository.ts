@@ -20,6 +20,9 @@ export interface FederationState {
   delivered: boolean;
 }
 
+/** How long a due Create or Update waits for its post's media to finish processing. */
+export const MEDIA_WAIT = '30 minutes';
+
 interface EventRow {
   id: string;
   postId: number;
@@ -86,12 +89,21 @@ export class FederationEventsRepository {
     );
   }
 
-  /** Events due by now and not done, oldest first (by due time, then by when they were written). */
+  /**
+   * Events due by now and not done, oldest first (by due time, then by when they were written).
+   * A Create or Update waits while a picture or video of its post is still processing, so
+   * followers get the Article with its media (no later event would bring them); at most
+   * MEDIA_WAIT past due (or past the write, for a post dated back), so a stuck item never keeps
+   * a post from them.
+   */
   async pending(limit: number): Promise<FederationEvent[]> {
     const rows = (await this.db.query(
-      `SELECT id, post_id AS "postId", kind, due_at AS "dueAt" FROM posts.federation_events
-        WHERE done_at IS NULL AND due_at <= now() ORDER BY due_at, created_at LIMIT $1`,
-      [limit],
+      `SELECT e.id, e.post_id AS "postId", e.kind, e.due_at AS "dueAt" FROM posts.federation_events e
+        WHERE e.done_at IS NULL AND e.due_at <= now()
+          AND (e.kind = 'delete' OR greatest(e.due_at, e.created_at) <= now() - $2::interval
+               OR NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.post_id = e.post_id AND m.status = 'pending'))
+        ORDER BY e.due_at, e.created_at LIMIT $1`,
+      [limit, MEDIA_WAIT],
     )) as EventRow[];
     return rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt).toISOString() }));
   }

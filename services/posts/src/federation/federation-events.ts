@@ -13,7 +13,8 @@ import { FederationEventsRepository, type FederatedSnapshot } from './federation
  * - unpublished or deleted: a Delete when its Create was delivered; a Create not yet delivered
  *   (and any Update) is dropped instead, so followers never hear of a post that never went out.
  *
- * The social service reads the due events (`pending`) and marks each `done` once queued.
+ * The social service reads the due events (`pending`: a Create or Update also waits, for a
+ * while, on its post's media still processing) and marks each `done` once queued.
  */
 @Injectable()
 export class FederationEvents {
