@@ -18,6 +18,7 @@ import {
 import { loadPostsConfig, startPostsService } from '@blog/posts';
 import { freePort, rpcTestClient, type RpcTestClient } from '@blog/server-kit/testing';
 import { startMastodon, waitUntil, type MastodonFixture } from '../../../libs/federation/test/support/rig.js';
+import { OutboundActivitiesRepository } from '../src/federation/outbound-activities.repository.js';
 import { startSocialStack, type SocialReplica, type SocialStack } from './support/social-stack.js';
 
 const AP = 'application/activity+json';
@@ -303,6 +304,26 @@ describe('the federation in the social service', () => {
     });
     const gone = await answered(`/post/${post.id}`);
     expect(gone.status).toBe(410);
+  });
+
+  it('hands an activity to delivery once, whichever replica races for it; a failed hand-over is tried again', async () => {
+    const outbound = social.app.get(OutboundActivitiesRepository);
+    const activity = { activityId: `${site}/post/777#create`, postId: 777, kind: 'create' as const };
+    let sent = 0;
+    const send = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      sent++;
+    };
+    const results = await Promise.all([1, 2, 3].map(() => outbound.sendOnce(activity, send)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(sent).toBe(1);
+
+    const failing = { ...activity, activityId: `${site}/post/777#update-1` };
+    await expect(outbound.sendOnce(failing, () => Promise.reject(new Error('queue away')))).rejects.toThrow(
+      'queue away',
+    );
+    expect(await outbound.sendOnce(failing, send)).toBe(true); // nothing was recorded by the failure
+    expect(sent).toBe(2);
   });
 
   it("a reply (Create{Note}) becomes a pending comment under the post; its author's Update and Delete are honoured", async () => {
