@@ -2,6 +2,7 @@ import {
   ErrorText,
   FEDERATION_INBOX_PATH,
   FEDERATION_MAX_BODY_BYTES,
+  FEDERATION_MAX_JSON_DEPTH,
   FederationErrors,
   isFederationRequest,
   Patterns,
@@ -92,6 +93,8 @@ export class FederationProxy {
       if (read === 'gone') return;
       if (read === 'too large') return refuse(req, res, { status: 413, error: ErrorText.bodyTooLarge });
       if (read === 'too slow') return refuse(req, res, { status: 408, error: FederationErrors.bodyTooSlow });
+      if (nestedDeeperThan(read, FEDERATION_MAX_JSON_DEPTH))
+        return refuse(req, res, { status: 400, error: FederationErrors.nestedTooDeep });
       body = read;
     }
     const request: FederationHttpRequest = {
@@ -213,4 +216,30 @@ function readCapped(
     const timer = setTimeout(() => finish('too slow'), timeoutMs);
     req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
   });
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]);
+const CLOSERS = new Set([0x5d, 0x7d]);
+
+/**
+ * Whether JSON text opens more than `max` arrays or objects inside each other, read byte by byte
+ * (no parse: a UTF-8 sequence never holds these ASCII bytes). Text that is not JSON is left to
+ * the federation to refuse.
+ */
+function nestedDeeperThan(body: Buffer, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < body.length; i++) {
+    const byte = body[i]!;
+    if (inString) {
+      if (byte === BACKSLASH) i++;
+      else if (byte === QUOTE) inString = false;
+    } else if (byte === QUOTE) inString = true;
+    else if (OPENERS.has(byte)) {
+      if (++depth > max) return true;
+    } else if (CLOSERS.has(byte)) depth--;
+  }
+  return false;
 }

@@ -126,4 +126,11 @@ export const FederationErrors = {
   unsupportedMediaType: 'An inbox takes application/activity+json or application/ld+json',
   headersTooLarge: 'Request headers are too large',
   bodyTooSlow: 'The request body arrived too slowly',
+  nestedTooDeep: 'The JSON body is nested too deep',
 } as const;
+
+/**
+ * Inbox bodies nested deeper than this (arrays and objects) are refused with 400 before they
+ * reach the federation: real activities nest a few levels, and JSON-LD processing recurses.
+ */
+export const FEDERATION_MAX_JSON_DEPTH = 64;
