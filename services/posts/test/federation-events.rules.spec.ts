@@ -191,6 +191,19 @@ describe('federation events', () => {
     expect(await deliver(id)).toEqual(['delete']);
   });
 
+  it('a delivered post dated ahead is taken back now and sent again at its new time', async () => {
+    const id = await create('Rescheduled after delivery');
+    await deliver(id);
+    await update(id, 'Rescheduled after delivery', { date: FUTURE });
+    const log = await logOf(id);
+    expect(log.map((e) => `${e.kind}${e.done ? '' : '?'}`)).toEqual(['create', 'delete?', 'create?']);
+    expect(log[2]!.dueAt).toBe(FUTURE);
+    expect(await deliver(id)).toEqual(['delete']);
+    // Moved again before its time: the new Create moves with it.
+    await update(id, 'Rescheduled after delivery', { date: LATER });
+    expect((await logOf(id)).at(-1)).toEqual({ kind: 'create', dueAt: LATER, done: false });
+  });
+
   it('an import (and so an archive’s restore) owes nothing, neither its new posts nor its updates', async () => {
     const input = {
       title: 'Imported',

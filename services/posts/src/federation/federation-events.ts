@@ -12,6 +12,8 @@ import { FederationEventsRepository, type FederatedSnapshot } from './federation
  * - a delivered post edited so that its Article changes: an Update, due now;
  * - unpublished or deleted: a Delete when its Create was delivered; a Create not yet delivered
  *   (and any Update) is dropped instead, so followers never hear of a post that never went out.
+ * - a delivered post dated ahead (scheduled again): a Delete now and a Create at its new time,
+ *   as visitors lose it until then.
  *
  * The social service reads the due events (`pending`: a Create or Update also waits, for a
  * while, on its post's media still processing) and marks each `done` once queued.
@@ -40,6 +42,11 @@ export class FederationEvents {
       if (state.pendingCreate) {
         if (state.pendingCreate.dueAt.getTime() !== after.publishAt.getTime())
           await this.stored.moveDue(manager, state.pendingCreate.id, after.publishAt);
+      } else if (state.delivered && after.publishAt.getTime() > Date.now()) {
+        // Dated ahead after it went out: hidden until then, so taken back now and sent again then.
+        await this.stored.dropPending(manager, postId);
+        await this.stored.add(manager, postId, 'delete', null);
+        await this.stored.add(manager, postId, 'create', after.publishAt);
       } else if (state.delivered && before!.fingerprint !== after.fingerprint) {
         await this.stored.add(manager, postId, 'update', null);
       }
