@@ -276,7 +276,7 @@ describe('the federation in the social service', () => {
     ]);
   });
 
-  it('publishing a post sends Create{Article} to the follower; deleting it sends Delete, then 410', async () => {
+  it('publishing a post sends Create{Article} to the follower, an edit Update, deleting it Delete, then 410', async () => {
     const before = alice.deliveries.length;
     const post = await createPost({ title: 'Jet ski, fixed', content: 'It floats.' });
     const articleId = `${site}/post/${post.id}`;
@@ -294,6 +294,19 @@ describe('the federation in the social service', () => {
     // The earlier post (published before anyone followed) is not sent again, nor is this one twice.
     await new Promise((resolve) => setTimeout(resolve, POLL_MS * 3));
     expect(alice.deliveries.slice(before).filter((d) => d.body.type === 'Create')).toHaveLength(1);
+
+    await postsRpc.send(Patterns.posts.update, {
+      id: post.id,
+      fields: { category: 'Projects', title: 'Jet ski, fixed again', content: 'It floats, mostly.' },
+      files: [],
+    });
+    await waitUntil(() => alice.deliveries.some((d) => d.body.type === 'Update'), 10_000);
+    const update = alice.deliveries.find((d) => d.body.type === 'Update')!;
+    expect(update).toMatchObject({
+      verified: true,
+      body: { actor: blogActor, object: { type: 'Article', id: articleId, name: 'Jet ski, fixed again' } },
+    });
+    expect(update.body.id).toMatch(new RegExp(`^${articleId}#update-\\d+$`));
 
     await postsRpc.send(Patterns.posts.delete, { id: post.id });
     await waitUntil(() => alice.deliveries.some((d) => d.body.id === `${articleId}#delete`), 10_000);
