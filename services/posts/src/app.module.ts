@@ -38,6 +38,7 @@ import { MediaItemsRepository, PostgresMediaItemsRepository } from './media-item
 import { ArchiveRestore } from './archive/archive-restore.js';
 import { ArchiveWriter } from './archive/archive-writer.js';
 import { AuthClient } from './archive/auth-client.js';
+import { SocialClient } from './archive/social-client.js';
 import { ExportController } from './archive/export.controller.js';
 import { ExportJobs } from './archive/export-jobs.js';
 import { ExportsRepository, PostgresExportsRepository } from './archive/exports.repository.js';
@@ -132,6 +133,7 @@ export class PostsModule {
         { provide: PostsRepository, useClass: PostgresPostsRepository },
         ArchiveRestore,
         AuthClient,
+        SocialClient,
         ArchiveWriter,
         ExportJobs,
         { provide: ExportsRepository, useClass: PostgresExportsRepository },

@@ -18,6 +18,9 @@ export const postsConfigSchema = z
     /** Where the mail service listens under TRANSPORT=tcp: an export lists the subscribers, an import restores them. */
     MAIL_HOST: envSchemas.host('127.0.0.1'),
     MAIL_PORT: envSchemas.port(4004),
+    /** Where the social service listens under TRANSPORT=tcp: an export lists the fediverse followers. */
+    SOCIAL_HOST: envSchemas.host('127.0.0.1'),
+    SOCIAL_PORT: envSchemas.port(4005),
     /** The blog's public address: its archives name it, and an archive made at it is this blog's. */
     SITE_URL: z.preprocess(
       (value) => (value === '' ? undefined : value),

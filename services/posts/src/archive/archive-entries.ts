@@ -26,6 +26,8 @@ export interface OpenedArchive {
   blog?: ArchiveBlog;
   total: number;
   users: number;
+  /** Fediverse followers the archive lists (never restored: they follow again). */
+  followers: number;
   /**
    * Files the export left out, by name, with its reason (blog.json's `notes`, e.g. a video
    * whose location could not be removed): an item naming one is reported with that reason
@@ -66,13 +68,15 @@ export async function openBlogArchive(storage: ObjectStorage, key: string): Prom
     for await (const _post of jsonAt(await archive.open('blog.json'), /^posts$/)) total++;
     let users = 0;
     for await (const _user of jsonAt(await archive.open('blog.json'), /^users$/)) users++;
+    let followers = 0;
+    for await (const _follower of jsonAt(await archive.open('blog.json'), /^followers$/)) followers++;
     const leftOut = new Map<string, string>();
     for await (const value of jsonAt(await archive.open('blog.json'), /^notes$/)) {
       const note = noteSchema.safeParse(value);
       if (note.success) leftOut.set(note.data.file, note.data.note.slice(0, 300));
       if (leftOut.size >= MAX_NOTES) break;
     }
-    return { archive, site: head.site, blog, total, users, leftOut };
+    return { archive, site: head.site, blog, total, users, followers, leftOut };
   } catch (error) {
     archive.close();
     throw error;

@@ -121,7 +121,8 @@ export class ArchiveRestore {
 
   /**
    * After the posts: the subscribers back (no e-mail sent), confirmed only when the archive is
-   * this blog's own (they confirmed to this blog, not to another); its accounts are not.
+   * this blog's own (they confirmed to this blog, not to another); its accounts and its
+   * fediverse followers are not (each is named in the report).
    */
   async restorePeople({ opened }: ArchiveRun, report: StoredReport): Promise<void> {
     const madeHere = madeByThisBlog(opened.blog, await this.identity.current());
@@ -145,6 +146,12 @@ export class ArchiveRestore {
         report,
         'users',
         `${opened.users} account(s) not restored: an export holds no passwords (register them again)`,
+      );
+    if (opened.followers)
+      reportError(
+        report,
+        'followers',
+        `${opened.followers} fediverse follower(s) not restored: another server cannot be made to follow this blog, so they follow it again (blog.json lists their handles)`,
       );
   }
 

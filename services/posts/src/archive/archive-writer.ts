@@ -18,6 +18,7 @@ import { MailClient } from './mail-client.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
 import { AuthClient } from './auth-client.js';
+import { SocialClient } from './social-client.js';
 import { PostsRepository, type ExportBatch } from '../posts/posts.repository.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
 import { CommentsService } from '../comments/comments.service.js';
@@ -67,7 +68,8 @@ function markdownFile(post: ArchivePost): string {
 
 /**
  * The owner's whole blog as one .zip, written as it is sent: blog.json (the format in
- * @blog/contracts/blog-archive, each post with its comments), each original under media/ and
+ * @blog/contracts/blog-archive, each post with its comments, the fediverse followers as
+ * handles), each original under media/ and
  * each post as Markdown under posts/. Posts are read a page at a time and each original is opened only when the zip
  * reaches it, so memory stays flat however large the blog; blog.json, the one document that
  * lists everything, is written last, from the pages as they went by.
@@ -83,6 +85,7 @@ export class ArchiveWriter {
     @Inject(STORAGE) private readonly storage: ObjectStorage,
     private readonly stripper: LocationStripper,
     private readonly comments: CommentsService,
+    private readonly social: SocialClient,
   ) {}
 
   /** The zip as a stream; `signal` stops the walk; `progress` hears of each post and file written. */
@@ -91,9 +94,8 @@ export class ArchiveWriter {
     const out = new PassThrough();
     zip.outputStream.pipe(out);
     zip.outputStream.on('error', (error) => out.destroy(error));
-    this.fill(zip, signal, progress).catch((error: Error) => {
-      out.destroy(error);
-    });
+    const fail = (error: Error) => out.destroy(error);
+    this.fill(zip, signal, progress, fail).catch(fail);
     return out;
   }
 
@@ -101,6 +103,7 @@ export class ArchiveWriter {
     zip: ZipFile,
     signal: AbortSignal,
     progress: (done: ArchiveProgress) => void,
+    fail: (error: Error) => void,
   ): Promise<void> {
     const leftOut: ArchiveNote[] = [];
     const written: ArchiveProgress = { posts: 0, files: 0, leftOut: 0 };
@@ -161,7 +164,11 @@ export class ArchiveWriter {
     await this.addBanner(addFile);
     // blog.json last, from a second walk: the one document that lists everything is streamed
     // too, never held whole.
-    zip.addReadStream(Readable.from(this.blogJson(signal, leftOut)), 'blog.json');
+    const json = Readable.from(this.blogJson(signal, leftOut));
+    // The zip does not pass on its sources' errors: a service that fails mid-way (auth, mail,
+    // social) would otherwise leave the archive waiting forever.
+    json.once('error', fail);
+    zip.addReadStream(json, 'blog.json');
     zip.end();
   }
 
@@ -220,6 +227,14 @@ export class ArchiveWriter {
         .join('');
       if (result.items.length) first = false;
       if (page * MAIL_PAGE_MAX >= result.total || result.items.length === 0) break;
+    }
+    // The followers as a list another server's owner can read (handles), never restored: a
+    // server cannot be made to follow a blog. The social service down fails the export.
+    yield `],"followers":[`;
+    first = true;
+    for await (const followers of this.social.followers()) {
+      yield followers.map((f, i) => `${first && i === 0 ? '' : ','}${JSON.stringify(f)}`).join('');
+      first = false;
     }
     yield `],"notes":${JSON.stringify(notes)}}`;
   }
