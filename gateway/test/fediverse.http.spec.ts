@@ -14,6 +14,7 @@ import {
   FEDERATION_READS_PER_ADDRESS_PER_MINUTE,
   FederationErrors,
 } from '@blog/contracts';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { signatureServer } from '../src/fediverse/federation-limits.js';
 import { fields, multipart } from './support/media-fixtures.js';
@@ -201,6 +202,44 @@ describe('federation through the gateway', () => {
     expect(chunked.status).toBe(413);
     expect(chunked.headers.connection).toBe('close');
     expect(chunked.ms).toBeLessThan(2000);
+  });
+
+  it('answers 408 to a body that drips in slower than the gateway waits', async () => {
+    const { port } = new URL(stack.baseUrl);
+    const started = performance.now();
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest({
+        host: '127.0.0.1',
+        port: Number(port),
+        path: '/ap/inbox',
+        method: 'POST',
+        headers: { 'content-type': ACTIVITY_JSON, 'x-forwarded-for': '198.51.100.4' },
+        agent: false,
+      });
+      const drip = setInterval(() => req.write(' '), 500);
+      req.on('response', (res) => {
+        clearInterval(drip);
+        req.destroy();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', (error) => {
+        clearInterval(drip);
+        reject(error);
+      });
+    });
+    expect(status).toBe(408);
+    expect(performance.now() - started).toBeGreaterThan(9000);
+  }, 30_000);
+
+  it('answers 431 past the headers the federation takes (200, each at most 8 KB)', async () => {
+    const many = Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`x-extra-${i}`, 'a']));
+    expect((await raw(stack, '/ap/actor/blog', { headers: { accept: ACTIVITY_JSON, ...many } })).status).toBe(
+      431,
+    );
+    const long = { accept: ACTIVITY_JSON, 'x-long': 'a'.repeat(8193) };
+    expect((await raw(stack, '/ap/actor/blog', { headers: long })).status).toBe(431);
+    const fine = { accept: ACTIVITY_JSON, 'x-long': 'a'.repeat(8192) };
+    expect((await raw(stack, '/ap/actor/blog', { headers: fine })).status).toBe(200);
   });
 
   it('answers 415 to an inbox body that is not ActivityStreams JSON', async () => {
