@@ -250,6 +250,23 @@ describe('the federation in the social service', () => {
     expect((await followers()).total).toBe(0);
   });
 
+  it('an activity whose JSON-LD context cannot be loaded is a 400, not a failure of ours', async () => {
+    const follow = {
+      '@context': `${alice.origin}/no-such-context`,
+      id: `${alice.origin}/follow-with-a-missing-context`,
+      type: 'Follow',
+      actor: alice.actorId,
+      object: blogActor,
+    };
+    const request = new Request(`${site}/ap/inbox`, {
+      method: 'POST',
+      headers: { 'content-type': AP },
+      body: JSON.stringify(follow),
+    });
+    expect(statusOf(await deliver(request))).toBe(400);
+    expect((await followers()).total).toBe(0);
+  });
+
   it('a body past the cap answers 413 without reaching Fedify', async () => {
     const body = Buffer.alloc(FEDERATION_MAX_BODY_BYTES + 1, 0x20).toString('base64');
     const answer = await federation({
