@@ -1,9 +1,20 @@
-import { FEDIVERSE_AVATAR_ERROR, FEDIVERSE_HANDLE_ERROR } from '@blog/contracts/site';
+import { FEDIVERSE_AVATAR_ERROR, FEDIVERSE_HANDLE_ERROR, fediverseAddress } from '@blog/contracts/site';
 import { blockDoneText, blockLabel, blockTargetsOf, countOf, fediverseFieldErrors } from './fediverseTab';
 
 const remote = { local: false, handle: '@ann@social.example', url: 'https://social.example/@ann' };
 
 describe('the Fediverse tab and the blocks from comments', () => {
+  it("builds the blog's address from the handle (the default when unset) and the served host", () => {
+    expect(fediverseAddress({ host: 'blog.example' })).toBe('@blog@blog.example');
+    expect(
+      fediverseAddress({
+        host: 'localhost:3000',
+        fediverse: { handle: 'anna_garage', approveFollowers: false, avatarImage: '' },
+      }),
+    ).toBe('@anna_garage@localhost:3000');
+    expect(fediverseAddress({})).toBeNull();
+  });
+
   it('counts in words', () => {
     expect([countOf(0, 'comment'), countOf(1, 'comment'), countOf(3, 'comment')]).toEqual([
       'no comments',
