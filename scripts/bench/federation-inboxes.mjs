@@ -1,6 +1,7 @@
 // The fan-out bench's remote servers (`npm run bench -- federation`): one process listening on
 // COUNT loopback ports from FIRST_PORT, each a fediverse server whose shared inbox is POST /inbox.
-// Run apart from the bench (child_process.fork) so the stack's CPU figures leave its work out.
+// Run apart from the bench (child_process.fork, with the first port and the count as arguments) so
+// the stack's CPU figures leave its work out.
 // Every POST is answered 202 and recorded (port, inbox, activity type and id, object type and id,
 // whether it carried an HTTP signature, when it arrived); nothing is verified, since the bench
 // measures the sender. The parent asks over IPC: { cmd: 'progress', objectId } answers how many
@@ -8,8 +9,8 @@
 // answers the totals, duplicates included.
 import { createServer } from 'node:http';
 
-const FIRST_PORT = Number(process.env.INBOXES_FIRST_PORT ?? 14200);
-const COUNT = Number(process.env.INBOXES_COUNT ?? 500);
+const FIRST_PORT = Number(process.argv[2] ?? 14200);
+const COUNT = Number(process.argv[3] ?? 500);
 /** Far above any activity the blog sends; a bigger body is cut off and counted as refused. */
 const MAX_BODY = 1024 * 1024;
 

@@ -40,14 +40,11 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The remote servers, in their own process; ask() sends one command and answers its reply. */
 async function startInboxes() {
-  const child = fork(join(ROOT, 'scripts/bench/federation-inboxes.mjs'), {
-    env: {
-      ...process.env,
-      INBOXES_FIRST_PORT: String(SIZES.firstPort),
-      INBOXES_COUNT: String(SIZES.servers),
-    },
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
+  const child = fork(
+    join(ROOT, 'scripts/bench/federation-inboxes.mjs'),
+    [String(SIZES.firstPort), String(SIZES.servers)],
+    { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] },
+  );
   const ready = await new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`the inbox servers exited (${code})`)));
@@ -98,31 +95,47 @@ async function startFederationStack() {
   };
 }
 
-/** Accepted followers straight into social's tables: follower k on server k / perServer. */
-async function seedFollowers(databaseUrl) {
+/** One statement on its own connection. */
+async function query(databaseUrl, sql, params) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const started = performance.now();
   try {
-    const { rowCount } = await client.query(
-      `WITH k AS (
-         SELECT n % $2 AS user_no, $1 + n / $2 AS port, n FROM generate_series(0, $3 - 1) AS n
-       ), actors AS (
-         INSERT INTO social.remote_actors (uri, host, handle, name, url, inbox, shared_inbox)
-         SELECT format('http://127.0.0.1:%s/users/%s', port, user_no), '127.0.0.1',
-                format('u%s@127.0.0.1:%s', user_no, port), format('Follower %s', n),
-                format('http://127.0.0.1:%s/@u%s', port, user_no),
-                format('http://127.0.0.1:%s/users/%s/inbox', port, user_no),
-                format('http://127.0.0.1:%s/inbox', port)
-         FROM k RETURNING id, uri)
-       INSERT INTO social.followers (remote_actor_id, follow_activity_id, status)
-       SELECT id, uri || '#follow', 'accepted' FROM actors`,
-      [SIZES.firstPort, SIZES.followersPerServer, SIZES.servers * SIZES.followersPerServer],
-    );
-    return { followers: rowCount, seconds: seconds(performance.now() - started) };
+    return await client.query(sql, params);
   } finally {
     await client.end();
   }
+}
+
+/** Accepted followers straight into social's tables: follower n on server n / perServer. */
+async function seedFollowers(databaseUrl) {
+  const started = performance.now();
+  const { rowCount } = await query(
+    databaseUrl,
+    `WITH k AS (
+       SELECT n % $2 AS user_no, $1 + n / $2 AS port, n FROM generate_series(0, $3 - 1) AS n
+     ), actors AS (
+       INSERT INTO social.remote_actors (uri, host, handle, name, url, inbox, shared_inbox)
+       SELECT format('http://127.0.0.1:%s/users/%s', port, user_no), '127.0.0.1',
+              format('u%s@127.0.0.1:%s', user_no, port), format('Follower %s', n),
+              format('http://127.0.0.1:%s/@u%s', port, user_no),
+              format('http://127.0.0.1:%s/users/%s/inbox', port, user_no),
+              format('http://127.0.0.1:%s/inbox', port)
+       FROM k RETURNING id, uri)
+     INSERT INTO social.followers (remote_actor_id, follow_activity_id, status)
+     SELECT id, uri || '#follow', 'accepted' FROM actors`,
+    [SIZES.firstPort, SIZES.followersPerServer, SIZES.servers * SIZES.followersPerServer],
+  );
+  return { followers: rowCount, seconds: seconds(performance.now() - started) };
+}
+
+/**
+ * When social's poller handed the post's Create to the delivery queue (its outbound_activities
+ * row): the publish-to-first-POST time splits into the poll's wait and the queue's.
+ */
+async function queuedAt(databaseUrl, postId) {
+  const sql = `SELECT (extract(epoch FROM created_at) * 1000)::float8 AS at FROM social.outbound_activities
+               WHERE post_id = $1 AND kind = 'create'`;
+  return (await query(databaseUrl, sql, [postId]).catch(() => null))?.rows[0]?.at ?? null;
 }
 
 /** Every process of the stack (the launcher and all under it): role, CPU ticks and PSS. */
@@ -248,64 +261,64 @@ async function publish(baseUrl, token) {
   return response.json();
 }
 
-/** Per role: CPU seconds between two snapshots, and the peak PSS (MB) over samples. */
-function usage(before, after, samples) {
-  const roles = new Set([...Object.keys(before), ...Object.keys(after)]);
-  const cpuSeconds = {};
-  const peakPssMb = {};
-  for (const role of roles) {
-    cpuSeconds[role] =
-      Math.round((((after[role]?.ticks ?? 0) - (before[role]?.ticks ?? 0)) / CLOCK_TICKS) * 100) / 100;
-    peakPssMb[role] = mb(Math.max(0, ...samples.map((s) => s.byRole[role]?.pssKb ?? 0)));
-  }
-  const total = (byRole) => Object.values(byRole).reduce((sum, r) => sum + r.pssKb, 0);
+const pssTotalKb = (byRole) => Object.values(byRole).reduce((sum, r) => sum + r.pssKb, 0);
+const hundredths = (v) => Math.round(v * 100) / 100;
+
+/** Per role: CPU seconds between two snapshots, the peak PSS over samples and the PSS at `rest` (MB). */
+function usage(before, after, samples, rest) {
+  const roles = [...new Set([...Object.keys(before), ...Object.keys(after)])];
+  const perRole = (value) => Object.fromEntries(roles.map((role) => [role, value(role)]));
+  const cpuSeconds = perRole((role) =>
+    hundredths(((after[role]?.ticks ?? 0) - (before[role]?.ticks ?? 0)) / CLOCK_TICKS),
+  );
+  const peakKb = (value) => Math.max(0, ...samples.map((s) => value(s.byRole)));
   return {
-    cpuSeconds: {
-      ...cpuSeconds,
-      total: Math.round(Object.values(cpuSeconds).reduce((a, b) => a + b, 0) * 100) / 100,
+    cpuSeconds: { ...cpuSeconds, total: hundredths(Object.values(cpuSeconds).reduce((a, b) => a + b, 0)) },
+    peakPssMb: {
+      ...perRole((role) => mb(peakKb((byRole) => byRole[role]?.pssKb ?? 0))),
+      total: mb(peakKb(pssTotalKb)),
     },
-    peakPssMb: { ...peakPssMb, total: mb(Math.max(0, ...samples.map((s) => total(s.byRole)))) },
+    restPssMb: { ...perRole((role) => mb(rest[role]?.pssKb ?? 0)), total: mb(pssTotalKb(rest)) },
   };
 }
 
 function table(result) {
   const { fanOut, deliveries: d, stack, reads } = result;
-  const pad = (s, n) => String(s).padEnd(n);
-  const W = 40;
+  const line = (label, text) => `${String(label).padEnd(40)}${text}`;
+  const cells = (width, values) => values.map((v) => String(v ?? '-').padStart(width)).join('');
+  const types = Object.entries(d.byType).map(([type, n]) => `${type} ${n}`);
   const lines = [
     `Fan-out: ${result.followers} followers on ${result.servers} loopback servers (one shared inbox each)`,
-    `${pad('publish answered', W)}${fanOut.publishMs} ms`,
-    `${pad('first server reached', W)}${fanOut.firstSeconds ?? '-'} s after the publish`,
-    `${pad(`all servers reached`, W)}${fanOut.allSeconds ?? `not within ${SIZES.timeoutSeconds} s`}` +
-      `${fanOut.allSeconds === null ? '' : ' s'} (${fanOut.reached}/${result.servers})`,
-    `${pad('POSTs received', W)}${d.deliveries}: ${
-      Object.entries(d.byType)
-        .map(([t, n]) => `${t} ${n}`)
-        .join(', ') || 'none'
-    }`,
-    `${pad('  to shared / personal inboxes', W)}${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
-    `${pad('  delivered twice', W)}${d.deliveredTwice}`,
+    line('publish answered', `${fanOut.publishMs} ms`),
+    line('Create queued by social', `${fanOut.queuedSeconds ?? '-'} s after the publish`),
+    line('first server reached', `${fanOut.firstSeconds ?? '-'} s after the publish`),
+    line(
+      'all servers reached',
+      `${fanOut.allSeconds === null ? `not within ${SIZES.timeoutSeconds}` : fanOut.allSeconds} s (${fanOut.reached}/${result.servers})`,
+    ),
+    line('POSTs received', `${d.deliveries}: ${types.join(', ') || 'none'}`),
+    line(
+      '  to shared / personal inboxes',
+      `${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
+    ),
+    line('  delivered twice', d.deliveredTwice),
     '',
-    `${pad('stack process', W)}${'CPU s (fan-out)'.padStart(16)}${'peak PSS MB'.padStart(14)}${'PSS MB before'.padStart(16)}`,
-  ];
-  for (const role of Object.keys(stack.cpuSeconds))
-    lines.push(
-      `${pad(role, W)}${String(stack.cpuSeconds[role]).padStart(16)}${String(stack.peakPssMb[role] ?? '-').padStart(14)}` +
-        `${String(stack.restPssMb[role] ?? '-').padStart(16)}`,
-    );
-  lines.push(
-    `${pad('(inbox servers, not counted)', W)}${String(stack.inboxServersCpuSeconds).padStart(16)}`,
+    line('stack process', cells(16, ['CPU s (fan-out)', 'peak PSS MB', 'PSS MB before'])),
+    ...Object.keys(stack.cpuSeconds).map((role) =>
+      line(role, cells(16, [stack.cpuSeconds[role], stack.peakPssMb[role], stack.restPssMb[role]])),
+    ),
+    line('(inbox servers, not counted)', cells(16, [stack.inboxServersCpuSeconds])),
     '',
-  );
-  lines.push(
     `read latency ms, a GET every ${READ_EVERY_MS} ms; baseline: the ${reads.windowSeconds} s before the publish`,
-    `${pad('', W + 10)}${['n', 'p50', 'p95', 'max', 'failed'].map((h) => h.padStart(8)).join('')}`,
-  );
+    line('', cells(10, ['', 'n', 'p50', 'p95', 'max', 'failed'])),
+  ];
   for (const [path, phases] of Object.entries(reads.byPath))
     for (const [phase, s] of Object.entries(phases))
       lines.push(
-        `${pad(phase === 'baseline' ? path.slice(0, W - 1) : '', W)}${pad(phase, 10)}` +
-          [s.n, s.p50, s.p95, s.max, s.failed].map((v) => String(v).padStart(8)).join(''),
+        line(
+          phase === 'baseline' ? path.slice(0, 39) : '',
+          cells(10, [phase, s.n, s.p50, s.p95, s.max, s.failed]),
+        ),
       );
   return lines.join('\n');
 }
@@ -322,9 +335,8 @@ export async function benchFederation() {
     const first = Array.isArray(list) ? list[0] : (list.items ?? list.posts)[0];
     const paths = ['/api/posts?limit=10', first.url ?? `/posts/${first.slug}`];
     // What a blog with followers has done before: its keys made, its pages rendered once.
-    await fetch(`${stack.baseUrl}/ap/actor/blog`, { headers: { accept: 'application/activity+json' } }).catch(
-      () => {},
-    );
+    const activityJson = { accept: 'application/activity+json' };
+    await fetch(`${stack.baseUrl}/ap/actor/blog`, { headers: activityJson }).catch(() => {});
     for (const path of paths) await fetch(`${stack.baseUrl}${path}`).then((r) => r.arrayBuffer());
 
     const samples = sampleStack(stack.child.pid, stack.dataDir);
@@ -353,6 +365,7 @@ export async function benchFederation() {
     await readers.stop();
     samples.stop();
     const deliveries = await inboxes.ask({ cmd: 'report', objectId });
+    const queued = await queuedAt(stack.databaseUrl, post.id);
     const lengthMs = Math.max(endAt - publishedAt, 1000);
     const baselineFrom = publishedAt - Math.min(lengthMs, SIZES.baselineSeconds * 1000);
     const baseline = readers.stats(baselineFrom, publishedAt);
@@ -365,22 +378,18 @@ export async function benchFederation() {
       post: { id: post.id, objectId },
       fanOut: {
         publishMs,
+        queuedSeconds: queued === null ? null : seconds(queued - publishedAt),
         firstSeconds: deliveries.firstAt ? seconds(deliveries.firstAt - publishedAt) : null,
         allSeconds: progress.reached === SIZES.servers ? seconds(progress.lastAt - publishedAt) : null,
         reached: progress.reached,
       },
       deliveries,
-      stack: {
-        ...usage(before, after, samples.between(publishedAt, endAt)),
-        restPssMb: Object.fromEntries(Object.entries(rest).map(([role, r]) => [role, mb(r.pssKb)])),
-        inboxServersCpuSeconds,
-      },
+      stack: { ...usage(before, after, samples.between(publishedAt, endAt), rest), inboxServersCpuSeconds },
       reads: {
         windowSeconds: seconds(publishedAt - baselineFrom),
         byPath: Object.fromEntries(paths.map((p) => [p, { baseline: baseline[p], 'fan-out': during[p] }])),
       },
     };
-    result.stack.restPssMb.total = mb(Object.values(rest).reduce((sum, r) => sum + r.pssKb, 0));
     process.stderr.write(`${table(result)}\n`);
     return result;
   } finally {
