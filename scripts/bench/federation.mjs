@@ -1,15 +1,13 @@
-// `npm run bench -- federation`: the fan-out of one post (issue 30 §4). 10,000 accepted followers
-// spread over 500 loopback servers (20 each, every server with a shared inbox: ports 14200+, G14),
-// a post published through the API on the real embedded stack (OUTBOUND_ALLOW=127.0.0.1, SITE_URL
-// on its port). Figures: the time from the publish until every server has the Create (one POST
-// per shared inbox expected), the deliveries by type and any delivered twice, the CPU seconds of
-// each stack process meanwhile (/proc/PID/stat) and the peak PSS summed over the stack (every
-// 200 ms), and the read latency of the post list and a post page (a request every 100 ms each)
-// during the fan-out beside the same readers over the same length of time just before it.
-// The remote servers run in their own process (federation-inboxes.mjs): their CPU is not the
-// stack's. Followers are seeded by SQL into social's tables (a bench shortcut: 10,000 signed
-// Follows would measure the inbox, not the fan-out). EMBEDDED_PROCESSES=per-service gives each
-// service its own CPU and PSS line.
+// `npm run bench -- federation`: the fan-out of one post (issue 30 §4) on the real embedded stack
+// (OUTBOUND_ALLOW=127.0.0.1, SITE_URL on its port): 10,000 accepted followers on 500 loopback
+// servers (20 each, one shared inbox each: ports 14200+, G14; in their own process,
+// federation-inboxes.mjs, so their CPU is not the stack's), seeded by SQL into social's tables (a
+// shortcut: 10,000 signed Follows would measure the inbox). One post published through the API.
+// Figures: time until every server has the Create (one POST per shared inbox expected), the
+// deliveries by type and any delivered twice, each stack process's CPU seconds (/proc/PID/stat)
+// and peak PSS (every 200 ms), and the read latency of the post list and a post page (a GET every
+// 100 ms each) beside the same readers for as long just before the publish.
+// EMBEDDED_PROCESSES=per-service gives each service its own line.
 import { fork } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -141,40 +139,35 @@ async function queuedAt(databaseUrl, postId) {
 /** Every process of the stack (the launcher and all under it): role, CPU ticks and PSS. */
 async function stackSnapshot(launcher, dataDir) {
   const table = new Map();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const entry of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
     if (!stat) continue;
-    const fields = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
+    const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime, stime and the waited-for children's: PostgreSQL's ended backends count with it.
-    const ticks = fields[11] + fields[12] + fields[13] + fields[14];
-    table.set(Number(entry), {
-      ppid: fields[1],
-      comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-      ticks,
-    });
+    table.set(Number(entry), { ppid: Number(f[1]), comm, ticks: +f[11] + +f[12] + +f[13] + +f[14] });
   }
   const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8').catch(() => '{}'));
   const named = new Map();
   for (const [name, pid] of Object.entries(state.children ?? {}))
     if (pid) named.set(pid, named.has(pid) ? `${named.get(pid)}+${name}` : name);
+  // The nearest named ancestor (a media worker counts with media), else the command (postgres);
+  // null outside the stack.
   const roleOf = (pid) => {
-    if (pid === launcher) return 'launcher';
-    for (let p = pid; p && p !== launcher; p = table.get(p)?.ppid) if (named.has(p)) return named.get(p);
-    return table.get(pid).comm === 'postgres' ? 'postgres' : table.get(pid).comm;
-  };
-  const inStack = (pid) => {
-    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) if (p === launcher) return true;
-    return false;
+    let role = pid === launcher ? 'launcher' : null;
+    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) {
+      if (p === launcher) return role ?? table.get(pid).comm;
+      role ??= named.get(p) ?? null;
+    }
+    return null;
   };
   const byRole = {};
   await Promise.all(
-    [...table.keys()].filter(inStack).map(async (pid) => {
+    [...table.keys()].map(async (pid) => {
+      const name = roleOf(pid);
+      if (!name) return;
       const rollup = await readFile(`/proc/${pid}/smaps_rollup`, 'utf8').catch(() => '');
-      const role = (byRole[roleOf(pid)] ??= { ticks: 0, pssKb: 0 });
+      const role = (byRole[name] ??= { ticks: 0, pssKb: 0 });
       role.ticks += table.get(pid).ticks;
       role.pssKb += Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
     }),
@@ -217,23 +210,20 @@ function startReaders(baseUrl, paths) {
   return {
     /** Latency of the reads started in [from, to), per path. */
     stats(from, to) {
-      return Object.fromEntries(
-        paths.map((path) => {
-          const window = reads.filter((r) => r.path === path && r.at >= from && r.at < to);
-          const ms = window.map((r) => r.ms).sort((a, b) => a - b);
-          const round = (v) => Math.round(v * 10) / 10;
-          return [
-            path,
-            {
-              n: ms.length,
-              p50: round(percentile(ms, 50)),
-              p95: round(percentile(ms, 95)),
-              max: round(ms.at(-1) ?? NaN),
-              failed: window.filter((r) => !r.ok).length,
-            },
-          ];
-        }),
-      );
+      const round = (v) => Math.round(v * 10) / 10;
+      const of = (path) => {
+        const window = reads.filter((r) => r.path === path && r.at >= from && r.at < to);
+        const ms = window.map((r) => r.ms).sort((x, y) => x - y);
+        const [p50, p95] = [50, 95].map((p) => round(percentile(ms, p)));
+        return {
+          n: ms.length,
+          p50,
+          p95,
+          max: round(ms.at(-1) ?? NaN),
+          failed: window.filter((r) => !r.ok).length,
+        };
+      };
+      return Object.fromEntries(paths.map((path) => [path, of(path)]));
     },
     async stop() {
       timers.forEach(clearInterval);
@@ -264,16 +254,23 @@ async function publish(baseUrl, token) {
 const pssTotalKb = (byRole) => Object.values(byRole).reduce((sum, r) => sum + r.pssKb, 0);
 const hundredths = (v) => Math.round(v * 100) / 100;
 
-/** Per role: CPU seconds between two snapshots, the peak PSS over samples and the PSS at `rest` (MB). */
-function usage(before, after, samples, rest) {
+/**
+ * Per role: CPU seconds of the fan-out (between two snapshots) and of the baseline's window (the
+ * readers' own cost), the peak PSS over the fan-out's samples and the PSS at rest before it (MB).
+ */
+function usage({ before, after, baselineStart, samples, rest }) {
   const roles = [...new Set([...Object.keys(before), ...Object.keys(after)])];
   const perRole = (value) => Object.fromEntries(roles.map((role) => [role, value(role)]));
-  const cpuSeconds = perRole((role) =>
-    hundredths(((after[role]?.ticks ?? 0) - (before[role]?.ticks ?? 0)) / CLOCK_TICKS),
-  );
+  const cpu = (from, to) => {
+    const byRole = perRole((role) =>
+      hundredths(((to[role]?.ticks ?? 0) - (from[role]?.ticks ?? 0)) / CLOCK_TICKS),
+    );
+    return { ...byRole, total: hundredths(Object.values(byRole).reduce((x, y) => x + y, 0)) };
+  };
   const peakKb = (value) => Math.max(0, ...samples.map((s) => value(s.byRole)));
   return {
-    cpuSeconds: { ...cpuSeconds, total: hundredths(Object.values(cpuSeconds).reduce((a, b) => a + b, 0)) },
+    cpuSeconds: cpu(before, after),
+    baselineCpuSeconds: cpu(baselineStart, before),
     peakPssMb: {
       ...perRole((role) => mb(peakKb((byRole) => byRole[role]?.pssKb ?? 0))),
       total: mb(peakKb(pssTotalKb)),
@@ -282,30 +279,33 @@ function usage(before, after, samples, rest) {
   };
 }
 
+const COLUMNS = ['cpuSeconds', 'baselineCpuSeconds', 'peakPssMb', 'restPssMb'];
+
 function table(result) {
   const { fanOut, deliveries: d, stack, reads } = result;
   const line = (label, text) => `${String(label).padEnd(40)}${text}`;
   const cells = (width, values) => values.map((v) => String(v ?? '-').padStart(width)).join('');
+  const all = fanOut.allSeconds ?? `not within ${SIZES.timeoutSeconds}`;
   const types = Object.entries(d.byType).map(([type, n]) => `${type} ${n}`);
   const lines = [
     `Fan-out: ${result.followers} followers on ${result.servers} loopback servers (one shared inbox each)`,
     line('publish answered', `${fanOut.publishMs} ms`),
     line('Create queued by social', `${fanOut.queuedSeconds ?? '-'} s after the publish`),
     line('first server reached', `${fanOut.firstSeconds ?? '-'} s after the publish`),
-    line(
-      'all servers reached',
-      `${fanOut.allSeconds === null ? `not within ${SIZES.timeoutSeconds}` : fanOut.allSeconds} s (${fanOut.reached}/${result.servers})`,
-    ),
+    line('all servers reached', `${all} s (${fanOut.reached}/${result.servers})`),
     line('POSTs received', `${d.deliveries}: ${types.join(', ') || 'none'}`),
-    line(
-      '  to shared / personal inboxes',
-      `${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}; GETs ${d.gets}`,
-    ),
-    line('  delivered twice', d.deliveredTwice),
+    line('  shared / personal inbox', `${d.toSharedInbox} / ${d.toPersonalInbox}; unsigned ${d.unsigned}`),
+    line('  delivered twice; GETs', `${d.deliveredTwice}; ${d.gets}`),
     '',
-    line('stack process', cells(16, ['CPU s (fan-out)', 'peak PSS MB', 'PSS MB before'])),
+    line('stack process', cells(16, ['CPU s fan-out', 'CPU s baseline', 'peak PSS MB', 'PSS MB before'])),
     ...Object.keys(stack.cpuSeconds).map((role) =>
-      line(role, cells(16, [stack.cpuSeconds[role], stack.peakPssMb[role], stack.restPssMb[role]])),
+      line(
+        role,
+        cells(
+          16,
+          COLUMNS.map((k) => stack[k][role]),
+        ),
+      ),
     ),
     line('(inbox servers, not counted)', cells(16, [stack.inboxServersCpuSeconds])),
     '',
@@ -313,13 +313,10 @@ function table(result) {
     line('', cells(10, ['', 'n', 'p50', 'p95', 'max', 'failed'])),
   ];
   for (const [path, phases] of Object.entries(reads.byPath))
-    for (const [phase, s] of Object.entries(phases))
-      lines.push(
-        line(
-          phase === 'baseline' ? path.slice(0, 39) : '',
-          cells(10, [phase, s.n, s.p50, s.p95, s.max, s.failed]),
-        ),
-      );
+    for (const [phase, r] of Object.entries(phases)) {
+      const label = phase === 'baseline' ? path.slice(0, 39) : '';
+      lines.push(line(label, cells(10, [phase, r.n, r.p50, r.p95, r.max, r.failed])));
+    }
   return lines.join('\n');
 }
 
@@ -346,9 +343,8 @@ export async function benchFederation() {
     const inboxTicks = await cpuTicks(inboxes.pid);
     process.stderr.write(`[bench] federation: publishing to ${seeded.followers} followers\n`);
     const publishedAt = Date.now();
-    const t0 = performance.now();
     const post = await publish(stack.baseUrl, token);
-    const publishMs = Math.round(performance.now() - t0);
+    const publishMs = Date.now() - publishedAt;
     const objectId = `${stack.siteUrl}/post/${post.id}`;
     let progress = { reached: 0, lastAt: null };
     const deadline = publishedAt + SIZES.timeoutSeconds * 1000;
@@ -366,11 +362,12 @@ export async function benchFederation() {
     samples.stop();
     const deliveries = await inboxes.ask({ cmd: 'report', objectId });
     const queued = await queuedAt(stack.databaseUrl, post.id);
-    const lengthMs = Math.max(endAt - publishedAt, 1000);
-    const baselineFrom = publishedAt - Math.min(lengthMs, SIZES.baselineSeconds * 1000);
+    const baselineFrom =
+      publishedAt - Math.min(Math.max(endAt - publishedAt, 1000), SIZES.baselineSeconds * 1000);
     const baseline = readers.stats(baselineFrom, publishedAt);
     const during = readers.stats(publishedAt, endAt);
     const rest = samples.between(publishedAt - 1000, publishedAt).at(-1)?.byRole ?? before;
+    const baselineStart = samples.between(baselineFrom, publishedAt)[0]?.byRole ?? before;
     const result = {
       followers: seeded.followers,
       servers: SIZES.servers,
@@ -384,7 +381,10 @@ export async function benchFederation() {
         reached: progress.reached,
       },
       deliveries,
-      stack: { ...usage(before, after, samples.between(publishedAt, endAt), rest), inboxServersCpuSeconds },
+      stack: {
+        ...usage({ before, after, baselineStart, samples: samples.between(publishedAt, endAt), rest }),
+        inboxServersCpuSeconds,
+      },
       reads: {
         windowSeconds: seconds(publishedAt - baselineFrom),
         byPath: Object.fromEntries(paths.map((p) => [p, { baseline: baseline[p], 'fan-out': during[p] }])),
