@@ -27,7 +27,6 @@ const SIZES = {
   timeoutSeconds: env('BENCH_FEDERATION_TIMEOUT_SECONDS', 300),
   /** After every server has the post: time for a late duplicate to show. */
   settleSeconds: env('BENCH_FEDERATION_SETTLE_SECONDS', 10),
-  seededPosts: 200,
 };
 const READ_EVERY_MS = 100;
 const SAMPLE_EVERY_MS = 200;
@@ -322,10 +321,10 @@ function table(result) {
 
 export async function benchFederation() {
   const inboxes = await startInboxes();
-  let stack;
+  let stack, samples, readers;
   try {
     stack = await startFederationStack();
-    await seedPosts(stack.databaseUrl, SIZES.seededPosts);
+    await seedPosts(stack.databaseUrl, 200); // the readers' list and page
     const seeded = await seedFollowers(stack.databaseUrl);
     const token = await signInToken(stack.baseUrl, ADMIN);
     const list = await (await fetch(`${stack.baseUrl}/api/posts?limit=1`)).json();
@@ -336,8 +335,8 @@ export async function benchFederation() {
     await fetch(`${stack.baseUrl}/ap/actor/blog`, { headers: activityJson }).catch(() => {});
     for (const path of paths) await fetch(`${stack.baseUrl}${path}`).then((r) => r.arrayBuffer());
 
-    const samples = sampleStack(stack.child.pid, stack.dataDir);
-    const readers = startReaders(stack.baseUrl, paths);
+    samples = sampleStack(stack.child.pid, stack.dataDir);
+    readers = startReaders(stack.baseUrl, paths);
     await sleep(SIZES.baselineSeconds * 1000);
     const before = await stackSnapshot(stack.child.pid, stack.dataDir);
     const inboxTicks = await cpuTicks(inboxes.pid);
@@ -358,8 +357,6 @@ export async function benchFederation() {
     // The readers keep going a moment; the fan-out's window ends at the last server's first Create.
     const endAt = progress.reached === SIZES.servers ? progress.lastAt : doneAt;
     await sleep(SIZES.settleSeconds * 1000);
-    await readers.stop();
-    samples.stop();
     const deliveries = await inboxes.ask({ cmd: 'report', objectId });
     const queued = await queuedAt(stack.databaseUrl, post.id);
     const baselineFrom =
@@ -393,6 +390,8 @@ export async function benchFederation() {
     process.stderr.write(`${table(result)}\n`);
     return result;
   } finally {
+    samples?.stop();
+    await readers?.stop();
     await stack?.stop();
     await inboxes.stop();
   }
