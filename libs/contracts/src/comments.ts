@@ -35,6 +35,8 @@ export interface CommentAuthor {
   handle: string | null;
   /** The author's profile page (remote), or null. */
   url: string | null;
+  /** The remote author's actor id (what "Block this account" blocks); null for a local one. */
+  actorUri: string | null;
   /** Path of the locally cached avatar (never the remote URL), or null. */
   avatarUrl: string | null;
   /** True for a signed-in reader of this site. */

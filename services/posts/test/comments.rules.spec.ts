@@ -115,6 +115,7 @@ describe('CommentsService rules', () => {
         name: 'Alice',
         handle: '@alice@social.example',
         url: 'https://social.example/@alice',
+        actorUri: ALICE.uri,
         avatarUrl: '/uploads/avatars/alice.png',
         local: false,
       },
@@ -240,11 +241,13 @@ describe('CommentsService rules', () => {
     expect(await store.findRemote('https://social.example/notes/3')).toBeNull();
   });
 
-  it("purges an actor's comments, or a whole server's", async () => {
+  it("purges an actor's comments, or a whole server's with its sub-domains", async () => {
     for (const [i, actor] of [
       MALLORY,
       MALLORY,
       { ...MALLORY, uri: 'https://evil.example/users/eve' },
+      { ...MALLORY, uri: 'https://eu.Evil.example:8443/users/eve' },
+      { ...MALLORY, uri: 'https://notevil.example/users/neighbour' },
     ].entries())
       await service.createFromRemote(
         remoteCreate({
@@ -255,7 +258,8 @@ describe('CommentsService rules', () => {
         }),
       );
     expect(await service.purge({ actorUri: MALLORY.uri })).toEqual({ deleted: 2 });
-    expect(await service.purge({ domain: 'evil.example' })).toEqual({ deleted: 1 });
+    expect(await service.purge({ domain: 'evil.example' })).toEqual({ deleted: 2 });
+    expect(await store.findRemote('https://evil.example/notes/4')).not.toBeNull();
     expect(await store.findRemote('https://social.example/notes/1')).not.toBeNull();
     expect(refusal(() => parseOrThrow(RpcContracts[Patterns.posts.commentPurge].request, {}))).toMatchObject({
       status: 400,

@@ -13,6 +13,7 @@ export function toView(row: CommentRow): CommentView {
       name: row.authorName,
       handle: row.authorHandle,
       url: row.authorUrl,
+      actorUri: row.remoteActorUri,
       avatarUrl: row.authorAvatarKey ? `/uploads/${row.authorAvatarKey}` : null,
       local: row.local,
     },

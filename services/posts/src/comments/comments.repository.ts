@@ -203,9 +203,12 @@ export class CommentsRepository {
   async purge(by: { actorUri: string } | { domain: string }): Promise<number> {
     const [, affected] = (await ('actorUri' in by
       ? this.db.query(`DELETE FROM posts.comments WHERE remote_actor_uri = $1`, [by.actorUri])
-      : this.db.query(
+      : // The server and its sub-domains, as a block of the domain covers them (hostInDomain).
+        this.db.query(
           `DELETE FROM posts.comments
-           WHERE lower(substring(remote_actor_uri from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@]*@)?([^/?#]+)')) = $1`,
+           WHERE remote_actor_uri IS NOT NULL
+             AND (SELECT h = $1 OR right(h, length($1) + 1) = '.' || $1
+                  FROM lower(substring(remote_actor_uri from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@]*@)?([^/?#:]+)')) AS h)`,
           [by.domain],
         ))) as [unknown, number];
     return affected;
