@@ -47,8 +47,7 @@ export type FederationHttpRequest = z.infer<typeof federationHttpRequestSchema>;
 
 /** The federation's answer, or `pass`: the blog's own routes answer (an HTML page, its 404). */
 export type FederationHttpAnswer =
-  | { pass: true }
-  | { pass: false; status: number; headers: [string, string][]; body: string | null };
+  { pass: true } | { pass: false; status: number; headers: [string, string][]; body: string | null };
 
 /** A picture of a post as the Article's attachment. */
 export interface ArticleImageView {
@@ -83,9 +82,18 @@ export const articleOutboxQuerySchema = z.object({
   offset: z.coerce.number().int().min(0).default(0),
   limit: z.coerce.number().int().min(1).max(ARTICLE_OUTBOX_PAGE_MAX).default(20),
 });
+/**
+ * An outbox entry: the Create of a post names its Article by id. Whole Articles (up to 200,000
+ * characters each) would make a page of megabytes, past NATS's 1 MB message limit; a client
+ * fetches an Article it wants by its id.
+ */
+export interface ArticleRef {
+  id: number;
+  published: string;
+}
 export interface ArticleOutboxPage {
   /** Newest first. */
-  items: ArticleView[];
+  items: ArticleRef[];
   total: number;
 }
 

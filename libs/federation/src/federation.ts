@@ -246,8 +246,19 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     if (identifier !== BLOG_ACTOR || cursor === null) return null;
     const offset = Number(cursor) || 0;
     const page = await ports.articles.outbox(offset, PAGE);
+    // The Create each follower got, naming its Article by id (a client fetches the ones it wants).
     return {
-      items: page.items.map((a) => activityFor('create', a) as Create),
+      items: page.items.map(
+        (a) =>
+          new Create({
+            id: new URL(`${articleUri(a.id).href}#create`),
+            actor: actorUri,
+            object: articleUri(a.id),
+            published: instant(a.published),
+            to: PUBLIC_COLLECTION,
+            cc: followersUri,
+          }),
+      ),
       nextCursor: offset + PAGE < page.total ? String(offset + PAGE) : null,
     };
   });

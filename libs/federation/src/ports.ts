@@ -94,8 +94,11 @@ export interface FederationPorts {
   articles: {
     /** null: no such visible post (404); 'gone': deleted or unpublished after federation (410). */
     byPostId(id: number): Promise<ArticleData | 'gone' | null>;
-    /** Newest first. */
-    outbox(offset: number, limit: number): Promise<{ items: ArticleData[]; total: number }>;
+    /** Newest first, by id: the outbox's Creates name their Articles (contracts' ArticleRef). */
+    outbox(
+      offset: number,
+      limit: number,
+    ): Promise<{ items: { id: number; published: Date }[]; total: number }>;
   };
   comments: {
     create(comment: RemoteComment): Promise<void>;

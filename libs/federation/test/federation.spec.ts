@@ -115,9 +115,12 @@ describe('blog federation', () => {
     expect(goneRes.status).toBe(410);
     // The outbox: newest first, paged.
     const first = (await (await get('/ap/actor/blog/outbox?cursor=0')).json()) as {
-      orderedItems: { object: { id: string } }[];
+      orderedItems: { id: string; type: string; object: string }[];
     };
-    expect(first.orderedItems.map((i) => i.object.id)).toEqual([`${a.origin}/post/2`, `${a.origin}/post/1`]);
+    expect(first.orderedItems.map((i) => [i.type, i.id, i.object])).toEqual([
+      ['Create', `${a.origin}/post/2#create`, `${a.origin}/post/2`],
+      ['Create', `${a.origin}/post/1#create`, `${a.origin}/post/1`],
+    ]);
   });
 
   it('HTML requests pass through to the blog: the page answers, nothing is written twice', async () => {

@@ -248,9 +248,13 @@ describe('federation articles', () => {
     const all = await articles.outbox(0, 100);
     expect(all.total).toBe(3);
     expect(all.items.map((a) => a.id)).toEqual([ids.pictured, ids.replied, ids.older]);
-    expect(all.items[0]).toEqual(await article(ids.pictured));
+    const pictured = await article(ids.pictured);
+    expect(all.items[0]).toEqual({ id: ids.pictured, published: pictured.published });
     const second = await articles.outbox(1, 1);
-    expect(second).toEqual({ total: 3, items: [await article(ids.replied)] });
+    expect(second).toEqual({
+      total: 3,
+      items: [{ id: ids.replied, published: (await article(ids.replied)).published }],
+    });
     expect(await articles.outbox(3, 10)).toEqual({ total: 3, items: [] });
 
     // Through the RPC handler: the contract's defaults and bounds apply.

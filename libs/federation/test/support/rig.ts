@@ -108,7 +108,10 @@ export class MemoryPorts implements FederationPorts {
       const all = [...this.posts.values()]
         .filter((p): p is ArticleData => p !== 'gone')
         .sort((a, b) => +b.published - +a.published);
-      return { items: all.slice(offset, offset + limit), total: all.length };
+      return {
+        items: all.slice(offset, offset + limit).map((a) => ({ id: a.id, published: a.published })),
+        total: all.length,
+      };
     },
   };
   comments = {

@@ -67,11 +67,15 @@ export class ArticlesRepository {
   }
 
   /** A page of visible posts, newest first (the list's order), and how many there are. */
-  async page(offset: number, limit: number): Promise<{ rows: ArticleRow[]; total: number }> {
+  async page(
+    offset: number,
+    limit: number,
+  ): Promise<{ rows: Pick<ArticleRow, 'id' | 'createdAt'>[]; total: number }> {
     const rows = (await this.db.query(
-      `${ARTICLE_SELECT} ORDER BY p.created_at DESC, p.id DESC OFFSET $1 LIMIT $2`,
+      `SELECT p.id, p.created_at AS "createdAt" FROM posts.posts p WHERE ${VISIBILITY_SQL.visible}
+        ORDER BY p.created_at DESC, p.id DESC OFFSET $1 LIMIT $2`,
       [offset, limit],
-    )) as ArticleRow[];
+    )) as Pick<ArticleRow, 'id' | 'createdAt'>[];
     const [{ total }] = (await this.db.query(
       `SELECT count(*)::int AS total FROM posts.posts p WHERE ${VISIBILITY_SQL.visible}`,
     )) as { total: number }[];

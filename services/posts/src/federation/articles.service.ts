@@ -46,10 +46,13 @@ export class ArticlesService {
     return (await this.stored.wasDelivered(postId)) ? { gone: true } : null;
   }
 
-  /** Visible posts, newest first. */
+  /** Visible posts, newest first, by id (ArticleRef). */
   async outbox(offset: number, limit: number): Promise<ArticleOutboxPage> {
     const { rows, total } = await this.stored.page(offset, limit);
-    return { items: rows.map((row) => this.view(row)), total };
+    return {
+      items: rows.map((row) => ({ id: row.id, published: new Date(row.createdAt).toISOString() })),
+      total,
+    };
   }
 
   private view(row: ArticleRow): ArticleView {

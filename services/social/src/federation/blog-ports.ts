@@ -117,7 +117,10 @@ export function blogPorts(
       },
       async outbox(offset, limit) {
         const page = await posts.outbox(offset, limit);
-        return { items: page.items.map(articleDataOf), total: page.total };
+        return {
+          items: page.items.map((item) => ({ id: item.id, published: new Date(item.published) })),
+          total: page.total,
+        };
       },
     },
     comments: {
