@@ -39,14 +39,24 @@ export interface LoaderFactories {
   authenticatedDocumentLoaderFactory: AuthenticatedDocumentLoaderFactory;
 }
 
+/**
+ * Whole-fetch deadlines (connect to last byte). An inbox POST waits for its signer's key and for
+ * any JSON-LD context it names before its signature is checked, inside the gateway's RPC wait
+ * (5 s): a server that drips its answer must not hold the request past it. A context, once
+ * loaded, is cached; the common ones are preloaded and never fetched.
+ */
+export const DOCUMENT_FETCH_MS = 4000;
+export const CONTEXT_FETCH_MS = 1500;
+
 export function loaderFactories(allow: OutboundAllowList, kv: KvStore, userAgent?: string): LoaderFactories {
-  const fetchFn = webFetch(allow, { userAgent });
-  const documents = kvCache({ loader: loaderOn(fetchFn), kv, prefix: ['_blog', 'document'] });
-  const contexts = kvCache({ loader: loaderOn(fetchFn), kv, prefix: ['_blog', 'context'] });
+  const documentFetch = webFetch(allow, { userAgent, timeoutMs: DOCUMENT_FETCH_MS });
+  const contextFetch = webFetch(allow, { userAgent, timeoutMs: CONTEXT_FETCH_MS });
+  const documents = kvCache({ loader: loaderOn(documentFetch), kv, prefix: ['_blog', 'document'] });
+  const contexts = kvCache({ loader: loaderOn(contextFetch), kv, prefix: ['_blog', 'context'] });
   return {
     documentLoaderFactory: () => documents,
     contextLoaderFactory: () => contexts,
     authenticatedDocumentLoaderFactory: (identity) =>
-      loaderOn(fetchFn, (r) => signRequest(r, identity.privateKey, identity.keyId)),
+      loaderOn(documentFetch, (r) => signRequest(r, identity.privateKey, identity.keyId)),
   };
 }

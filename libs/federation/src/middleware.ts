@@ -5,6 +5,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import { FEDERATION_MAX_BODY_BYTES } from '@blog/contracts';
 import { INBOX_PATHS, type BlogFederation } from './federation.js';
 
 export interface FederationMiddlewareOptions {
@@ -12,7 +13,8 @@ export interface FederationMiddlewareOptions {
   maxInboxBytes?: number;
 }
 
-export const DEFAULT_MAX_INBOX_BYTES = 256 * 1024;
+/** The contracts' cap, the one the gateway and the social service apply. */
+export const DEFAULT_MAX_INBOX_BYTES = FEDERATION_MAX_BODY_BYTES;
 
 export function federationMiddleware(
   blog: BlogFederation,
