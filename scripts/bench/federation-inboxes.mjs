@@ -16,7 +16,7 @@ const MAX_BODY = 1024 * 1024;
 
 /** Every delivery: { port, path, type, id, objectType, objectId, signed, at } */
 const deliveries = [];
-/** port -> first arrival (ms since the epoch) of a Create, per object id: objectId -> Map */
+/** Object id -> Map(port -> when its first Create of that object arrived, ms since the epoch). */
 const firstCreate = new Map();
 let refused = 0;
 let gets = 0;
