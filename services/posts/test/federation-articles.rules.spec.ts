@@ -1,23 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { reservedSegments, type ArticleView } from '@blog/contracts';
-import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
-import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
+import { type ArticleView } from '@blog/contracts';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
 import type { PostsConfig } from '../src/config.js';
 import { ContentService } from '../src/content/content.service.js';
 import { ArticlesRepository } from '../src/federation/articles.repository.js';
 import { ArticlesService } from '../src/federation/articles.service.js';
 import { FederationController } from '../src/federation/federation.controller.js';
 import { FederationEvents } from '../src/federation/federation-events.js';
-import { FederationEventsRepository } from '../src/federation/federation-events.repository.js';
-import { MediaItem } from '../src/posts/media-item.entity.js';
-import { Post } from '../src/posts/post.entity.js';
 import { PostgresPostsRepository } from '../src/posts/posts.repository.js';
 import { PostsService } from '../src/posts/posts.service.js';
-import { PostSearchRepository } from '../src/search/post-search.repository.js';
-import type { SiteSettings } from '../src/site/site-settings.js';
-import { garageSite } from './support/garage-site.js';
+import { openFederationPosts, type FederationPosts } from './support/federation-posts.js';
 
 const SITE = 'https://blog.example';
 const RED_CAR = randomUUID();
@@ -34,7 +26,6 @@ function urlsIn(html: string): string[] {
 
 /** Posts as Articles (issue 30 §2) on a real PostgreSQL, the posts written through PostsService. */
 describe('federation articles', () => {
-  let db: TestDatabase;
   let source: DataSource;
   let posts: PostsService;
   let events: FederationEvents;
@@ -101,28 +92,12 @@ describe('federation articles', () => {
     );
   };
 
+  let rig: FederationPosts;
+
   beforeAll(async () => {
-    db = await createTestDatabase('federation_articles');
-    source = await openMigrated(
-      dataSourceOptions({
-        url: db.url,
-        schema: 'posts',
-        entities: [Post, MediaItem],
-        migrations: POSTS_MIGRATIONS,
-      }),
-      'posts',
-    );
-    const site = garageSite(['Car One']);
-    const settings = {
-      current: () => site,
-      reservedSegments: () => reservedSegments(site),
-    } as unknown as SiteSettings;
-    // These posts' media rows are written directly (no files), so object storage is never asked.
-    const storage = { deleteMany: async () => undefined } as unknown as ObjectStorage;
-    stored = new PostgresPostsRepository(source, new PostSearchRepository(source));
-    content = new ContentService(stored);
-    events = new FederationEvents(new FederationEventsRepository(source));
-    posts = new PostsService(settings, storage, content, new IdempotencyLedger(source), stored, events);
+    rig = await openFederationPosts('federation_articles');
+    ({ source, posts, events, content, stored } = rig);
+    const settings = rig.settings;
     articles = new ArticlesService(new ArticlesRepository(source), settings, {
       SITE_URL: SITE,
     } as PostsConfig);
@@ -165,8 +140,7 @@ describe('federation articles', () => {
     ids.replied = await create('Much discussed', { date: '2024-04-01T00:00:00.000Z' });
   });
   afterAll(async () => {
-    await source?.destroy();
-    await db?.drop();
+    await rig?.close();
   });
 
   it('shows a visible post with absolute links, pictures with their alt text, its URL, dates and tags', async () => {

@@ -1,19 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { reservedSegments, type FederationEvent } from '@blog/contracts';
-import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
-import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
+import type { FederationEvent } from '@blog/contracts';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
-import { ContentService } from '../src/content/content.service.js';
 import { FederationEvents } from '../src/federation/federation-events.js';
-import { FederationEventsRepository, MEDIA_WAIT } from '../src/federation/federation-events.repository.js';
-import { MediaItem } from '../src/posts/media-item.entity.js';
-import { Post } from '../src/posts/post.entity.js';
-import { PostgresPostsRepository } from '../src/posts/posts.repository.js';
+import { MEDIA_WAIT } from '../src/federation/federation-events.repository.js';
 import { PostsService } from '../src/posts/posts.service.js';
-import { PostSearchRepository } from '../src/search/post-search.repository.js';
-import type { SiteSettings } from '../src/site/site-settings.js';
-import { garageSite } from './support/garage-site.js';
+import { openFederationPosts, type FederationPosts } from './support/federation-posts.js';
 
 const PAST = '2024-03-01T10:00:00.000Z';
 const FUTURE = '2099-01-01T10:00:00.000Z';
@@ -24,43 +15,18 @@ const LATER = '2099-02-01T10:00:00.000Z';
  * the events are written in the write's own transaction, so their rows are the rule's evidence.
  */
 describe('federation events', () => {
-  let db: TestDatabase;
   let source: DataSource;
   let posts: PostsService;
   let events: FederationEvents;
 
+  let rig: FederationPosts;
+
   beforeAll(async () => {
-    db = await createTestDatabase('federation_events');
-    source = await openMigrated(
-      dataSourceOptions({
-        url: db.url,
-        schema: 'posts',
-        entities: [Post, MediaItem],
-        migrations: POSTS_MIGRATIONS,
-      }),
-      'posts',
-    );
-    const site = garageSite(['Car One']);
-    const settings = {
-      current: () => site,
-      reservedSegments: () => reservedSegments(site),
-    } as unknown as SiteSettings;
-    // These posts carry no media files, so object storage is never asked (a stub records nothing).
-    const storage = { deleteMany: async () => undefined } as unknown as ObjectStorage;
-    const stored = new PostgresPostsRepository(source, new PostSearchRepository(source));
-    events = new FederationEvents(new FederationEventsRepository(source));
-    posts = new PostsService(
-      settings,
-      storage,
-      new ContentService(stored),
-      new IdempotencyLedger(source),
-      stored,
-      events,
-    );
+    rig = await openFederationPosts('federation_events');
+    ({ source, posts, events } = rig);
   });
   afterAll(async () => {
-    await source?.destroy();
-    await db?.drop();
+    await rig?.close();
   });
 
   const fields = (title: string, more: Record<string, string> = {}) => ({
