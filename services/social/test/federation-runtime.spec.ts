@@ -1,6 +1,5 @@
 import '../../../libs/federation/src/temporal.js';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,29 +18,12 @@ import { loadPostsConfig, startPostsService } from '@blog/posts';
 import { freePort, rpcTestClient, type RpcTestClient } from '@blog/server-kit/testing';
 import { startMastodon, waitUntil, type MastodonFixture } from '../../../libs/federation/test/support/rig.js';
 import { OutboundActivitiesRepository } from '../src/federation/outbound-activities.repository.js';
+import { decodeAnswer, eventually, startGatewayStandIn, type Answer } from './support/gateway-stand-in.js';
 import { startSocialStack, type SocialReplica, type SocialStack } from './support/social-stack.js';
 
 const AP = 'application/activity+json';
 const AS = 'https://www.w3.org/ns/activitystreams';
 const POLL_MS = 200;
-
-/** Polls `check` until it answers something truthy (the inbox queue works after the 202). */
-async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-interface Answer {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: Record<string, unknown>;
-}
 
 /**
  * The federation running in the social service, reached as the gateway reaches it
@@ -82,32 +64,7 @@ describe('the federation in the social service', () => {
       OUTBOUND_ALLOW: '127.0.0.1',
       FEDERATION_POLL_MS: String(POLL_MS),
     });
-    front = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const headers: [string, string][] = [];
-        for (let i = 0; i < req.rawHeaders.length; i += 2)
-          headers.push([req.rawHeaders[i]!.toLowerCase(), req.rawHeaders[i + 1]!]);
-        const body = Buffer.concat(chunks);
-        const request: FederationHttpRequest = {
-          method: req.method as FederationHttpRequest['method'],
-          url: `${site}${req.url}`,
-          headers,
-          body: body.length > 0 ? body.toString('base64') : undefined,
-        };
-        social.send<FederationHttpAnswer>(Patterns.social.http, request).then(
-          (answer) => {
-            if (answer.pass) return void res.writeHead(404).end();
-            res.writeHead(answer.status, answer.headers);
-            res.end(answer.body === null ? undefined : Buffer.from(answer.body, 'base64'));
-          },
-          () => res.writeHead(503).end(),
-        );
-      });
-    });
-    front.listen(frontPort, '127.0.0.1');
-    await once(front, 'listening');
+    front = await startGatewayStandIn(frontPort, site, (pattern, request) => social.send(pattern, request));
     alice = await startMastodon();
   });
 
@@ -121,21 +78,9 @@ describe('the federation in the social service', () => {
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  const decode = (answer: FederationHttpAnswer): Answer | 'pass' => {
-    if (answer.pass) return 'pass';
-    const text = answer.body === null ? '' : Buffer.from(answer.body, 'base64').toString('utf8');
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      /* not JSON */
-    }
-    return { status: answer.status, headers: new Headers(answer.headers), text, json };
-  };
-
   /** One request through social.federation.http, as the gateway sends it. */
   const federation = async (request: FederationHttpRequest) =>
-    decode(await social.send<FederationHttpAnswer>(Patterns.social.http, request));
+    decodeAnswer(await social.send<FederationHttpAnswer>(Patterns.social.http, request));
   const get = (path: string, accept = AP) =>
     federation({ method: 'GET', url: `${site}${path}`, headers: [['accept', accept]] });
   const answered = async (path: string, accept?: string): Promise<Answer> => {
