@@ -13,6 +13,7 @@ import {
 } from '@fedify/fedify';
 import {
   Article,
+  Collection,
   Create,
   Delete,
   Endpoints,
@@ -191,6 +192,9 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       attachments: a.images.map(
         (i) => new Image({ url: new URL(i.url), mediaType: i.mediaType, name: i.alt || null }),
       ),
+      replies: a.replies
+        ? new Collection({ totalItems: a.replies.total, items: a.replies.items.map((id) => new URL(id)) })
+        : null,
     });
 
   const activityFor = (kind: ArticleActivityKind, a: ArticleData): Create | Update | Delete => {

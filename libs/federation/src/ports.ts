@@ -28,6 +28,8 @@ export interface ArticleData {
   updated: Date | null;
   tags: string[];
   images: ArticleImage[];
+  /** Approved comments: their count and ids (a remote Note's id, or the comment's URL here). */
+  replies?: { total: number; items: string[] };
 }
 
 /** A reply (a Note) from the fediverse to one of our Articles or to a comment on one. */

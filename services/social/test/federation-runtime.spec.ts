@@ -349,6 +349,23 @@ describe('the federation in the social service', () => {
     const del = activity('Delete', { id: noteId, type: 'Tombstone' }, 3);
     expect(statusOf(await deliver(await alice.signedPost(`${site}/ap/inbox`, del)))).toBe(202);
     await eventually(async () => (await pending()).length === 0);
+
+    // The Article's replies: an approved reply, by its Note id; a pending one is not there.
+    const secondId = `${noteId}-2`;
+    const second = {
+      ...activity('Create', { ...note('<p>Second.</p>'), id: secondId }, 4),
+      id: `${secondId}/activity`,
+    };
+    expect(statusOf(await deliver(await alice.signedPost(`${site}/ap/inbox`, second)))).toBe(202);
+    const [waiting] = await eventually(async () => {
+      const comments = await pending();
+      return comments.length > 0 && comments;
+    });
+    const replies = async () => (await answered(`/post/${post.id}`)).json.replies as Record<string, unknown>;
+    expect(await replies()).toMatchObject({ type: 'Collection', totalItems: 0 });
+    await postsRpc.send(Patterns.posts.commentModerate, { id: waiting!.id, status: 'approved' });
+    const approved = await replies();
+    expect([approved.totalItems, [approved.items].flat()]).toEqual([1, [secondId]]);
   });
 
   it('an approved pending follower gets a signed Accept of its Follow', async () => {

@@ -52,6 +52,7 @@ export function articleDataOf(view: ArticleView): ArticleData {
     updated: view.updated ? new Date(view.updated) : null,
     tags: view.tags,
     images: view.images,
+    replies: view.replies,
   };
 }
 
