@@ -85,6 +85,7 @@ import { settingsUpdateSchema } from './settings.js';
 import {
   blockedQuerySchema,
   blockInputSchema,
+  deliveryFailureHostSchema,
   followCommandSchema,
   followerListQuerySchema,
   followersPageQuerySchema,
@@ -99,6 +100,7 @@ import {
   type ActorKeyPairs,
   type BlockListResult,
   type BlockResult,
+  type DeliveryFailureListResult,
   type FollowerListResult,
   type FollowersPage,
   type FollowerView,
@@ -353,6 +355,8 @@ export const RpcContracts = {
   [Patterns.posts.federationPending]: rpc(orEmpty(federationPendingQuerySchema)).answers<FederationEvent[]>(),
   [Patterns.posts.federationDone]: rpc(federationEventDoneSchema).answers<{ done: boolean }>(),
   [Patterns.social.http]: rpc(federationHttpRequestSchema).answers<FederationHttpAnswer>(),
+  [Patterns.social.deliveryFailures]: rpc(none).answers<DeliveryFailureListResult>(),
+  [Patterns.social.dismissDeliveryFailure]: rpc(deliveryFailureHostSchema).answers<{ removed: boolean }>(),
   [Patterns.mail.commentPending]: rpc(
     z.object({
       postTitle: z.string().max(500),

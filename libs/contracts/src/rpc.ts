@@ -153,6 +153,9 @@ export const Patterns = {
     reactionCounts: 'social.reactions.counts',
     /** An HTTP request for the federation (FederationHttpRequest → FederationHttpAnswer). */
     http: 'social.federation.http',
+    /** Servers deliveries were given up for (newest first, at most 100), and the owner's dismissal of one. */
+    deliveryFailures: 'social.deliveries.failures',
+    dismissDeliveryFailure: 'social.deliveries.dismiss',
   },
 } as const;
 

@@ -28,6 +28,7 @@ export const SocialErrors = {
   alreadyBlocked: 'This account or server is already blocked',
   blocked: 'This account or its server is blocked',
   uri: 'must be an http(s) URL',
+  deliveryHost: 'host must be a server name such as mastodon.example (with its port, if any)',
 } as const;
 
 /** An http(s) URL from another server (ids, inboxes, profile pages). */
@@ -262,3 +263,46 @@ export interface BlockListResult {
   items: BlockView[];
   total: number;
 }
+
+/** Why a delivery was given up (libs/federation's DeliveryGivenUp): 404/410, 48 hours of failures, or the host's circuit stayed open. */
+export const DELIVERY_FAILURE_REASONS = ['gone', 'expired', 'dropped'] as const;
+export type DeliveryFailureReason = (typeof DELIVERY_FAILURE_REASONS)[number];
+/** The dashboard lists at most this many servers (the most recent failures). */
+export const DELIVERY_FAILURES_MAX = 100;
+
+/** The server a delivery failure is kept under: the inbox's host, with its port if not the default. */
+export function deliveryHost(inbox: string): string {
+  return new URL(inbox).host.toLowerCase();
+}
+
+/** A remote server deliveries to it were given up for; one per host, the latest failure's details. */
+export interface DeliveryFailureView {
+  host: string;
+  inbox: string;
+  lastActivityId: string | null;
+  reason: DeliveryFailureReason;
+  statusCode: number | null;
+  error: string | null;
+  firstFailedAt: string;
+  lastFailedAt: string;
+  /** Activities (posts, edits, accepts) given up for this server since its row appeared. */
+  count: number;
+}
+export interface DeliveryFailureListResult {
+  items: DeliveryFailureView[];
+}
+
+/** `DELETE /api/admin/fediverse/deliveries/{host}`: a host as deliveryHost gives it. */
+export const deliveryFailureHostSchema = z.object({
+  host: z
+    .string({ error: SocialErrors.deliveryHost })
+    .trim()
+    .toLowerCase()
+    .pipe(
+      z
+        .string()
+        .min(1, SocialErrors.deliveryHost)
+        .max(300, SocialErrors.deliveryHost)
+        .regex(/^[a-z0-9.:[\]-]+$/, SocialErrors.deliveryHost),
+    ),
+});

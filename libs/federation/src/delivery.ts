@@ -39,6 +39,8 @@ export interface OutboxMessageInfo {
   activityId?: string;
   started: string;
   attempt: number;
+  /** Set when this try failed, was held back or given up (a retry enqueued, a report made): no success to tell. */
+  failed?: boolean;
 }
 
 export const permanent = (error: Error) => [404, 410].includes(statusOf(error) ?? 0);
@@ -47,12 +49,27 @@ export const statusOf = (error: Error): number | null => {
   return typeof code === 'number' ? code : null;
 };
 
-/** The queue, its handler run inside `store` with the outbox message being delivered. */
-export function watchOutbox(queue: MessageQueue, store: AsyncLocalStorage<OutboxMessageInfo>): MessageQueue {
+/**
+ * The queue, its handler run inside `store` with the outbox message being delivered. `onDelivered`
+ * hears of an outbox message whose handling neither enqueued anything (Fedify's retry or hold)
+ * nor was marked failed: its inbox took the activity.
+ */
+export function watchOutbox(
+  queue: MessageQueue,
+  store: AsyncLocalStorage<OutboxMessageInfo>,
+  onDelivered?: (inbox: string) => void | Promise<void>,
+): MessageQueue {
+  const markFailed = () => {
+    const delivering = store.getStore();
+    if (delivering) delivering.failed = true;
+  };
   // Delegating calls, not a prototype copy: queues keep private (#) fields.
   const wrapped: MessageQueue = {
     nativeRetrial: queue.nativeRetrial ?? false,
-    enqueue: (message, options) => queue.enqueue(message, options),
+    enqueue: (message, options) => {
+      markFailed();
+      return queue.enqueue(message, options);
+    },
     listen: (handler, listenOptions) =>
       queue.listen((message: { type?: string } & Partial<OutboxMessageInfo>) => {
         if (message?.type !== 'outbox' || !message.inbox || !message.started) return handler(message);
@@ -62,12 +79,19 @@ export function watchOutbox(queue: MessageQueue, store: AsyncLocalStorage<Outbox
           started: message.started,
           attempt: message.attempt ?? 0,
         };
-        return store.run(info, () => handler(message));
+        return store.run(info, async () => {
+          await handler(message);
+          // The hook's own failure must not fail the message: the queue would deliver it again.
+          if (!info.failed) await Promise.resolve(onDelivered?.(info.inbox)).catch(() => undefined);
+        });
       }, listenOptions),
   };
   if (queue.enqueueMany) {
     const many = queue.enqueueMany.bind(queue);
-    wrapped.enqueueMany = (messages, options) => many(messages, options);
+    wrapped.enqueueMany = (messages, options) => {
+      markFailed();
+      return many(messages, options);
+    };
   }
   if (queue.getDepth) {
     const depth = queue.getDepth.bind(queue);

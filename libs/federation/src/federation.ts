@@ -64,6 +64,8 @@ export interface BlogFederationOptions {
   /** Deliveries are tried again with back-off for this long, then given up. Default 48 hours. */
   retryHours?: number;
   onDeliveryGivenUp?: (report: DeliveryGivenUp) => void | Promise<void>;
+  /** A queued delivery an inbox took (with a queue only): a server given up on takes deliveries again. */
+  onDelivered?: (inbox: string) => void | Promise<void>;
   onInboxError?: (error: Error, activityId: string | null) => void;
   software?: { name: string; version: string };
 }
@@ -107,9 +109,11 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   // onOutboxError gets neither, and its retry policy gets no inbox).
   const delivering = new AsyncLocalStorage<OutboxMessageInfo>();
   const report = async (r: DeliveryGivenUp) => {
+    const m = delivering.getStore();
+    if (m) m.failed = true;
     await options.onDeliveryGivenUp?.(r);
   };
-  const queue = options.queue && watchOutbox(options.queue, delivering);
+  const queue = options.queue && watchOutbox(options.queue, delivering, options.onDelivered);
 
   const federation = createFederation<void>({
     kv: options.kv,

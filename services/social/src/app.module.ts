@@ -5,6 +5,12 @@ import { BlocksController } from './blocks/blocks.controller.js';
 import { BlocksRepository, PostgresBlocksRepository } from './blocks/blocks.repository.js';
 import { BlocksService } from './blocks/blocks.service.js';
 import { SOCIAL_CONFIG, type SocialConfig } from './config.js';
+import { DeliveryFailuresController } from './deliveries/delivery-failures.controller.js';
+import {
+  DeliveryFailuresRepository,
+  PostgresDeliveryFailuresRepository,
+} from './deliveries/delivery-failures.repository.js';
+import { DeliveryFailuresService } from './deliveries/delivery-failures.service.js';
 import { FederationController } from './federation/federation.controller.js';
 import { FederationDelivery } from './federation/federation-delivery.js';
 import { FederationHttpService } from './federation/federation-http.service.js';
@@ -23,6 +29,7 @@ import { ActorKeysRepository, PostgresActorKeysRepository } from './keys/actor-k
 import { ActorKeysService } from './keys/actor-keys.service.js';
 import { KeysController } from './keys/keys.controller.js';
 import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSocial.js';
+import { CreateDeliveryFailures1765200000000 } from './migrations/1765200000000-CreateDeliveryFailures.js';
 import { PostgresReactionsRepository, ReactionsRepository } from './reactions/reactions.repository.js';
 import { ReactionsController } from './reactions/reactions.controller.js';
 import { ReactionsService } from './reactions/reactions.service.js';
@@ -39,7 +46,11 @@ export class SocialModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [],
-          migrations: [FedifyStores1765000000000, CreateSocial1765100000000],
+          migrations: [
+            FedifyStores1765000000000,
+            CreateSocial1765100000000,
+            CreateDeliveryFailures1765200000000,
+          ],
         }),
       ],
       controllers: [
@@ -48,6 +59,7 @@ export class SocialModule {
         BlocksController,
         ReactionsController,
         FederationController,
+        DeliveryFailuresController,
       ],
       providers: [
         { provide: SOCIAL_CONFIG, useValue: config },
@@ -63,6 +75,8 @@ export class SocialModule {
         MediaClient,
         { provide: OutboundActivitiesRepository, useClass: PostgresOutboundActivitiesRepository },
         FederationDelivery,
+        { provide: DeliveryFailuresRepository, useClass: PostgresDeliveryFailuresRepository },
+        DeliveryFailuresService,
         FederationRuntime,
         { provide: FollowAccepts, useExisting: FederationRuntime },
         FederationHttpService,

@@ -4,6 +4,7 @@ import { createBlogFederation, PgKvStore, PgMessageQueue, type BlogFederation } 
 import { JsonLogger } from '@blog/server-kit';
 import pg from 'pg';
 import { SOCIAL_CONFIG, type SocialConfig } from '../config.js';
+import { DeliveryFailuresService } from '../deliveries/delivery-failures.service.js';
 import { FollowAccepts } from '../followers/follow-accepts.js';
 import { blogPorts } from './blog-ports.js';
 import { runWithPolicyFetch } from './delivery-fetch.js';
@@ -41,6 +42,7 @@ export class FederationRuntime
     private readonly posts: PostsClient,
     private readonly media: MediaClient,
     private readonly delivery: FederationDelivery,
+    private readonly deliveryFailures: DeliveryFailuresService,
   ) {
     super();
     this.logger = new JsonLogger('social', config.LOG_LEVEL);
@@ -68,8 +70,21 @@ export class FederationRuntime
       queue: new PgMessageQueue(this.pool),
       allow: config.OUTBOUND_ALLOW,
       manuallyStartQueue: true,
-      // No table keeps these yet: the log is the report.
-      onDeliveryGivenUp: (report) => this.logger.event('warn', 'federation delivery given up', { ...report }),
+      // Logged, and kept per server for the owner's Fediverse tab.
+      onDeliveryGivenUp: async (report) => {
+        this.logger.event('warn', 'federation delivery given up', { ...report });
+        await this.deliveryFailures
+          .givenUp(report)
+          .catch((error: unknown) =>
+            this.logger.event('error', 'delivery failure not kept', { error: (error as Error).message }),
+          );
+      },
+      onDelivered: (inbox) =>
+        this.deliveryFailures
+          .delivered(inbox)
+          .catch((error: unknown) =>
+            this.logger.event('warn', 'delivery failure not cleared', { error: (error as Error).message }),
+          ),
       onInboxError: (error, activityId) =>
         this.logger.event('warn', 'federation inbox activity failed', { error: error.message, activityId }),
     });
