@@ -8,9 +8,11 @@ import {
   Patterns,
   SocialErrors,
   type BlockListResult,
+  type DeliveryFailureListResult,
   type FollowerListResult,
   type FollowResult,
 } from '@blog/contracts';
+import pg from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
@@ -342,4 +344,52 @@ describe('fediverse admin routes', () => {
       .json as unknown as { items: { id: number; author: { handle: string } }[] };
     return list.items.find((item) => item.author.handle === handle)!.id;
   };
+
+  it('lists servers given up on, newest first, and dismisses one; admins only', async () => {
+    // Give-ups come from the federation's queue (services/social/test/delivery-failures.spec.ts); seeded here.
+    const sql = new pg.Client({ connectionString: stack.env.DATABASE_URL });
+    await sql.connect();
+    try {
+      await sql.query(
+        `INSERT INTO social.delivery_failures (host, inbox, last_activity_id, reason, status_code, error,
+           first_failed_at, last_failed_at, count)
+         VALUES ('gone.example', 'https://gone.example/inbox', 'https://blog.example/post/1#create', 'gone',
+                 410, 'Gone', now() - interval '3 days', now() - interval '2 days', 3),
+                ('slow.example:8443', 'https://slow.example:8443/inbox', NULL, 'expired', NULL,
+                 'connect ECONNREFUSED', now() - interval '3 days', now() - interval '1 hour', 1)`,
+      );
+    } finally {
+      await sql.end();
+    }
+    const path = '/api/admin/fediverse/deliveries';
+    for (const [method, route] of [
+      ['GET', path],
+      ['DELETE', `${path}/gone.example`],
+    ] as const) {
+      expect([route, (await api(stack, route, { method })).status]).toEqual([route, 401]);
+      expect([route, (await api(stack, route, { method, token: reader })).status]).toEqual([route, 403]);
+    }
+    const list = await api(stack, path, { token: admin });
+    expect(list.status).toBe(200);
+    const { items } = list.json as unknown as DeliveryFailureListResult;
+    expect(items.map((item) => [item.host, item.reason, item.statusCode, item.count])).toEqual([
+      ['slow.example:8443', 'expired', null, 1],
+      ['gone.example', 'gone', 410, 3],
+    ]);
+    expect(items[1]).toMatchObject({
+      inbox: 'https://gone.example/inbox',
+      lastActivityId: 'https://blog.example/post/1#create',
+      error: 'Gone',
+    });
+
+    const dismiss = (host: string) =>
+      api(stack, `${path}/${encodeURIComponent(host)}`, { method: 'DELETE', token: admin });
+    expect((await dismiss('slow.example:8443')).json).toEqual({ removed: true });
+    expect((await dismiss('slow.example:8443')).json).toEqual({ removed: false });
+    const bad = await dismiss('not a host');
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.json)).toContain(SocialErrors.deliveryHost);
+    const after = (await api(stack, path, { token: admin })).json as unknown as DeliveryFailureListResult;
+    expect(after.items.map((item) => item.host)).toEqual(['gone.example']);
+  });
 });

@@ -5,6 +5,7 @@ import {
   Patterns,
   type BlockInput,
   type BlockListResult,
+  type DeliveryFailureListResult,
   type FollowerListQuery,
   type FollowerListResult,
   type FollowerView,
@@ -80,6 +81,21 @@ export class FediverseAdminController {
   @AdminOnly()
   removeBlock(@Param('id') id: string): Promise<{ removed: true }> {
     return this.services.call('social', Patterns.social.removeBlock, { id });
+  }
+
+  /** Servers the federation gave up delivering to, most recent failure first (at most 100). */
+  @Get('deliveries')
+  @AdminOnly()
+  @Header('Cache-Control', 'no-store')
+  deliveryFailures(): Promise<DeliveryFailureListResult> {
+    return this.services.read('social', Patterns.social.deliveryFailures, {});
+  }
+
+  /** The owner has seen it: the server's row goes (a later give-up there starts a new one). */
+  @Delete('deliveries/:host')
+  @AdminOnly()
+  dismissDeliveryFailure(@Param('host') host: string): Promise<{ removed: boolean }> {
+    return this.services.call('social', Patterns.social.dismissDeliveryFailure, { host });
   }
 
   /** Likes and announces of the dashboard's listed posts (`?ids=1,2`); none while social is away. */
