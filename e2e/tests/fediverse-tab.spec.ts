@@ -5,12 +5,17 @@
  * over). The Fediverse tab lists, approves and removes followers; the Comments tab blocks a
  * reply's server, which deletes the reply and lists the block; the Site tab saves the handle,
  * which the About page and the footer then show, also without JavaScript; the post list shows
- * likes and boosts. axe checks each screen; screenshots at desktop and phone sizes (SCREENSHOTS=dir).
+ * likes and boosts; deliveries given up (seeded by SQL: only the federation's queue makes them) are
+ * listed per server and dismissed. axe checks each screen; screenshots at desktop and phone sizes
+ * (SCREENSHOTS=dir).
  */
 import { Patterns, type PostView } from '@blog/contracts';
 import { freePort } from '@blog/server-kit/testing';
 import { ClientProxyFactory, Transport, type ClientProxy } from '@nestjs/microservices';
 import type { BrowserContext, Page } from 'playwright-core';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
 import { firstValueFrom } from 'rxjs';
 import { axeProblems } from '../support/axe.js';
 import {
@@ -25,7 +30,12 @@ import {
 import { createPost } from '../support/content.js';
 
 // The services' ports are chosen here, so this file can reach them as the federation does.
-const ports = { SOCIAL_PORT: String(await freePort()), POSTS_PORT: String(await freePort()) };
+const ports = {
+  SOCIAL_PORT: String(await freePort()),
+  POSTS_PORT: String(await freePort()),
+  // The launcher's PostgreSQL too, so a test can seed what only the federation's queue writes.
+  PG_PORT: String(await freePort()),
+};
 const rig = useAdminRig(ports);
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 800 };
@@ -287,4 +297,78 @@ test("the post list shows each post's likes and boosts from the fediverse", asyn
   const row = admin.locator('.admin-post-row').filter({ hasText: post.title });
   await row.getByText('2 likes, 1 boost on the fediverse').waitFor();
   await screenshot(admin, 'fediverse-post-list-desktop');
+});
+
+/** SQL on the stack's database (the launcher's PostgreSQL: its password is in DATA_DIR). */
+async function stackSql(statement: string, values: unknown[] = []): Promise<void> {
+  const url =
+    process.env.DATABASE_URL ??
+    `postgres://postgres:${(await readFile(join(rig().stack.dataDir, 'postgres-password'), 'utf8')).trim()}` +
+      `@127.0.0.1:${ports.PG_PORT}/blog`;
+  const sql = new pg.Client({ connectionString: url });
+  await sql.connect();
+  try {
+    await sql.query(statement, values);
+  } finally {
+    await sql.end();
+  }
+}
+
+test('the Fediverse tab lists the servers deliveries were given up for, in plain words, and dismisses them', async () => {
+  await stackSql(`DELETE FROM social.delivery_failures`);
+  await stackSql(
+    `INSERT INTO social.delivery_failures (host, inbox, last_activity_id, reason, status_code, error,
+       first_failed_at, last_failed_at, count)
+     VALUES ('gone.example', 'https://gone.example/inbox', NULL, 'gone', 410, 'Gone',
+             now() - interval '5 days', now() - interval '2 days', 3),
+            ('slow.example', 'https://slow.example/inbox', NULL, 'expired', NULL, 'connect ETIMEDOUT',
+             now() - interval '3 days', now() - interval '1 hour', 1),
+            ('busy.example:8443', 'https://busy.example:8443/inbox', NULL, 'dropped', NULL, NULL,
+             now() - interval '3 days', now() - interval '3 hours', 2)`,
+  );
+  const admin = await open();
+  await openAsAdmin(rig(), admin, '/admin?tab=fediverse');
+  const problems = admin.getByRole('region', { name: 'Delivery problems (3)' });
+  await problems.locator('.fediverse-row-title').getByText('slow.example', { exact: true }).waitFor();
+  const rows = (await problems.getByRole('listitem').allInnerTexts()).map((text) =>
+    text.replace(/\s+/g, ' '),
+  );
+  expect(rows).toEqual([
+    expect.stringMatching(
+      /^slow\.example Not reachable for 48 hours\. 1 post missed · last given up .+ Dismiss/,
+    ),
+    expect.stringMatching(/^busy\.example:8443 Too many failures in a row\. 2 posts missed · last given up /),
+    expect.stringMatching(
+      /^gone\.example The server answered 410 Gone: its accounts are gone\. 3 posts missed · last given up /,
+    ),
+  ]);
+  expect(await axeProblems(admin)).toEqual([]);
+  await problems.scrollIntoViewIfNeeded();
+  await screenshot(admin, 'fediverse-delivery-problems-desktop');
+  await admin.setViewportSize(PHONE);
+  expect(await pastTheScreen(admin, PHONE.width)).toEqual([]);
+  expect(await axeProblems(admin)).toEqual([]);
+  await problems.scrollIntoViewIfNeeded();
+  await screenshot(admin, 'fediverse-delivery-problems-phone');
+  await admin.setViewportSize(DESKTOP);
+
+  await problems.getByRole('button', { name: 'Dismiss busy.example:8443' }).click();
+  await admin.getByText('busy.example:8443 dismissed.').waitFor();
+  const left = admin.getByRole('region', { name: 'Delivery problems (2)' });
+  await left.locator('.fediverse-row-title').getByText('gone.example', { exact: true }).waitFor();
+  expect(await left.getByRole('button', { name: 'Dismiss busy.example:8443' }).count()).toBe(0);
+  for (const host of ['slow.example', 'gone.example']) {
+    await admin
+      .getByRole('region', { name: /^Delivery problems/ })
+      .getByRole('button', { name: `Dismiss ${host}` })
+      .click();
+    await admin.getByText(`${host} dismissed.`).waitFor();
+  }
+  await admin
+    .getByRole('region', { name: 'Delivery problems (0)' })
+    .getByText("Every follower's server is taking the posts.")
+    .waitFor();
+  expect(await adminGet<{ items: unknown[] }>(rig(), '/api/admin/fediverse/deliveries')).toEqual({
+    items: [],
+  });
 });

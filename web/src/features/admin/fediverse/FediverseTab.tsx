@@ -1,5 +1,5 @@
 import { fediverseAddress } from '@blog/contracts/site';
-import type { BlockView, FollowerStatus, FollowerView } from '@blog/contracts/social';
+import type { BlockView, DeliveryFailureView, FollowerStatus, FollowerView } from '@blog/contracts/social';
 import { useRef, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
@@ -11,9 +11,17 @@ import { formatDateTime } from '../../../lib/format';
 import { useSite } from '../../../site/SiteContext';
 import { CopyableHandle } from '../../../components/FediverseHandle';
 import { useNotify } from '../ui/Notifications';
-import { approveFollower, listBlocks, listFollowers, removeBlock, removeFollower } from './fediverseApi';
+import {
+  approveFollower,
+  dismissDeliveryFailure,
+  listBlocks,
+  listDeliveryFailures,
+  listFollowers,
+  removeBlock,
+  removeFollower,
+} from './fediverseApi';
 import './fediverse-tab.css';
-import { blockLabel } from './fediverseTab';
+import { blockLabel, countOf, deliveryProblemText } from './fediverseTab';
 
 /** Follow requests shown at once (the owner approves them one by one). */
 const PENDING_SHOWN = 100;
@@ -22,8 +30,8 @@ type Busy = { key: string; label: string } | null;
 
 /**
  * The Fediverse tab (issue 30 §3): the blog's handle to copy, its followers (the page in the
- * URL) with the counts, follow requests waiting for approval, and the blocked accounts and
- * servers. Removing a follower asks first; every action reloads the lists from the server.
+ * URL) with the counts, follow requests waiting for approval, the blocked accounts and
+ * servers, and the servers deliveries were given up for (to dismiss). Removing a follower asks first; every action reloads the lists from the server.
  */
 export function FediverseTab() {
   const api = useApi();
@@ -43,6 +51,7 @@ export function FediverseTab() {
     [api, reload],
   );
   const blocks = useAsync((signal) => listBlocks(api, signal), [api, reload]);
+  const deliveries = useAsync((signal) => listDeliveryFailures(api, signal), [api, reload]);
   const counts = followers.status === 'ready' ? followers.data.counts : null;
 
   const run = async (
@@ -94,6 +103,14 @@ export function FediverseTab() {
       'The block could not be removed.',
     );
   };
+  const dismiss = (failure: DeliveryFailureView) =>
+    void run(
+      `dismiss-${failure.host}`,
+      'Dismissing...',
+      () => dismissDeliveryFailure(api, failure.host),
+      `${failure.host} dismissed.`,
+      'The delivery problem could not be dismissed.',
+    );
   const busyLabel = (key: string, label: string) => (busy?.key === key ? busy.label : label);
 
   return (
@@ -231,6 +248,53 @@ export function FediverseTab() {
                   </li>
                 );
               })}
+            </ul>
+          ))}
+      </section>
+
+      <section className="fediverse-section" aria-labelledby="fediverse-deliveries-heading">
+        <h3 id="fediverse-deliveries-heading">
+          Delivery problems{deliveries.status === 'ready' && ` (${deliveries.data.items.length})`}
+        </h3>
+        <p className="fediverse-hint">
+          Servers that stopped taking the blog&apos;s posts. A server is taken off the list when it takes a
+          post again.
+        </p>
+        {deliveries.status === 'loading' && <p role="status">Loading the delivery problems...</p>}
+        {deliveries.status === 'error' && (
+          <LoadFailed
+            error={errorMessage(deliveries.error, 'The delivery problems could not be loaded.')}
+            onRetry={() => setReload((n) => n + 1)}
+          />
+        )}
+        {deliveries.status === 'ready' &&
+          (deliveries.data.items.length === 0 ? (
+            <p className="empty">Every follower&apos;s server is taking the posts.</p>
+          ) : (
+            <ul className="fediverse-list">
+              {deliveries.data.items.map((failure) => (
+                <li key={failure.host} className="fediverse-row">
+                  <div>
+                    <p className="fediverse-row-title">{failure.host}</p>
+                    <p>{deliveryProblemText(failure)}</p>
+                    <p className="fediverse-row-meta">
+                      {countOf(failure.count, 'post')} missed · last given up{' '}
+                      <time dateTime={failure.lastFailedAt}>{formatDateTime(failure.lastFailedAt)}</time>
+                    </p>
+                  </div>
+                  <div className="admin-actions">
+                    <button
+                      type="button"
+                      className="button button-small button-secondary"
+                      disabled={busy !== null}
+                      onClick={() => dismiss(failure)}
+                    >
+                      {busyLabel(`dismiss-${failure.host}`, 'Dismiss')}
+                      <span className="visually-hidden"> {failure.host}</span>
+                    </button>
+                  </div>
+                </li>
+              ))}
             </ul>
           ))}
       </section>

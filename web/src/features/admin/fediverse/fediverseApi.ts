@@ -1,6 +1,7 @@
 import type {
   BlockListResult,
   BlockResult,
+  DeliveryFailureListResult,
   FollowerListResult,
   FollowerStatus,
   FollowerView,
@@ -42,3 +43,12 @@ export const reactionCounts = (api: ApiClient, postIds: number[], signal?: Abort
   postIds.length === 0
     ? Promise.resolve({} as ReactionCounts)
     : api.request<ReactionCounts>(`/api/admin/fediverse/reactions?ids=${postIds.join(',')}`, { signal });
+
+/** Servers deliveries were given up for, the most recent first. */
+export const listDeliveryFailures = (api: ApiClient, signal?: AbortSignal) =>
+  api.request<DeliveryFailureListResult>('/api/admin/fediverse/deliveries', { signal });
+
+export const dismissDeliveryFailure = (api: ApiClient, host: string) =>
+  api.request<{ removed: boolean }>(`/api/admin/fediverse/deliveries/${encodeURIComponent(host)}`, {
+    method: 'DELETE',
+  });

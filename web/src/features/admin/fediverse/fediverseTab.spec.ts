@@ -1,5 +1,12 @@
 import { FEDIVERSE_AVATAR_ERROR, FEDIVERSE_HANDLE_ERROR, fediverseAddress } from '@blog/contracts/site';
-import { blockDoneText, blockLabel, blockTargetsOf, countOf, fediverseFieldErrors } from './fediverseTab';
+import {
+  blockDoneText,
+  blockLabel,
+  blockTargetsOf,
+  countOf,
+  deliveryProblemText,
+  fediverseFieldErrors,
+} from './fediverseTab';
 
 const remote = { local: false, handle: '@ann@social.example', url: 'https://social.example/@ann' };
 
@@ -59,6 +66,17 @@ describe('the Fediverse tab and the blocks from comments', () => {
       actor: null,
       domain: null,
     });
+  });
+
+  it('says in plain words why deliveries to a server were given up', () => {
+    expect(deliveryProblemText({ reason: 'gone', statusCode: 410 })).toBe(
+      'The server answered 410 Gone: its accounts are gone.',
+    );
+    expect(deliveryProblemText({ reason: 'gone', statusCode: 404 })).toBe(
+      'The server answered 404 Not Found: its accounts are gone.',
+    );
+    expect(deliveryProblemText({ reason: 'expired', statusCode: 503 })).toBe('Not reachable for 48 hours.');
+    expect(deliveryProblemText({ reason: 'dropped', statusCode: null })).toBe('Too many failures in a row.');
   });
 
   it('checks the Site tab fields by the contract rules', () => {

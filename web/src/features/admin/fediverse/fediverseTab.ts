@@ -6,6 +6,7 @@ import {
   FEDIVERSE_HANDLE_ERROR,
   type FediverseSettings,
 } from '@blog/contracts/site';
+import type { DeliveryFailureView } from '@blog/contracts/social';
 import type { BlockAnswer } from './fediverseApi';
 
 /** How many of a kind, in words: "1 follower", "2 followers", "no followers". */
@@ -23,6 +24,20 @@ export function blockDoneText(
     answer.removedFollowers > 0 ? countOf(answer.removedFollowers, 'follower') : null,
   ].filter((part) => part !== null);
   return `${what} blocked.${gone.length > 0 ? ` Removed ${gone.join(' and ')}.` : ''}`;
+}
+
+/** Why deliveries to a server were given up, in plain words. */
+export function deliveryProblemText(failure: Pick<DeliveryFailureView, 'reason' | 'statusCode'>): string {
+  switch (failure.reason) {
+    case 'gone': {
+      const status = failure.statusCode === 404 ? '404 Not Found' : `${failure.statusCode ?? 410} Gone`;
+      return `The server answered ${status}: its accounts are gone.`;
+    }
+    case 'expired':
+      return 'Not reachable for 48 hours.';
+    case 'dropped':
+      return 'Too many failures in a row.';
+  }
 }
 
 /** A block's target as a person reads it: the account's address, or the whole server. */
