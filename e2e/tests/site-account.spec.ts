@@ -127,7 +127,7 @@ test('renaming a model in the tree: the URL preview follows, the post form offer
 test('closing registration in the Site tab: the register page says so', async () => {
   await openAsAdmin(rig(), page, '/admin?tab=site');
   const form = page.locator('form.admin-site');
-  await form.getByRole('switch').uncheck();
+  await form.getByRole('switch', { name: 'Visitors may create accounts' }).uncheck();
   await form.getByRole('button', { name: 'Save Site' }).click();
   await form.getByText('Site settings saved.').waitFor();
   const visitor = await rig().browser.newContext({ baseURL: rig().stack.baseUrl });
@@ -140,7 +140,7 @@ test('closing registration in the Site tab: the register page says so', async ()
   } finally {
     await visitor.close();
   }
-  await form.getByRole('switch').check();
+  await form.getByRole('switch', { name: 'Visitors may create accounts' }).check();
   await form.getByRole('button', { name: 'Save Site' }).click();
   await form.getByText('Site settings saved.').waitFor();
 });

@@ -8,6 +8,7 @@ import {
   FEDERATION_MAX_BODY_BYTES,
   type AdminCommentsResult,
   Patterns,
+  type FederationEvent,
   type FederationHttpAnswer,
   type FederationHttpRequest,
   type FollowerListResult,
@@ -224,6 +225,10 @@ describe('the federation in the social service', () => {
   });
 
   it('a signed Follow is stored and answered with a signed Accept at the follower’s inbox', async () => {
+    // The posts written so far went out (to no one) before alice follows: the poller is done with them.
+    await eventually(
+      async () => (await postsRpc.send<FederationEvent[]>(Patterns.posts.federationPending, {})).length === 0,
+    );
     const followId = `${alice.origin}/follows/1`;
     const follow = { '@context': AS, id: followId, type: 'Follow', actor: alice.actorId, object: blogActor };
     expect(statusOf(await deliver(await alice.signedPost(`${blogActor}/inbox`, follow)))).toBe(202);
