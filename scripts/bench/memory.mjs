@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import sharp from 'sharp';
+import { resolveBinaries } from '@blog/server-kit';
 import { exportArchive } from './export.mjs';
 import { writeWxr } from './import.mjs';
 import { benchTargets, signInToken } from './measure.mjs';
@@ -138,7 +139,8 @@ function makeVideo(sizeMb) {
   const file = join(tmpdir(), `blog-bench-memory-video-${sizeMb}mb.mp4`);
   if (existsSync(file)) return file;
   const seconds = Math.max(2, Math.round(sizeMb / 2)); // 16 Mbit/s = 2 MB a second
-  execFileSync('ffmpeg', [
+  // The media service's own choice: FFMPEG_PATH, the system's, else the npm-shipped binary.
+  execFileSync(resolveBinaries().ffmpeg, [
     ...['-v', 'error', '-y', '-f', 'lavfi', '-i', `testsrc2=size=1280x720:rate=30`, '-t', String(seconds)],
     ...['-vf', 'noise=alls=60:allf=t', '-c:v', 'libx264', '-preset', 'ultrafast'],
     ...['-b:v', '16M', '-minrate', '16M', '-maxrate', '16M', '-bufsize', '16M', '-pix_fmt', 'yuv420p'],
