@@ -6,6 +6,16 @@
 // added on purpose, taken out), `from` is replaced by `to`.
 export const ALLOWED = [
   {
+    commit: '259c43c',
+    reason:
+      "The fediverse handle (issue 30 §1): its stylesheet (the footer's and the About page's copyable " +
+      'handle) leads the critical CSS inlined in every page',
+    urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
+    side: 'build',
+    from: /(?<=<style>)(?:\.(?:fediverse-|footer-fediverse)[^\n]*\n)+/,
+    to: '',
+  },
+  {
     commit: 'cf1dc71, d9a65ed',
     reason:
       "Comments in the web (issue 30 §5): the comments' stylesheet joins the critical CSS inlined in every page",
@@ -53,6 +63,50 @@ export const ALLOWED = [
     urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
     from: /"fediverse":\{"handle":"blog","avatarImage":"","approveFollowers":false\},/,
+    to: '',
+  },
+  {
+    commit: '553bb1d',
+    reason:
+      "The fediverse handle (issue 30 §1): the site as the gateway serves it carries host (SITE_URL's), " +
+      'the server part of @handle@host; in /api/site',
+    urls: /^GET \/api\/site$/,
+    side: 'build',
+    from: /,\n {2}"host": "blog\.example"(?=\n\})/,
+    to: '',
+  },
+  {
+    commit: '553bb1d',
+    reason: 'The fediverse handle (issue 30 §1): the same host in the site a page preloads',
+    urls: /^(GET \/(?!api\/)|POST \/about)/,
+    side: 'build',
+    from: /,"host":"blog\.example"/,
+    to: '',
+  },
+  {
+    commit: '259c43c',
+    reason: "The fediverse handle (issue 30 §1): the footer's 'Follow on Mastodon' line with the handle",
+    urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
+    side: 'build',
+    from: /<p class="footer-fediverse">[\s\S]*?<\/p>\n/,
+    to: '',
+  },
+  {
+    commit: '259c43c',
+    reason:
+      "The fediverse handle (issue 30 §1): the About page's 'Follow on Mastodon' section (/contact is the same page)",
+    urls: /^(GET \/(about|contact)|POST \/about)/,
+    side: 'build',
+    from: /<section class="card fediverse-follow"[\s\S]*?<\/section>\n/,
+    to: '',
+  },
+  {
+    commit: '6eb2ee2',
+    reason:
+      "Posts as Articles (issue 30 §2): a visible post's page links its ActivityPub Article in the head",
+    urls: /^GET \/(?!api\/)/,
+    side: 'build',
+    from: / {4}<link rel="alternate" type="application\/activity\+json" href="https:\/\/blog\.example\/post\/\d+" \/>\n/,
     to: '',
   },
 ];
