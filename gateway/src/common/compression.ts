@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { brotliCompressSync, constants, createBrotliCompress, createGzip, gzipSync } from 'node:zlib';
 import type { Writable } from 'node:stream';
@@ -51,6 +52,8 @@ export function compress(body: string | Buffer, encoding: Encoding): Buffer {
 export class CompressibleText {
   readonly size: number;
   private readonly encoded: Partial<Record<Encoding, Buffer>> = {};
+  private readonly etags: Partial<Record<Encoding | 'identity', string>> = {};
+  private bytes?: Buffer;
 
   constructor(readonly text: string | Buffer) {
     this.size = typeof text === 'string' ? Buffer.byteLength(text) : text.length;
@@ -59,22 +62,39 @@ export class CompressibleText {
   as(encoding: Encoding): Buffer {
     return (this.encoded[encoding] ??= compress(this.text, encoding));
   }
+
+  /** The answer's body: the text's UTF-8 bytes, or its compressed twin; each made once. */
+  body(encoding: Encoding | null | undefined): Buffer {
+    if (encoding) return this.as(encoding);
+    return (this.bytes ??= typeof this.text === 'string' ? Buffer.from(this.text) : this.text);
+  }
+
+  /** The ETag Express gives that body (the etag package's weak form), made once. */
+  etag(encoding: Encoding | null | undefined): string {
+    return (this.etags[encoding ?? 'identity'] ??= weakEtag(this.body(encoding)));
+  }
+}
+
+/** etag's `W/"<length in hex>-<27 characters of the SHA-1 in base64>"`, as Express sends it. */
+function weakEtag(body: Buffer): string {
+  if (body.length === 0) return 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
+  const hash = createHash('sha1').update(body).digest('base64').substring(0, 27);
+  return `W/"${body.length.toString(16)}-${hash}"`;
 }
 
 /**
  * Sends a generated text answer (a page, a feed), compressed when the client takes it. Goes
- * through res.send, so Express adds the ETag and answers If-None-Match with 304.
+ * through res.send, which answers If-None-Match with 304. A cached page's text is sent on every
+ * read: its bytes and ETag are made once (converting and hashing 60 KB on each read took a
+ * fifth of the gateway's CPU per cached page).
  */
 export function sendText(req: Request, res: Response, body: string | CompressibleText, type: string): void {
   res.type(type);
   const text = typeof body === 'string' ? new CompressibleText(body) : body;
   const encoding = responseEncoding(req, res, text.size);
-  if (!encoding) {
-    res.send(text.text);
-    return;
-  }
-  res.setHeader('Content-Encoding', encoding);
-  res.send(text.as(encoding));
+  if (encoding) res.setHeader('Content-Encoding', encoding);
+  res.setHeader('ETag', text.etag(encoding));
+  res.send(text.body(encoding));
 }
 
 /** A streamed answer (the sitemap) through a compressor when the client takes one. */

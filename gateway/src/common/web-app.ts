@@ -7,15 +7,27 @@ import { pickEncoding, type Encoding } from './compression.js';
 export const API_PATHS = /^\/(api|uploads)(\/|$)/;
 const SUFFIX: Record<Encoding, string> = { br: '.br', gzip: '.gz' };
 
-/** Which files the build precompressed (web/vite.config.ts), by URL path: the build never changes. */
-function precompressed(root: string): Map<string, Encoding[]> {
+/**
+ * The build's files by URL path, with the encodings it precompressed each in
+ * (web/vite.config.ts): the build never changes while the gateway runs.
+ */
+function buildFiles(root: string): Map<string, Encoding[]> {
   const files = new Set(readdirSync(root, { recursive: true, encoding: 'utf8' }));
   const found = new Map<string, Encoding[]>();
   for (const file of files) {
     const encodings = (['br', 'gzip'] as const).filter((e) => files.has(file + SUFFIX[e]));
-    if (encodings.length > 0) found.set(`/${file.split(sep).join('/')}`, encodings);
+    found.set(`/${file.split(sep).join('/')}`, encodings);
   }
   return found;
+}
+
+/** The URL path as a file name (percent-decoded); null when it does not decode. */
+function decodedPath(path: string): string | null {
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -29,7 +41,7 @@ export function webAppMiddleware(dist: string) {
     throw new Error(`WEB_DIST has no index.html: ${root} (run npm run build)`);
   const cacheControl = (path: string) =>
     path.startsWith('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache';
-  const variants = precompressed(root);
+  const variants = buildFiles(root);
   const files = express.static(root, {
     index: false,
     setHeaders(res, path) {
@@ -48,8 +60,11 @@ export function webAppMiddleware(dist: string) {
     if (API_PATHS.test(req.path) || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
     // The bare shell has no page's tags (as nginx does): the home page is the one to load.
     if (req.path === '/index.html') return res.redirect(301, '/');
-    const available = variants.get(req.path);
-    if (!available) return files(req, res, next);
+    const decoded = decodedPath(req.path);
+    const available = decoded === null ? undefined : variants.get(decoded);
+    // A page, not a file of the build: no look on the disk (a stat on every page read).
+    if (!available) return next();
+    if (available.length === 0) return files(req, res, next);
     res.vary('Accept-Encoding');
     const encoding = pickEncoding(req.headers['accept-encoding'], available);
     if (!encoding) return files(req, res, next);
