@@ -105,12 +105,16 @@ suite(suiteName, () => {
     expect(sent.subject).toBeTruthy();
 
     // Caching and security headers, as nginx and the gateway send them.
-    const first = await api('/api/posts?limit=15&prod=1');
-    const second = await api('/api/posts?limit=15&prod=1');
-    expect([first.headers.get('x-cache-status'), second.headers.get('x-cache-status')]).toEqual([
-      'MISS',
-      'HIT',
-    ]);
+    // nginx keys its microcache by the second too: a pair of reads across a second's turn is
+    // MISS, MISS, so the pair is asked again (a new query each time) up to three times.
+    let statuses: (string | null)[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const first = await api(`/api/posts?limit=15&prod=${attempt}`);
+      const second = await api(`/api/posts?limit=15&prod=${attempt}`);
+      statuses = [first.headers.get('x-cache-status'), second.headers.get('x-cache-status')];
+      if (statuses[1] === 'HIT') break;
+    }
+    expect(statuses).toEqual(['MISS', 'HIT']);
     expect((await api('/api/posts?limit=15&prod=1', { token })).headers.get('x-cache-status')).toBe('BYPASS');
     const home = await fetch(`${stack.url}/`);
     expect(home.headers.get('content-security-policy')).toContain("default-src 'self'");
