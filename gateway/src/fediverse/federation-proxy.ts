@@ -2,6 +2,9 @@ import {
   ErrorText,
   FEDERATION_INBOX_PATH,
   FEDERATION_MAX_BODY_BYTES,
+  FEDERATION_MAX_HEADER_NAME,
+  FEDERATION_MAX_HEADER_VALUE,
+  FEDERATION_MAX_HEADERS,
   FEDERATION_MAX_JSON_DEPTH,
   FederationErrors,
   isFederationRequest,
@@ -34,9 +37,6 @@ const NOT_FORWARDED = new Set([
 /** Headers of social's answer the gateway writes itself. */
 const NOT_ANSWERED = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length']);
 /** The contracts' bounds on forwarded headers (federationHttpRequestSchema). */
-const MAX_HEADERS = 200;
-const MAX_HEADER_NAME = 256;
-const MAX_HEADER_VALUE = 8192;
 /** A body that drips slower than this is cut (408): a stranger must not hold a connection open. */
 const BODY_READ_TIMEOUT_MS = 10_000;
 const RETRY_AFTER_SECONDS = '5';
@@ -167,10 +167,10 @@ function forwardedHeaders(req: Request): [string, string][] | null {
     const name = raw[i]!.toLowerCase();
     if (NOT_FORWARDED.has(name)) continue;
     const value = raw[i + 1]!;
-    if (name.length > MAX_HEADER_NAME || value.length > MAX_HEADER_VALUE) return null;
+    if (name.length > FEDERATION_MAX_HEADER_NAME || value.length > FEDERATION_MAX_HEADER_VALUE) return null;
     headers.push([name, value]);
   }
-  return headers.length > MAX_HEADERS ? null : headers;
+  return headers.length > FEDERATION_MAX_HEADERS ? null : headers;
 }
 
 function errorText(error: ApiError): string {

@@ -30,7 +30,13 @@ export function isFederationRequest(path: string, accept: string | undefined): b
 /** Whether a federation request is an inbox POST (rate-limited per remote server, body-capped). */
 export const FEDERATION_INBOX_PATH = /^\/ap\/(?:inbox|actor\/[^/]+\/inbox)\/?$/;
 
-const headerList = z.array(z.tuple([z.string().max(256), z.string().max(8192)])).max(200);
+/** Bounds of the headers a federation request carries; past them the gateway answers 431. */
+export const FEDERATION_MAX_HEADERS = 200;
+export const FEDERATION_MAX_HEADER_NAME = 256;
+export const FEDERATION_MAX_HEADER_VALUE = 8192;
+const headerList = z
+  .array(z.tuple([z.string().max(FEDERATION_MAX_HEADER_NAME), z.string().max(FEDERATION_MAX_HEADER_VALUE)]))
+  .max(FEDERATION_MAX_HEADERS);
 
 /** An HTTP request the gateway hands to the federation (the URL is built on SITE_URL, never Host). */
 export const federationHttpRequestSchema = z.object({

@@ -6,4 +6,3 @@ export * from './ports.js';
 export * from './loaders.js';
 export * from './pg-stores.js';
 export * from './federation.js';
-export * from './middleware.js';

@@ -10,7 +10,6 @@ import { exportSpki } from '@fedify/vocab-runtime';
 import { OutboundAllowList } from '@blog/server-kit';
 import {
   createBlogFederation,
-  federationMiddleware,
   loaderFactories,
   type ActorKeys,
   type ArticleData,
@@ -22,6 +21,7 @@ import {
   type RemoteFollower,
   type SiteData,
 } from '../../src/index.js';
+import { federationMiddleware } from './middleware.js';
 
 export const LOOPBACK = new OutboundAllowList(['127.0.0.1']);
 

@@ -1,12 +1,12 @@
-// Express middleware for the federation (not @fedify/express, G3: that one writes its 406 after next()
-// already answered, crashing a Nest app with ERR_HTTP_HEADERS_SENT, and has no body cap or error path).
-// Mount it before the JSON body parser (Fedify reads the raw body to check its Digest) and before the
-// public cache.
+// Test support: the federation served from an Express app, for this library's tests over real HTTP.
+// The blog itself serves it through the gateway's proxy and the social service's RPC handler. Not
+// @fedify/express (G3: it writes its 406 after next() already answered, crashing a Nest app with
+// ERR_HTTP_HEADERS_SENT, and has no body cap).
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { FEDERATION_MAX_BODY_BYTES } from '@blog/contracts';
-import { INBOX_PATHS, type BlogFederation } from './federation.js';
+import { INBOX_PATHS, type BlogFederation } from '../../src/federation.js';
 
 export interface FederationMiddlewareOptions {
   /** Inbox POST bodies past this answer 413. Default 256 KB. */
