@@ -1,5 +1,5 @@
 import { fediverseAddress } from '@blog/contracts/site';
-import type { BlockView, DeliveryFailureView, FollowerStatus, FollowerView } from '@blog/contracts/social';
+import type { FollowerStatus, FollowerView } from '@blog/contracts/social';
 import { useRef, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
@@ -10,7 +10,6 @@ import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
 import { useSite } from '../../../site/SiteContext';
 import { CopyableHandle } from '../../../components/FediverseHandle';
-import { useNotify } from '../ui/Notifications';
 import {
   approveFollower,
   dismissDeliveryFailure,
@@ -22,11 +21,10 @@ import {
 } from './fediverseApi';
 import './fediverse-tab.css';
 import { blockLabel, countOf, deliveryProblemText } from './fediverseTab';
+import { RowAction, useRowActions } from './RowAction';
 
 /** Follow requests shown at once (the owner approves them one by one). */
 const PENDING_SHOWN = 100;
-
-type Busy = { key: string; label: string } | null;
 
 /**
  * The Fediverse tab (issue 30 §3): the blog's handle to copy, its followers (the page in the
@@ -35,13 +33,15 @@ type Busy = { key: string; label: string } | null;
  */
 export function FediverseTab() {
   const api = useApi();
-  const notify = useNotify();
   const site = useSite();
   const address = fediverseAddress(site);
   const [page, setPage] = usePageParam();
   const [reload, setReload] = useState(0);
-  const [busy, setBusy] = useState<Busy>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const actions = useRowActions(() => {
+    setReload((n) => n + 1);
+    headingRef.current?.focus();
+  });
   const followers = useAsync(
     (signal) => listFollowers(api, { status: 'accepted', page }, signal),
     [api, page, reload],
@@ -54,64 +54,18 @@ export function FediverseTab() {
   const deliveries = useAsync((signal) => listDeliveryFailures(api, signal), [api, reload]);
   const counts = followers.status === 'ready' ? followers.data.counts : null;
 
-  const run = async (
-    key: string,
-    label: string,
-    work: () => Promise<unknown>,
-    done: string,
-    failed: string,
-  ) => {
-    if (busy) return;
-    setBusy({ key, label });
-    try {
-      await work();
-      notify('success', done);
-      setReload((n) => n + 1);
-      headingRef.current?.focus();
-    } catch (error) {
-      notify('error', errorMessage(error, failed));
-    } finally {
-      setBusy(null);
-    }
-  };
-  const remove = (follower: FollowerView) => {
-    if (!window.confirm(`Remove ${follower.handle} from the followers? They no longer get new posts.`))
-      return;
-    void run(
-      `remove-${follower.id}`,
-      'Removing...',
-      () => removeFollower(api, follower.id),
-      `${follower.handle} removed.`,
-      'The follower could not be removed.',
-    );
-  };
-  const approve = (follower: FollowerView) =>
-    void run(
-      `approve-${follower.id}`,
-      'Approving...',
-      () => approveFollower(api, follower.id),
-      `${follower.handle} now follows the blog.`,
-      'The follower could not be approved.',
-    );
-  const unblock = (block: BlockView) => {
-    const { target } = blockLabel(block);
-    void run(
-      `unblock-${block.id}`,
-      'Unblocking...',
-      () => removeBlock(api, block.id),
-      `${target} unblocked.`,
-      'The block could not be removed.',
-    );
-  };
-  const dismiss = (failure: DeliveryFailureView) =>
-    void run(
-      `dismiss-${failure.host}`,
-      'Dismissing...',
-      () => dismissDeliveryFailure(api, failure.host),
-      `${failure.host} dismissed.`,
-      'The delivery problem could not be dismissed.',
-    );
-  const busyLabel = (key: string, label: string) => (busy?.key === key ? busy.label : label);
+  // Refuse (a request) and Remove (a follower) are the same call.
+  const removal = (follower: FollowerView) => ({
+    actions,
+    target: follower.handle,
+    tone: 'danger' as const,
+    actionKey: `remove-${follower.id}`,
+    busyLabel: 'Removing...',
+    confirm: `Remove ${follower.handle} from the followers? They no longer get new posts.`,
+    work: () => removeFollower(api, follower.id),
+    done: `${follower.handle} removed.`,
+    failed: 'The follower could not be removed.',
+  });
 
   return (
     <section className="card admin-fediverse" aria-labelledby="fediverse-tab-heading">
@@ -155,24 +109,17 @@ export function FediverseTab() {
         onRetry={() => setReload((n) => n + 1)}
         renderActions={(follower) => (
           <>
-            <button
-              type="button"
-              className="button button-small"
-              disabled={busy !== null}
-              onClick={() => approve(follower)}
-            >
-              {busyLabel(`approve-${follower.id}`, 'Approve')}
-              <span className="visually-hidden"> {follower.handle}</span>
-            </button>
-            <button
-              type="button"
-              className="button button-small button-danger"
-              disabled={busy !== null}
-              onClick={() => remove(follower)}
-            >
-              {busyLabel(`remove-${follower.id}`, 'Refuse')}
-              <span className="visually-hidden"> {follower.handle}</span>
-            </button>
+            <RowAction
+              actions={actions}
+              label="Approve"
+              target={follower.handle}
+              actionKey={`approve-${follower.id}`}
+              busyLabel="Approving..."
+              work={() => approveFollower(api, follower.id)}
+              done={`${follower.handle} now follows the blog.`}
+              failed="The follower could not be approved."
+            />
+            <RowAction label="Refuse" {...removal(follower)} />
           </>
         )}
       />
@@ -193,17 +140,7 @@ export function FediverseTab() {
             label="Followers pages"
           />
         )}
-        renderActions={(follower) => (
-          <button
-            type="button"
-            className="button button-small button-danger"
-            disabled={busy !== null}
-            onClick={() => remove(follower)}
-          >
-            {busyLabel(`remove-${follower.id}`, 'Remove')}
-            <span className="visually-hidden"> {follower.handle}</span>
-          </button>
-        )}
+        renderActions={(follower) => <RowAction label="Remove" {...removal(follower)} />}
       />
 
       <section className="fediverse-section" aria-labelledby="fediverse-blocks-heading">
@@ -235,15 +172,17 @@ export function FediverseTab() {
                       </p>
                     </div>
                     <div className="admin-actions">
-                      <button
-                        type="button"
-                        className="button button-small button-secondary"
-                        disabled={busy !== null}
-                        onClick={() => unblock(block)}
-                      >
-                        {busyLabel(`unblock-${block.id}`, 'Unblock')}
-                        <span className="visually-hidden"> {target}</span>
-                      </button>
+                      <RowAction
+                        actions={actions}
+                        label="Unblock"
+                        target={target}
+                        tone="secondary"
+                        actionKey={`unblock-${block.id}`}
+                        busyLabel="Unblocking..."
+                        work={() => removeBlock(api, block.id)}
+                        done={`${target} unblocked.`}
+                        failed="The block could not be removed."
+                      />
                     </div>
                   </li>
                 );
@@ -283,15 +222,17 @@ export function FediverseTab() {
                     </p>
                   </div>
                   <div className="admin-actions">
-                    <button
-                      type="button"
-                      className="button button-small button-secondary"
-                      disabled={busy !== null}
-                      onClick={() => dismiss(failure)}
-                    >
-                      {busyLabel(`dismiss-${failure.host}`, 'Dismiss')}
-                      <span className="visually-hidden"> {failure.host}</span>
-                    </button>
+                    <RowAction
+                      actions={actions}
+                      label="Dismiss"
+                      target={failure.host}
+                      tone="secondary"
+                      actionKey={`dismiss-${failure.host}`}
+                      busyLabel="Dismissing..."
+                      work={() => dismissDeliveryFailure(api, failure.host)}
+                      done={`${failure.host} dismissed.`}
+                      failed="The delivery problem could not be dismissed."
+                    />
                   </div>
                 </li>
               ))}
