@@ -29,6 +29,7 @@ export const SocialErrors = {
   blocked: 'This account or its server is blocked',
   uri: 'must be an http(s) URL',
   deliveryHost: 'host must be a server name such as mastodon.example (with its port, if any)',
+  followersCursor: "cursor must be a followers page's nextCursor",
 } as const;
 
 /** An http(s) URL from another server (ids, inboxes, profile pages). */
@@ -118,10 +119,25 @@ export const unfollowCommandSchema = z.object({
   followActivityId: remoteUri.optional(),
 });
 
+/** Items a page of the followers or following collection holds. */
+const collectionPageLimit = z.coerce.number().int().min(1).max(1000).default(100);
+
+/** The followers collection's first page: it starts before every follower. */
+export const FOLLOWERS_FIRST_CURSOR = '0';
+/**
+ * Where a page of the followers collection starts, as the previous page's `nextCursor` gave it
+ * (opaque to callers: it is the last follower id of that page, so a page is an index range, not a
+ * scan past the ones before it).
+ */
+export const followersCursorSchema = z
+  .string({ error: SocialErrors.followersCursor })
+  .regex(/^(0|[1-9][0-9]{0,9})$/, SocialErrors.followersCursor)
+  .transform(Number)
+  .refine((id) => id <= 2_147_483_647, SocialErrors.followersCursor);
 /** The followers collection's pages (accepted followers only, oldest first). */
 export const followersPageQuerySchema = z.object({
-  offset: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  cursor: followersCursorSchema.prefault(FOLLOWERS_FIRST_CURSOR),
+  limit: collectionPageLimit,
 });
 /** A follower as the federation delivers to it (libs/federation's RemoteFollower); `handle` is `@user@host`. */
 export interface FollowerRecipient {
@@ -135,7 +151,8 @@ export interface FollowerRecipient {
 }
 export interface FollowersPage {
   items: FollowerRecipient[];
-  total: number;
+  /** The next page's cursor; null on the last page. */
+  nextCursor: string | null;
 }
 
 /** An account this blog follows (the `following` collection). */
@@ -143,7 +160,10 @@ export const followingCommandSchema = z.object({
   targetUri: remoteUri,
   followActivityId: remoteUri,
 });
-export const followingPageQuerySchema = followersPageQuerySchema;
+export const followingPageQuerySchema = z.object({
+  offset: z.coerce.number().int().min(0).default(0),
+  limit: collectionPageLimit,
+});
 /** Actor URIs this blog follows (accepted), oldest first. */
 export interface FollowingPage {
   items: string[];

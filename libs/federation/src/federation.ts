@@ -27,6 +27,7 @@ import {
   Update,
   type Recipient,
 } from '@fedify/vocab';
+import { FOLLOWERS_FIRST_CURSOR, followersCursorSchema } from '@blog/contracts';
 import type { OutboundAllowList } from '@blog/server-kit';
 import { loaderFactories } from './loaders.js';
 import {
@@ -46,6 +47,7 @@ export { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, SHARED_INBOX_PATH
 
 const BLOG_ACTOR = FEDERATION_ACTOR_IDENTIFIER;
 const PAGE = 20;
+const FOLLOWERS_PAGE = 100;
 
 export type ArticleActivityKind = 'create' | 'update' | 'delete';
 
@@ -146,15 +148,17 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
         }),
     },
   });
-  federation.setOutboxPermanentFailureHandler((_ctx, failure) =>
-    report({
+  federation.setOutboxPermanentFailureHandler(async (_ctx, failure) => {
+    // Fedify tells a held activity's drop here too (status 0), after onActivityDrop reported it.
+    if (failure.reason === 'circuit-breaker-ttl') return;
+    await report({
       activityId: failure.activity.id?.href ?? null,
       inbox: failure.inbox.href,
       reason: 'gone',
       statusCode: failure.statusCode,
       error: failure.error.message,
-    }),
-  );
+    });
+  });
 
   // Imported once: the keys never change, and in the gateway they come over RPC.
   type Key = Awaited<ReturnType<typeof importJwk>>;
@@ -273,24 +277,25 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   outbox.setCounter(async () => (await ports.articles.outbox(0, 1)).total);
   outbox.setFirstCursor(() => '0');
 
+  // Fedify walks these pages to send to 'followers'. A cursor that is not one (a URL's query) is a 404.
   const followers = federation.setFollowersDispatcher(
     `${ACTOR_PATH}/followers`,
     async (_ctx, identifier, cursor) => {
       if (identifier !== BLOG_ACTOR || cursor === null) return null;
-      const offset = Number(cursor) || 0;
-      const page = await ports.followers.page(offset, 100);
+      if (!followersCursorSchema.safeParse(cursor).success) return null;
+      const page = await ports.followers.page(cursor, FOLLOWERS_PAGE);
       return {
         items: page.items.map((f): Recipient => ({
           id: new URL(f.actorUri),
           inboxId: new URL(f.inbox),
           endpoints: f.sharedInbox ? { sharedInbox: new URL(f.sharedInbox) } : null,
         })),
-        nextCursor: offset + 100 < page.total ? String(offset + 100) : null,
+        nextCursor: page.nextCursor,
       };
     },
   );
-  followers.setCounter(async () => (await ports.followers.page(0, 1)).total);
-  followers.setFirstCursor(() => '0');
+  followers.setCounter(() => ports.followers.count());
+  followers.setFirstCursor(() => FOLLOWERS_FIRST_CURSOR);
 
   federation.setFollowingDispatcher(`${ACTOR_PATH}/following`, async (_ctx, identifier) =>
     identifier === BLOG_ACTOR ? { items: (await ports.following()).map((u) => new URL(u)) } : null,

@@ -80,7 +80,10 @@ export interface FederationPorts {
   /** Made once and kept: the actor's keys never change on their own. */
   actorKeys(): Promise<ActorKeys>;
   followers: {
-    page(offset: number, limit: number): Promise<{ items: RemoteFollower[]; total: number }>;
+    /** Accepted followers, oldest first, from `cursor` (the first page's, or a page's nextCursor). */
+    page(cursor: string, limit: number): Promise<{ items: RemoteFollower[]; nextCursor: string | null }>;
+    /** How many accepted followers there are (the collection's totalItems). */
+    count(): Promise<number>;
     /** 'pending' when the owner approves followers: no Accept is sent then. */
     add(follower: RemoteFollower & { followActivityId: string }): Promise<'accepted' | 'pending'>;
     remove(actorUri: string): Promise<void>;

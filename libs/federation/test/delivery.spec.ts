@@ -2,7 +2,7 @@ import '../src/temporal.js';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { InProcessMessageQueue } from '@fedify/fedify';
+import { InProcessMessageQueue, type MessageQueue } from '@fedify/fedify';
 import type { DeliveryGivenUp } from '../src/index.js';
 import { article, startBlog, waitUntil, type BlogInstance } from './support/rig.js';
 
@@ -70,5 +70,80 @@ describe('delivery give-up reports', () => {
     expect(hits.length).toBe(seen);
     expect([...new Set(hits)].sort()).toEqual(['/broken/inbox', '/gone/inbox']);
     expect(reports).toHaveLength(2);
+  });
+});
+
+/**
+ * A delivery the circuit breaker held past its retention (7 days) is dropped without a try, and
+ * Fedify tells that drop twice: to onActivityDrop and to the permanent-failure handler.
+ */
+describe('a held delivery dropped by the circuit breaker', () => {
+  let blog: BlogInstance;
+  let inboxes: Server;
+  let base = '';
+  const reports: DeliveryGivenUp[] = [];
+  const hits: string[] = [];
+
+  beforeAll(async () => {
+    inboxes = createServer((req, res) => {
+      hits.push(req.url ?? '');
+      req.resume();
+      res.statusCode = 202;
+      res.end();
+    });
+    inboxes.listen(0, '127.0.0.1');
+    await once(inboxes, 'listening');
+    base = `http://127.0.0.1:${(inboxes.address() as AddressInfo).port}`;
+    // Every delivery comes back from the queue as one the circuit has held for 8 days.
+    const inner = new InProcessMessageQueue();
+    const heldTooLong = (message: unknown) =>
+      (message as { type?: string }).type === 'outbox'
+        ? {
+            ...(message as object),
+            circuitHeld: true,
+            circuitHeldSince: Temporal.Now.instant()
+              .subtract({ hours: 8 * 24 })
+              .toString(),
+          }
+        : message;
+    const queue: MessageQueue = {
+      enqueue: (message, options) => inner.enqueue(heldTooLong(message), options),
+      listen: (handler, options) => inner.listen(handler, options),
+    };
+    blog = await startBlog({ queue, onDeliveryGivenUp: (r) => void reports.push(r) });
+    blog.ports.followerRows.set(`${base}/held/actor`, {
+      actorUri: `${base}/held/actor`,
+      handle: '@held@127.0.0.1',
+      name: 'held',
+      url: null,
+      inbox: `${base}/held/inbox`,
+      sharedInbox: null,
+      iconUrl: null,
+      followActivityId: `${base}/held/follow`,
+      status: 'accepted',
+    });
+  });
+  afterAll(async () => {
+    await blog?.close();
+    inboxes?.close();
+  });
+
+  it('is reported once, as dropped, and never sent', async () => {
+    const post = article(blog.origin, 5, 'Thaw');
+    blog.ports.posts.set(5, post);
+    await blog.blog.publish('create', post);
+    await waitUntil(() => reports.length > 0);
+    // Both of Fedify's calls come in the same queue task: a second report would be here by now.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reports).toEqual([
+      {
+        activityId: `${blog.origin}/post/5#create`,
+        inbox: `${base}/held/inbox`,
+        reason: 'dropped',
+        statusCode: null,
+        error: null,
+      },
+    ]);
+    expect(hits).toEqual([]);
   });
 });

@@ -118,18 +118,19 @@ describe('delivery failures (real social service and PostgreSQL)', () => {
       statusCode: null,
       error: null,
     });
-    // Fedify reports a circuit drop again as a permanent failure (status 0): the row keeps "dropped".
+    // The same activity given up at another inbox of that server: one give-up there, the row keeps "dropped".
     await runtimeHook.givenUp({
       activityId: 'https://blog.example/post/2#create',
-      inbox: 'https://down.example/inbox',
+      inbox: 'https://down.example/users/bo/inbox',
       reason: 'gone',
-      statusCode: 0,
-      error: 'Circuit breaker held activity expired.',
+      statusCode: 410,
+      error: 'Gone',
     });
 
     const items = await failures();
     expect(items.map((item) => item.host)).toEqual(['down.example', 'slow.example']);
     expect(items[0]).toMatchObject<Partial<DeliveryFailureView>>({
+      inbox: 'https://down.example/inbox',
       reason: 'dropped',
       statusCode: null,
       error: null,

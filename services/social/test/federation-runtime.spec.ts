@@ -402,4 +402,61 @@ describe('the federation in the social service', () => {
       await bob.close();
     }
   });
+
+  it('the followers collection: its total, then pages by cursor with each accepted follower once, in id order', async () => {
+    // 260 more followers, every fifth pending: three pages of 100 and more. Taken away after, so
+    // that nothing later delivers to them.
+    await stack.sql.query(
+      `WITH actors AS (
+         INSERT INTO social.remote_actors (uri, host, handle, inbox)
+         SELECT 'https://crowd.example/users/u' || n, 'crowd.example', 'u' || n || '@crowd.example',
+                'https://crowd.example/users/u' || n || '/inbox'
+         FROM generate_series(1, 260) AS n RETURNING id, uri)
+       INSERT INTO social.followers (remote_actor_id, follow_activity_id, status)
+       SELECT id, uri || '/follow', CASE WHEN substring(uri FROM '[0-9]+$')::int % 5 = 0 THEN 'pending' ELSE 'accepted' END
+       FROM actors ORDER BY id`,
+    );
+    try {
+      const { rows } = await stack.sql.query(
+        `SELECT a.uri FROM social.followers f JOIN social.remote_actors a ON a.id = f.remote_actor_id
+         WHERE f.status = 'accepted' ORDER BY f.id`,
+      );
+      const accepted = rows.map((row) => row.uri as string);
+      expect(accepted.length).toBeGreaterThan(200);
+
+      const collection = await answered('/ap/actor/blog/followers');
+      expect(collection.status).toBe(200);
+      expect(collection.json).toMatchObject({ type: 'OrderedCollection', totalItems: accepted.length });
+      const walked: string[] = [];
+      const pages: Record<string, unknown>[] = [];
+      for (let next = collection.json.first as string | undefined; next;) {
+        const page = await answered(new URL(next).pathname + new URL(next).search);
+        expect(page.status).toBe(200);
+        const items = [page.json.orderedItems ?? []].flat() as string[];
+        walked.push(...items);
+        pages.push(page.json);
+        next = page.json.next;
+        // One who unfollows during the walk moves no one else out of the next page.
+        if (pages.length === 1)
+          await stack.sql.query(
+            `DELETE FROM social.followers f USING social.remote_actors a
+             WHERE a.id = f.remote_actor_id AND a.uri = $1`,
+            [items.at(-1)],
+          );
+      }
+      expect(walked).toEqual(accepted);
+      expect(pages.map((page) => [page.orderedItems ?? []].flat().length)).toEqual([
+        100,
+        100,
+        accepted.length - 200,
+      ]);
+      expect(pages.at(-1)).not.toHaveProperty('next');
+      // A cursor that is not one is a 404 (the blog's own), not a failure.
+      expect(await get('/ap/actor/blog/followers?cursor=abc')).toBe('pass');
+    } finally {
+      await stack.sql.query(
+        `DELETE FROM social.remote_actors WHERE host = 'crowd.example'`, // followers go with them
+      );
+    }
+  });
 });

@@ -148,26 +148,58 @@ describe('social service (real PostgreSQL)', () => {
       });
     });
 
-    it('pages the followers collection, oldest first, with what delivery needs', async () => {
-      const page1 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1 });
-      expect(page1).toEqual({
-        total: 2,
-        items: [
-          {
-            actorUri: 'https://mastodon.example/users/alice',
-            handle: '@alice@mastodon.example',
-            name: 'Alice',
-            url: 'https://mastodon.example/@alice',
-            inbox: 'https://mastodon.example/users/alice/inbox',
-            sharedInbox: 'https://mastodon.example/inbox',
-            iconUrl: null,
-          },
-        ],
+    it('pages the followers collection by cursor: each accepted follower once, oldest first, pending ones not', async () => {
+      await social.send(Patterns.social.follow, follow('erin', 'pages.example', true)); // stays pending
+      await social.send(Patterns.social.follow, follow('fay', 'pages.example'));
+      const page = (cursor?: string) =>
+        social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1, ...(cursor && { cursor }) });
+
+      const first = await page();
+      expect(first.items).toEqual([
+        {
+          actorUri: 'https://mastodon.example/users/alice',
+          handle: '@alice@mastodon.example',
+          name: 'Alice',
+          url: 'https://mastodon.example/@alice',
+          inbox: 'https://mastodon.example/users/alice/inbox',
+          sharedInbox: 'https://mastodon.example/inbox',
+          iconUrl: null,
+        },
+      ]);
+      const walked = [...first.items];
+      const cursors = [first.nextCursor];
+      for (let cursor = first.nextCursor; cursor !== null;) {
+        const next = await page(cursor);
+        walked.push(...next.items);
+        cursor = next.nextCursor;
+        cursors.push(cursor);
+      }
+      expect(walked.map((item) => item.actorUri)).toEqual([
+        'https://mastodon.example/users/alice',
+        'https://social.example/users/bob',
+        'https://pages.example/users/fay',
+      ]);
+      // The last page (a full one) says so: no empty page after it.
+      expect(cursors).toHaveLength(3);
+      expect(cursors.at(-1)).toBeNull();
+      // The cursor is the last follower id of its page.
+      const ids = await stack.sql.query(
+        `SELECT f.id FROM social.followers f WHERE f.status = 'accepted' ORDER BY f.id`,
+      );
+      expect(cursors.slice(0, 2)).toEqual(ids.rows.slice(0, 2).map((row) => String(row.id)));
+      expect(await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 3 })).toMatchObject({
+        nextCursor: null,
       });
-      const page2 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1, offset: 1 });
-      expect(page2.items.map((item) => item.actorUri)).toEqual(['https://social.example/users/bob']);
-      const page3 = await social.send<FollowersPage>(Patterns.social.followersPage, { limit: 1, offset: 2 });
-      expect(page3).toEqual({ items: [], total: 2 });
+      expect(await page('2147483647')).toEqual({ items: [], nextCursor: null });
+    });
+
+    it('refuses a followers cursor that is not one', async () => {
+      for (const cursor of ['abc', '-1', '1.5', '01', '', '99999999999', '2147483648'])
+        expect(await social.failure(Patterns.social.followersPage, { cursor })).toMatchObject({
+          status: 400,
+          field: 'cursor',
+          error: SocialErrors.followersCursor,
+        });
     });
 
     it('removes a follower on Undo{Follow} (only with the Follow it undoes) and on the owner’s remove', async () => {

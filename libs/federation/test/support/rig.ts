@@ -69,10 +69,16 @@ export class MemoryPorts implements FederationPorts {
     return this.keys;
   }
   followers = {
-    page: async (offset: number, limit: number) => {
+    // The cursor is a position here: opaque to the federation, as the social service's ids are.
+    page: async (cursor: string, limit: number) => {
       const all = [...this.followerRows.values()].filter((f) => f.status === 'accepted');
-      return { items: all.slice(offset, offset + limit), total: all.length };
+      const from = Number(cursor);
+      return {
+        items: all.slice(from, from + limit),
+        nextCursor: from + limit < all.length ? String(from + limit) : null,
+      };
     },
+    count: async () => [...this.followerRows.values()].filter((f) => f.status === 'accepted').length,
     add: async (f: RemoteFollower & { followActivityId: string }) => {
       this.writes++;
       const status = this.site_.approveFollowers ? 'pending' : 'accepted';

@@ -1,9 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { ClientProxy } from '@nestjs/microservices';
 import {
+  FOLLOWERS_FIRST_CURSOR,
   Patterns,
   SOCIAL_PAGE_MAX,
   type ArchiveFollower,
+  type FollowersPage,
   type RpcAnswer,
   type RpcRequest,
   type TypedPattern,
@@ -45,16 +47,19 @@ export class SocialClient implements OnApplicationShutdown {
       for (const follower of result.items) since.set(follower.handle, follower.since);
       if (result.items.length < SOCIAL_PAGE_MAX || page * SOCIAL_PAGE_MAX >= result.total) break;
     }
-    for (let offset = 0; ; offset += PAGE) {
-      const { items } = await this.call(Patterns.social.followersPage, { offset, limit: PAGE });
-      if (items.length)
-        yield items.map((follower) => ({
+    for (let cursor: string | null = FOLLOWERS_FIRST_CURSOR; cursor !== null;) {
+      const collectionPage: FollowersPage = await this.call(Patterns.social.followersPage, {
+        cursor,
+        limit: PAGE,
+      });
+      if (collectionPage.items.length)
+        yield collectionPage.items.map((follower) => ({
           // The collection names an actor without a handle by its URI.
           handle: follower.handle.startsWith('@') ? follower.handle : null,
           actorUri: follower.actorUri,
           since: since.get(follower.handle) ?? null,
         }));
-      if (items.length < PAGE) return;
+      cursor = collectionPage.nextCursor;
     }
   }
 

@@ -54,8 +54,8 @@ export class PostgresDeliveryFailuresRepository extends DeliveryFailuresReposito
   }
 
   async record(failure: DeliveryFailureRecord): Promise<void> {
-    // The same activity reported again for this server (Fedify reports a circuit drop both as a
-    // drop and as a permanent failure) keeps the row's count and first reason.
+    // The same activity given up again on this server (at another of its inboxes, or one try both
+    // expired and dropped by its circuit) keeps the row's count and first reason.
     await this.db.query(
       `INSERT INTO delivery_failures AS f (host, inbox, last_activity_id, reason, status_code, error)
        VALUES ($1, $2, $3, $4, $5, $6)

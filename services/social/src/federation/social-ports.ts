@@ -46,8 +46,11 @@ export function socialPorts(
   return {
     actorKeys: () => keys.pairs(),
     followers: {
-      page: (offset, limit) =>
-        followers.recipients(checked(Patterns.social.followersPage, { offset, limit })),
+      // async, so that a refused cursor is a rejection rather than a throw.
+      async page(cursor, limit) {
+        return followers.recipients(checked(Patterns.social.followersPage, { cursor, limit }));
+      },
+      count: () => followers.acceptedCount(),
       async add(follower) {
         const requireApproval = await options.approveFollowers();
         const command = checked(Patterns.social.follow, { ...follower, requireApproval });

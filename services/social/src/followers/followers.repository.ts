@@ -43,7 +43,8 @@ export abstract class FollowersRepository {
     status: FollowerStatus,
   ): Promise<{ id: number; status: FollowerStatus; created: boolean }>;
   abstract unfollow(actorUri: string, followActivityId?: string): Promise<number>;
-  abstract recipients(offset: number, limit: number): Promise<FollowersPage>;
+  /** Accepted followers after the follower `afterId`, by id: the followers collection's pages. */
+  abstract recipients(afterId: number, limit: number): Promise<FollowersPage>;
   abstract page(query: FollowerListQuery): Promise<{ rows: FollowerRow[]; total: number }>;
   abstract counts(): Promise<{ accepted: number; pending: number }>;
   abstract find(id: number): Promise<FollowerRow | undefined>;
@@ -108,8 +109,12 @@ export class PostgresFollowersRepository extends FollowersRepository {
     return rows.length;
   }
 
-  async recipients(offset: number, limit: number): Promise<FollowersPage> {
+  async recipients(afterId: number, limit: number): Promise<FollowersPage> {
+    // Keyset paging on followers_status_idx (status, id): a page reads its own rows only, and a
+    // follower added or removed during a walk shifts no other. One row past the page tells
+    // whether another follows; the collection's total is the counter's own query (counts).
     const rows = await queryRows<{
+      id: number;
       uri: string;
       handle: string | null;
       name: string | null;
@@ -119,14 +124,14 @@ export class PostgresFollowersRepository extends FollowersRepository {
       icon_url: string | null;
     }>(
       this.db,
-      `SELECT a.uri, a.handle, a.name, a.url, a.inbox, a.shared_inbox, a.icon_url
+      `SELECT f.id, a.uri, a.handle, a.name, a.url, a.inbox, a.shared_inbox, a.icon_url
        FROM followers f JOIN remote_actors a ON a.id = f.remote_actor_id
-       WHERE f.status = 'accepted' ORDER BY f.id LIMIT $1 OFFSET $2`,
-      [limit, offset],
+       WHERE f.status = 'accepted' AND f.id > $1 ORDER BY f.id LIMIT $2`,
+      [afterId, limit + 1],
     );
-    const { accepted } = await this.counts();
+    const page = rows.slice(0, limit);
     return {
-      items: rows.map((row) => ({
+      items: page.map((row) => ({
         actorUri: row.uri,
         handle: handleOf(row),
         name: row.name,
@@ -135,7 +140,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
         sharedInbox: row.shared_inbox,
         iconUrl: row.icon_url,
       })),
-      total: accepted,
+      nextCursor: rows.length > limit ? String(page.at(-1)!.id) : null,
     };
   }
 

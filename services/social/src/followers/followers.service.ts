@@ -53,7 +53,12 @@ export class FollowersService {
   }
 
   recipients(query: RpcParsedRequest<typeof Patterns.social.followersPage>) {
-    return this.followers.recipients(query.offset, query.limit);
+    return this.followers.recipients(query.cursor, query.limit);
+  }
+
+  /** The followers collection's total: the accepted followers. */
+  async acceptedCount(): Promise<number> {
+    return (await this.followers.counts()).accepted;
   }
 
   async list(query: FollowerListQuery): Promise<FollowerListResult> {
