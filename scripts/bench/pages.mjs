@@ -71,14 +71,16 @@ async function startPagesStack(target) {
  * Milliseconds of `count` requests one after another, each with a query string of its own, and
  * the CPU ms per render of the gateway and the posts service (from /proc).
  */
-async function renderTimes(url, count, byName) {
+async function renderTimes(url, count, byName, headers = {}) {
   const pids = distinctPids(byName);
   const names = Object.keys(pids);
   const before = await Promise.all(names.map((name) => cpuTicks(pids[name])));
   const times = [];
   for (let i = 0; i < count; i++) {
     const started = performance.now();
-    const response = await fetch(`${url}${url.includes('?') ? '&' : '?'}render=${i}-${Date.now()}`);
+    const response = await fetch(`${url}${url.includes('?') ? '&' : '?'}render=${i}-${Date.now()}`, {
+      headers,
+    });
     await response.arrayBuffer();
     if (response.status !== 200) throw new Error(`${url} answered ${response.status}`);
     times.push(performance.now() - started);
@@ -154,14 +156,21 @@ export async function benchPages() {
     // Each page on every build one right after the other. The base may be the app shell, which
     // renders nothing: its figures then show what a render adds.
     const uncached = Object.fromEntries(targets.map((t) => [t.name, {}]));
-    for (const [page, path] of [
+    // fetch() asks for gzip; a browser's render is compressed with brotli (homeBrotli).
+    for (const [page, path, headers] of [
       ['home', () => '/'],
       ['postPage', (post) => post.url],
       ['garage', () => '/garage'],
+      ['homeBrotli', () => '/', BROWSER],
     ]) {
       for (const target of targets) {
         const { stack, post, renderPids } = running.get(target.name);
-        uncached[target.name][page] = await renderTimes(`${stack.baseUrl}${path(post)}`, RENDERS, renderPids);
+        uncached[target.name][page] = await renderTimes(
+          `${stack.baseUrl}${path(post)}`,
+          RENDERS,
+          renderPids,
+          headers,
+        );
       }
     }
     for (const { stack } of running.values()) await stack.stop();

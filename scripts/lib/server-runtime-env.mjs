@@ -19,11 +19,13 @@ export function serverRuntimeEnv(mode, root) {
     // glibc gives threads that allocate at once arenas of their own (up to 8 per core), each
     // keeping memory once freed; libvips and libuv run several threads.
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
-    // Blocks of 32 KiB and more (zlib's and brotli's windows, sharp's pixels, large Buffers) are
-    // mapped and unmapped on their own instead of taken from the heap: an export's thousands of
-    // deflate streams left 200 MB of freed but unreturnable heap behind (16 MB with this).
-    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '32768',
-    // ...with huge pages where the kernel offers them on request: each sign-in's argon2 takes
+    // Blocks of 256 KiB and more (sharp's pixels, brotli's tables, large Buffers) are mapped and
+    // unmapped on their own, so they go back to the system when freed: with glibc's own sliding
+    // threshold an import and an upload left 310-330 MB behind; with this, 227-232 MB. Not lower:
+    // at 32 KiB every zlib stream (four 64 KiB blocks) and every page's Buffer was mapped afresh,
+    // and a page render cost the gateway 2-3 ms more CPU (`npm run bench -- memory`, `-- pages`).
+    MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '262144',
+    // Huge pages where the kernel offers them on request: each sign-in's argon2 takes
     // 19 MiB, mapped afresh every time; in 4 KiB pages that cost 17 ms more CPU (50 instead of 33).
     GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.hugetlb=1',
     ...compileCache(root),

@@ -145,7 +145,9 @@ export class ArchiveWriter {
         }
         const markdown = Buffer.from(markdownFile(toArchivePost(post)));
         const name = `posts/${post.createdAt.slice(0, 10)}-${post.slug}.md`;
-        if (i < page.length - 1) zip.addBuffer(markdown, name);
+        // Deflated when the zip reaches it, one entry at a time: addBuffer deflates at once, and a
+        // page's hundreds of deflate states alive together fragmented the heap (200 MB kept).
+        if (i < page.length - 1) zip.addReadStreamLazy(name, (done) => done(null, Readable.from([markdown])));
         else {
           // At most two pages of posts wait in the zip's queue: the next page is read once
           // the zip has reached the last file of the page before.
