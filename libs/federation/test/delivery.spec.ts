@@ -6,6 +6,34 @@ import { InProcessMessageQueue, type MessageQueue } from '@fedify/fedify';
 import type { DeliveryGivenUp } from '../src/index.js';
 import { article, startBlog, waitUntil, type BlogInstance } from './support/rig.js';
 
+/** Inboxes on 127.0.0.1 that answer each POST with `status(url)`; every request's URL goes to `hits`. */
+async function startInboxes(hits: string[], status: (url: string) => number) {
+  const inboxes = createServer((req, res) => {
+    hits.push(req.url ?? '');
+    req.resume();
+    res.statusCode = status(req.url ?? '');
+    res.end();
+  });
+  inboxes.listen(0, '127.0.0.1');
+  await once(inboxes, 'listening');
+  return { inboxes, base: `http://127.0.0.1:${(inboxes.address() as AddressInfo).port}` };
+}
+
+/** An accepted follower whose actor and inbox live under `${base}/${name}`. */
+function followerAt(base: string, name: string) {
+  return {
+    actorUri: `${base}/${name}/actor`,
+    handle: `@${name}@127.0.0.1`,
+    name,
+    url: null,
+    inbox: `${base}/${name}/inbox`,
+    sharedInbox: null,
+    iconUrl: null,
+    followActivityId: `${base}/${name}/follow`,
+    status: 'accepted' as const,
+  };
+}
+
 /** Deliveries that fail: a gone inbox is given up at once, a failing one after the retry period. */
 describe('delivery give-up reports', () => {
   let a: BlogInstance;
@@ -15,15 +43,7 @@ describe('delivery give-up reports', () => {
   const hits: string[] = [];
 
   beforeAll(async () => {
-    inboxes = createServer((req, res) => {
-      hits.push(req.url ?? '');
-      req.resume();
-      res.statusCode = req.url?.startsWith('/gone') ? 410 : 500;
-      res.end();
-    });
-    inboxes.listen(0, '127.0.0.1');
-    await once(inboxes, 'listening');
-    base = `http://127.0.0.1:${(inboxes.address() as AddressInfo).port}`;
+    ({ inboxes, base } = await startInboxes(hits, (url) => (url.startsWith('/gone') ? 410 : 500)));
     // A zero-hour retry period: the first failure is already past it.
     a = await startBlog({
       queue: new InProcessMessageQueue(),
@@ -31,17 +51,7 @@ describe('delivery give-up reports', () => {
       onDeliveryGivenUp: (r) => void reports.push(r),
     });
     for (const name of ['gone', 'broken'])
-      a.ports.followerRows.set(`${base}/${name}/actor`, {
-        actorUri: `${base}/${name}/actor`,
-        handle: `@${name}@127.0.0.1`,
-        name,
-        url: null,
-        inbox: `${base}/${name}/inbox`,
-        sharedInbox: null,
-        iconUrl: null,
-        followActivityId: `${base}/${name}/follow`,
-        status: 'accepted',
-      });
+      a.ports.followerRows.set(`${base}/${name}/actor`, followerAt(base, name));
   });
   afterAll(async () => {
     await a?.close();
@@ -85,15 +95,7 @@ describe('a held delivery dropped by the circuit breaker', () => {
   const hits: string[] = [];
 
   beforeAll(async () => {
-    inboxes = createServer((req, res) => {
-      hits.push(req.url ?? '');
-      req.resume();
-      res.statusCode = 202;
-      res.end();
-    });
-    inboxes.listen(0, '127.0.0.1');
-    await once(inboxes, 'listening');
-    base = `http://127.0.0.1:${(inboxes.address() as AddressInfo).port}`;
+    ({ inboxes, base } = await startInboxes(hits, () => 202));
     // Every delivery comes back from the queue as one the circuit has held for 8 days.
     const inner = new InProcessMessageQueue();
     const heldTooLong = (message: unknown) =>
@@ -111,17 +113,7 @@ describe('a held delivery dropped by the circuit breaker', () => {
       listen: (handler, options) => inner.listen(handler, options),
     };
     blog = await startBlog({ queue, onDeliveryGivenUp: (r) => void reports.push(r) });
-    blog.ports.followerRows.set(`${base}/held/actor`, {
-      actorUri: `${base}/held/actor`,
-      handle: '@held@127.0.0.1',
-      name: 'held',
-      url: null,
-      inbox: `${base}/held/inbox`,
-      sharedInbox: null,
-      iconUrl: null,
-      followActivityId: `${base}/held/follow`,
-      status: 'accepted',
-    });
+    blog.ports.followerRows.set(`${base}/held/actor`, followerAt(base, 'held'));
   });
   afterAll(async () => {
     await blog?.close();
