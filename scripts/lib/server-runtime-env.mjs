@@ -25,10 +25,6 @@ export function serverRuntimeEnv(mode, root) {
     // at 32 KiB every zlib stream (four 64 KiB blocks) and every page's Buffer was mapped afresh,
     // and a page render cost the gateway 2-3 ms more CPU (`npm run bench -- memory`, `-- pages`).
     MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '262144',
-    // ...and up to 4 MiB freed at the top of a heap is kept for the next answer instead of handed
-    // back at once (glibc's 128 KiB once the threshold above is set): each zlib and brotli call
-    // took its memory from the system afresh, page by page (gzip 0.9 ms a page, 0.56 with this).
-    MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? '4194304',
     // Huge pages where the kernel offers them on request: each sign-in's argon2 takes
     // 19 MiB, mapped afresh every time; in 4 KiB pages that cost 17 ms more CPU (50 instead of 33).
     GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.hugetlb=1',

@@ -12,8 +12,9 @@ const MIN_SIZE = 1024;
  * where 4 made 14.8 KB: under the 14.6 KB a new connection's first round trip carries, which
  * saves a phone a round trip before the first paint, for about 1 ms more per compression
  * (once per cached answer and encoding). A 64 KiB window: brotli's default (4 MiB) sets up 10
- * MB of tables for each answer, which cost 5 ms of CPU a page where this costs 1 ms, for the
- * same size (a rendered page: 12,795 bytes against 12,813).
+ * MB of tables for each answer, mapped afresh each time (the servers map blocks of 256 KiB and
+ * more on their own, scripts/lib/server-runtime-env.mjs): 6.5 ms of CPU a page where this costs
+ * 3.5, for the same size (a rendered page: 12,795 bytes against 12,813).
  */
 const BROTLI_DYNAMIC = {
   params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_LGWIN]: 16 },
