@@ -4,7 +4,7 @@
 // same from that revision (its app shell) beside this build, alternating. Uncached: the time of
 // one render of each page (a new query string every request, so the page cache never answers;
 // the API reads it makes may be cached, as in production), p50 and p95, and the CPU ms per
-// render of the gateway and the posts service, on each build one after the other. Through nginx: the
+// render of the gateway and the posts service, the builds alternating in rounds. Through nginx: the
 // production stack's microcache beside the same nginx serving the same bytes as a static file.
 import autocannon from 'autocannon';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -29,6 +29,8 @@ import { percentile, startSeedableStack } from './stack.mjs';
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
 const RENDERS = 200;
+/** Uncached renders come in rounds, the builds alternating: this machine's load drifts. */
+const RENDER_ROUNDS = 4;
 /** What a browser sends that changes the answer's cost: it takes brotli. */
 const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
 
@@ -67,6 +69,8 @@ async function startPagesStack(target) {
   };
 }
 
+const ms = (v) => Math.round(v * 100) / 100;
+
 /**
  * Milliseconds of `count` requests one after another, each with a query string of its own, and
  * the CPU ms per render of the gateway and the posts service (from /proc).
@@ -86,12 +90,23 @@ async function renderTimes(url, count, byName, headers = {}) {
     times.push(performance.now() - started);
   }
   const after = await Promise.all(names.map((name) => cpuTicks(pids[name])));
-  times.sort((a, b) => a - b);
-  const ms = (v) => Math.round(v * 100) / 100;
   const cpuMsPerRender = Object.fromEntries(
     names.map((name, i) => [name, ms(((after[i] - before[i]) * (1000 / CLOCK_TICKS)) / count)]),
   );
-  return { p50ms: ms(percentile(times, 50)), p95ms: ms(percentile(times, 95)), cpuMsPerRender };
+  return { times, cpuMsPerRender };
+}
+
+/** Rounds of renderTimes as one figure: p50 and p95 over every render, CPU per render by round and on average. */
+function combinedRounds(rounds) {
+  const times = rounds.flatMap((r) => r.times).sort((a, b) => a - b);
+  const names = Object.keys(rounds[0].cpuMsPerRender);
+  const mean = (values) => ms(values.reduce((sum, v) => sum + v, 0) / values.length);
+  return {
+    p50ms: ms(percentile(times, 50)),
+    p95ms: ms(percentile(times, 95)),
+    cpuMsPerRender: Object.fromEntries(names.map((n) => [n, mean(rounds.map((r) => r.cpuMsPerRender[n]))])),
+    cpuMsPerRenderByRound: Object.fromEntries(names.map((n) => [n, rounds.map((r) => r.cpuMsPerRender[n])])),
+  };
 }
 
 function cannon(url) {
@@ -153,7 +168,7 @@ export async function benchPages() {
         cpuMsPer1000: (home.cpuMsPer1000 + postPage.cpuMsPer1000) / 2,
       };
     });
-    // Each page on every build one right after the other. The base may be the app shell, which
+    // Each page on every build in alternating rounds. The base may be the app shell, which
     // renders nothing: its figures then show what a render adds.
     const uncached = Object.fromEntries(targets.map((t) => [t.name, {}]));
     // fetch() asks for gzip; a browser's render is compressed with brotli (homeBrotli).
@@ -163,15 +178,14 @@ export async function benchPages() {
       ['garage', () => '/garage'],
       ['homeBrotli', () => '/', BROWSER],
     ]) {
-      for (const target of targets) {
-        const { stack, post, renderPids } = running.get(target.name);
-        uncached[target.name][page] = await renderTimes(
-          `${stack.baseUrl}${path(post)}`,
-          RENDERS,
-          renderPids,
-          headers,
-        );
-      }
+      const rounds = Object.fromEntries(targets.map((t) => [t.name, []]));
+      for (let round = 0; round < RENDER_ROUNDS; round++)
+        for (const target of targets) {
+          const { stack, post, renderPids } = running.get(target.name);
+          const url = `${stack.baseUrl}${path(post)}`;
+          rounds[target.name].push(await renderTimes(url, RENDERS / RENDER_ROUNDS, renderPids, headers));
+        }
+      for (const target of targets) uncached[target.name][page] = combinedRounds(rounds[target.name]);
     }
     for (const { stack } of running.values()) await stack.stop();
     running.clear();
