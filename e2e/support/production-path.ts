@@ -39,7 +39,13 @@ export async function writePostInAdminForm(
     ]);
     await form.locator('.admin-media-item[data-key] img[src^="data:image/jpeg"]').waitFor();
     await form.getByRole('button', { name: 'Create Post' }).click();
-    await page.getByText(AdminText.uploaded).waitFor({ timeout: 60_000 });
+    try {
+      // Two minutes: a CI machine at full load (a 35-minute Jest run) once took over one here.
+      await page.getByText(AdminText.uploaded).waitFor({ timeout: 120_000 });
+    } catch (error) {
+      const alerts = await page.locator('[role=alert]').allInnerTexts();
+      throw new Error(`the post was not saved; on screen: ${JSON.stringify(alerts)}`, { cause: error });
+    }
     await form.waitFor({ state: 'detached' });
     return (await page.evaluate((key) => localStorage.getItem(key), SessionKeys.token))!;
   } finally {
