@@ -12,6 +12,6 @@ describe('escapeRegExp', () => {
     const pattern = new RegExp(escapeRegExp('(a|a)*b'));
     const started = performance.now();
     expect(pattern.test('a'.repeat(50_000))).toBe(false);
-    expect(performance.now() - started).toBeLessThan(100);
+    expect(performance.now() - started).toBeLessThan(1000); // unescaped, it would not end
   });
 });
