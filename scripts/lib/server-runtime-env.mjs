@@ -25,8 +25,9 @@ export function serverRuntimeEnv(mode, root) {
     // at 32 KiB every zlib stream (four 64 KiB blocks) and every page's Buffer was mapped afresh,
     // and a page render cost the gateway 2-3 ms more CPU (`npm run bench -- memory`, `-- pages`).
     MALLOC_MMAP_THRESHOLD_: process.env.MALLOC_MMAP_THRESHOLD_ ?? '262144',
-    // Huge pages where the kernel offers them on request: each sign-in's argon2 takes
-    // 19 MiB, mapped afresh every time; in 4 KiB pages that cost 17 ms more CPU (50 instead of 33).
+    // Huge pages where the kernel offers them on request: each sign-in's argon2 takes 7 MiB
+    // (services/auth/src/users/password-hasher.ts), mapped afresh every time; in 4 KiB pages that
+    // costs 3-5 ms more CPU a sign-in (with the 19 MiB of earlier settings, 17 ms: 50 instead of 33).
     GLIBC_TUNABLES: process.env.GLIBC_TUNABLES ?? 'glibc.malloc.hugetlb=1',
     ...compileCache(root),
   };

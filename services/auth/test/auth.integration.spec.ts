@@ -8,6 +8,7 @@ import {
 } from '@blog/contracts';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import argon2 from 'argon2';
 import pg from 'pg';
 import { loadAuthConfig, CREDENTIALS_FILE } from '../src/index.js';
 import { SECRET, startAuthStack, type AuthStack } from './support/auth-stack.js';
@@ -190,6 +191,54 @@ describe('auth service (real PostgreSQL, real TCP transport)', () => {
     expect(users.map((u) => u.username)).toEqual(['admin', 'jane']);
     for (const user of users) {
       expect(Object.keys(user).sort()).toEqual(['created_at', 'id', 'role', 'username']);
+    }
+  });
+
+  it("stores today's argon2 settings (7 MiB, 5 passes) and redoes an older hash at the next right sign-in", async () => {
+    const client = new pg.Client({ connectionString: stack.db.url });
+    await client.connect();
+    const hashOf = async (username: string) =>
+      (await client.query('SELECT password_hash FROM auth.users WHERE username = $1', [username])).rows[0]
+        .password_hash as string;
+    try {
+      await send(Patterns.auth.register, { username: 'olga', password: 'old settings', ip: '10.0.7.1' });
+      expect(await hashOf('olga')).toMatch(/^\$argon2id\$v=19\$m=7168,p=1,t=5\$/);
+      // An account from before: OWASP's other row, 19 MiB and 2 passes.
+      const older = await argon2.hash('old settings', {
+        type: argon2.argon2id,
+        memoryCost: 19456,
+        timeCost: 2,
+      });
+      await client.query('UPDATE auth.users SET password_hash = $1 WHERE username = $2', [older, 'olga']);
+      const session = await send<LoginResponse>(Patterns.auth.login, {
+        username: 'olga',
+        password: 'wrong',
+        ip: '10.0.7.1',
+      }).catch(() => null);
+      expect(session).toBeNull();
+      expect(await hashOf('olga')).toBe(older); // a wrong password changes nothing
+      const login = await send<LoginResponse>(Patterns.auth.login, {
+        username: 'olga',
+        password: 'old settings',
+        ip: '10.0.7.1',
+      });
+      const redone = await hashOf('olga');
+      expect(redone).toMatch(/^\$argon2id\$v=19\$m=7168,p=1,t=5\$/);
+      expect(await argon2.verify(redone, 'old settings')).toBe(true);
+      // The same password: the session from that sign-in and the next sign-in both hold.
+      const claims = JSON.parse(Buffer.from(login.token.split('.')[1]!, 'base64url').toString());
+      expect(await send(Patterns.auth.sessionState, { id: claims.sub })).toEqual({
+        role: 'user',
+        sessionVersion: claims.sv,
+      });
+      await send<LoginResponse>(Patterns.auth.login, {
+        username: 'olga',
+        password: 'old settings',
+        ip: '10.0.7.1',
+      });
+      expect(await hashOf('olga')).toBe(redone); // already today's: not redone again
+    } finally {
+      await client.end();
     }
   });
 

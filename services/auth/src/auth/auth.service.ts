@@ -57,6 +57,7 @@ export class AuthService {
       await this.codeLock.clear(user.id);
     }
     await this.throttle.reset(key);
+    await this.users.refreshPasswordHash(user, password);
     return this.session(user);
   }
 

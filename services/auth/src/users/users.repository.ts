@@ -26,6 +26,8 @@ export abstract class UsersRepository {
   abstract sessionState(id: string): Promise<Pick<User, 'role' | 'sessionVersion'> | null>;
   abstract save(user: User): Promise<User>;
   abstract bumpSessionVersion(id: string): Promise<void>;
+  /** Swaps the account's password hash for `next` if it is still `current` (a password changed meanwhile wins). */
+  abstract replacePasswordHash(id: string, current: string, next: string): Promise<void>;
   /**
    * Runs `change` in one transaction with every admin row and the account locked, so two
    * changes that each count the other admins cannot both go through; null when no such account.
@@ -89,6 +91,10 @@ export class PostgresUsersRepository extends UsersRepository {
 
   async bumpSessionVersion(id: string): Promise<void> {
     await this.users.increment({ id }, 'sessionVersion', 1);
+  }
+
+  async replacePasswordHash(id: string, current: string, next: string): Promise<void> {
+    await this.users.update({ id, passwordHash: current }, { passwordHash: next });
   }
 
   changeWithAdminsLocked<T>(

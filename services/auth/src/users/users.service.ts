@@ -94,6 +94,15 @@ export class UsersService {
     return this.users.save(user);
   }
 
+  /**
+   * After a right password: a hash made with older argon2 settings is made anew with today's,
+   * so every account moves to them at its next sign-in (tokens stay valid: the password is the same).
+   */
+  async refreshPasswordHash(user: User, password: string): Promise<void> {
+    if (!this.hasher.isOutdated(user.passwordHash)) return;
+    await this.users.replacePasswordHash(user.id, user.passwordHash, await this.hasher.hash(password));
+  }
+
   /** "Sign out everywhere": every token issued so far stops working. */
   async revokeSessions(id: string): Promise<User> {
     await this.users.bumpSessionVersion(id);

@@ -57,6 +57,11 @@ export class InMemoryUsersRepository extends UsersRepository {
     if (user) user.sessionVersion += 1;
   }
 
+  async replacePasswordHash(id: string, current: string, next: string) {
+    const user = this.rows.get(id);
+    if (user?.passwordHash === current) user.passwordHash = next;
+  }
+
   async changeWithAdminsLocked<T>(id: string, change: (account: LockedAccount) => Promise<T>) {
     const user = this.read(this.rows.get(id));
     if (!user) return null;
