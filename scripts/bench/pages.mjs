@@ -28,9 +28,13 @@ import { percentile, startSeedableStack } from './stack.mjs';
 
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
-const RENDERS = 200;
-/** Uncached renders come in rounds, the builds alternating: this machine's load drifts. */
-const RENDER_ROUNDS = 4;
+const RENDERS = 600;
+/**
+ * Uncached renders come in rounds, the builds alternating: this machine's load drifts. A round's
+ * CPU per render varies by 2-3 ms from the next; four rounds left a mean 1-2 ms apart between
+ * runs of the same builds, twelve resolve about half a millisecond.
+ */
+const RENDER_ROUNDS = 12;
 /** What a browser sends that changes the answer's cost: it takes brotli. */
 const BROWSER = { 'accept-encoding': 'gzip, deflate, br' };
 
