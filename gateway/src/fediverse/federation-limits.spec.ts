@@ -20,10 +20,16 @@ describe('FederationLimits', () => {
     expect(l.admitInbox('203.0.113.1', null)).toEqual({ allowed: true });
   });
 
-  it('counts a server across addresses, and a refusal by the server spends nothing of the address', () => {
+  it('counts only verified POSTs against a server, and a refusal by the server spends nothing of the address', () => {
     const l = limits();
-    for (let i = 0; i < FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE; i++)
+    // Junk naming the server's key, from many addresses: admitted per address, never counted for the server.
+    for (let i = 0; i < 2 * FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE; i++)
+      expect(l.admitInbox(`203.0.${i % 250}.${Math.floor(i / 250)}`, 'flood.example').allowed).toBe(true);
+    expect(l.admitInbox('192.0.2.9', 'flood.example').allowed).toBe(true);
+    for (let i = 0; i < FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE; i++) {
       expect(l.admitInbox(`198.51.100.${i % 50}`, 'flood.example').allowed).toBe(true);
+      l.countVerified('flood.example');
+    }
     expect(l.admitInbox('192.0.2.1', 'flood.example').allowed).toBe(false);
     expect(l.admitInbox('192.0.2.1', 'calm.example').allowed).toBe(true);
     // The refused POSTs above did not count against 192.0.2.1.

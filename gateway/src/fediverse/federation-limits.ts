@@ -49,9 +49,11 @@ const refused = (ms: number): LimitVerdict => ({
 });
 
 /**
- * The federation's limits on strangers (the numbers are the contracts'). The remote server is
- * the host the signature claims, not yet verified (the gateway holds no keys): a spoofed keyId
- * can spend a server's minute, but only within the per-address limit of each address it uses.
+ * The federation's limits on strangers (the numbers are the contracts'). Every inbox POST counts
+ * under its address. A remote server's count holds only POSTs whose signature the federation
+ * verified (`countVerified`, after the answer): junk that merely names a server's key spends
+ * nothing of that server's minute, while a server past its minute is refused before its POST
+ * is read (`admitInbox`, by the host its signature claims).
  */
 export class FederationLimits {
   private readonly inboxByAddress = new MinuteCounter(FEDERATION_INBOX_POSTS_PER_ADDRESS_PER_MINUTE);
@@ -60,15 +62,19 @@ export class FederationLimits {
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** An inbox POST from `address`, signed by a key of `server` (null: unsigned or unreadable). */
+  /** An inbox POST from `address` whose signature claims a key of `server` (null: none that parses). */
   admitInbox(address: string, server: string | null): LimitVerdict {
     const ms = this.now();
     const key = limitKey(address);
     if (!this.inboxByAddress.allows(key, ms)) return refused(ms);
     if (server !== null && !this.inboxByServer.allows(server, ms)) return refused(ms);
     this.inboxByAddress.count(key, ms);
-    if (server !== null) this.inboxByServer.count(server, ms);
     return { allowed: true };
+  }
+
+  /** An inbox POST of `server` whose signature verified. */
+  countVerified(server: string): void {
+    this.inboxByServer.count(server.toLowerCase(), this.now());
   }
 
   /** Any other federation request (webfinger, NodeInfo, the actor, an Article). */
@@ -79,29 +85,4 @@ export class FederationLimits {
     this.readsByAddress.count(key, ms);
     return { allowed: true };
   }
-}
-
-/** Only this much of a signature header is looked at for its keyId (Node caps all headers at 16 KB anyway). */
-const SIGNATURE_SCAN_CHARS = 4096;
-/** draft-cadavage `Signature: keyId="…"` and RFC 9421 `Signature-Input: sig1=(…);keyid="…"`. */
-const KEY_ID = /(?:^|[\s,;])keyid\s*=\s*"([^"\s]{1,2048})"/i;
-
-/**
- * The remote server an inbox POST says it comes from: the lower-case host of the keyId in its
- * `Signature` (or `Signature-Input`) header; null when there is none or it is not an http(s) URL.
- */
-export function signatureServer(headers: Record<string, string | string[] | undefined>): string | null {
-  for (const raw of [headers.signature, headers['signature-input']]) {
-    const value = Array.isArray(raw) ? raw[0] : raw;
-    if (!value) continue;
-    const keyId = KEY_ID.exec(value.slice(0, SIGNATURE_SCAN_CHARS))?.[1];
-    if (!keyId) continue;
-    try {
-      const url = new URL(keyId);
-      if ((url.protocol === 'https:' || url.protocol === 'http:') && url.hostname) return url.hostname;
-    } catch {
-      // Not a URL: counted under the address only.
-    }
-  }
-  return null;
 }

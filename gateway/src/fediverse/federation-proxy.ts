@@ -1,4 +1,6 @@
 import {
+  carriesProof,
+  claimedServer,
   ErrorText,
   FEDERATION_INBOX_PATH,
   FEDERATION_MAX_BODY_BYTES,
@@ -6,18 +8,22 @@ import {
   FEDERATION_MAX_HEADER_VALUE,
   FEDERATION_MAX_HEADERS,
   FEDERATION_MAX_JSON_DEPTH,
+  FEDERATION_MAX_JSON_VALUES,
   FederationErrors,
   isFederationRequest,
+  jsonShapeRefusal,
   Patterns,
+  signatureClaim,
   type FederationHttpAnswer,
   type FederationHttpRequest,
+  type SignatureClaim,
 } from '@blog/contracts';
 import type { JsonLogger } from '@blog/server-kit';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../common/api-error.js';
 import type { GatewayConfig } from '../config.js';
 import type { ServiceClients } from '../rpc/service-clients.js';
-import { FederationLimits, signatureServer } from './federation-limits.js';
+import { FederationLimits } from './federation-limits.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST']);
 /** What an inbox takes: ActivityStreams JSON (Mastodon sends activity+json; some ld+json; a few plain json). */
@@ -93,8 +99,8 @@ export class FederationProxy {
       if (read === 'gone') return;
       if (read === 'too large') return refuse(req, res, { status: 413, error: ErrorText.bodyTooLarge });
       if (read === 'too slow') return refuse(req, res, { status: 408, error: FederationErrors.bodyTooSlow });
-      if (nestedDeeperThan(read, FEDERATION_MAX_JSON_DEPTH))
-        return refuse(req, res, { status: 400, error: FederationErrors.nestedTooDeep });
+      const refusal = checked.inbox && bodyRefusal(read, checked.claim);
+      if (refusal) return refuse(req, res, refusal);
       body = read;
     }
     const request: FederationHttpRequest = {
@@ -122,6 +128,7 @@ export class FederationProxy {
       });
     }
     if (answer.pass) return next();
+    if (answer.signer) this.limits.countVerified(answer.signer);
     res.status(answer.status);
     for (const [name, value] of answer.headers) {
       const key = name.toLowerCase();
@@ -133,14 +140,20 @@ export class FederationProxy {
     else res.end(Buffer.from(answer.body, 'base64'));
   }
 
-  /** What the gateway refuses before anything is read or forwarded; else the headers to forward. */
-  private check(req: Request): Refusal | { headers: [string, string][] } {
+  /**
+   * What the gateway refuses before anything is read or forwarded; else the headers to forward,
+   * and for an inbox POST the claim of its signature headers (null: none that parses).
+   */
+  private check(
+    req: Request,
+  ): Refusal | { headers: [string, string][]; inbox: boolean; claim: SignatureClaim | null } {
     if (!METHODS.has(req.method))
       return { status: 405, error: FederationErrors.methodNotAllowed, headers: { Allow: 'GET, HEAD, POST' } };
     const address = req.ip ?? req.socket.remoteAddress ?? '';
     const inbox = req.method === 'POST' && FEDERATION_INBOX_PATH.test(req.path);
+    const claim = inbox ? signatureClaim((name) => headerValue(req, name)) : null;
     const verdict = inbox
-      ? this.limits.admitInbox(address, signatureServer(req.headers))
+      ? this.limits.admitInbox(address, claimedServer(claim))
       : this.limits.admitRead(address);
     if (!verdict.allowed)
       return {
@@ -150,13 +163,37 @@ export class FederationProxy {
       };
     const headers = forwardedHeaders(req);
     if (!headers) return { status: 431, error: FederationErrors.headersTooLarge };
-    if (req.method !== 'POST') return { headers };
+    if (req.method !== 'POST') return { headers, inbox, claim };
     if (inbox && !ACTIVITY_BODY.test(req.headers['content-type'] ?? ''))
       return { status: 415, error: FederationErrors.unsupportedMediaType };
     if (Number(req.headers['content-length'] ?? 0) > FEDERATION_MAX_BODY_BYTES)
       return { status: 413, error: ErrorText.bodyTooLarge };
-    return { headers };
+    return { headers, inbox, claim };
   }
+}
+
+const headerValue = (req: Request, name: string): string | undefined => {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+};
+
+/**
+ * An inbox body's cheap refusals, before any JSON-LD work or fetch: nested too deep or too many
+ * values (JSON-LD expansion costs grow with both), or neither a signature header that parses nor
+ * an object integrity proof (FEP-8b32) in the body. The body is parsed only in that last case.
+ */
+function bodyRefusal(body: Buffer, claim: SignatureClaim | null): Refusal | null {
+  const shape = jsonShapeRefusal(body, FEDERATION_MAX_JSON_DEPTH, FEDERATION_MAX_JSON_VALUES);
+  if (shape === 'too deep') return { status: 400, error: FederationErrors.nestedTooDeep };
+  if (shape === 'too many values') return { status: 400, error: FederationErrors.tooManyValues };
+  if (claim) return null;
+  let json: unknown;
+  try {
+    json = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { status: 400, error: ErrorText.malformedJson };
+  }
+  return carriesProof(json) ? null : { status: 401, error: FederationErrors.unsigned };
 }
 
 /** The request's headers as the contracts carry them (lower-case names); null past their bounds. */
@@ -216,30 +253,4 @@ function readCapped(
     const timer = setTimeout(() => finish('too slow'), timeoutMs);
     req.on('data', onData).on('end', onEnd).on('error', onGone).on('close', onGone);
   });
-}
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x5b, 0x7b]);
-const CLOSERS = new Set([0x5d, 0x7d]);
-
-/**
- * Whether JSON text opens more than `max` arrays or objects inside each other, read byte by byte
- * (no parse: a UTF-8 sequence never holds these ASCII bytes). Text that is not JSON is left to
- * the federation to refuse.
- */
-function nestedDeeperThan(body: Buffer, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < body.length; i++) {
-    const byte = body[i]!;
-    if (inString) {
-      if (byte === BACKSLASH) i++;
-      else if (byte === QUOTE) inString = false;
-    } else if (byte === QUOTE) inString = true;
-    else if (OPENERS.has(byte)) {
-      if (++depth > max) return true;
-    } else if (CLOSERS.has(byte)) depth--;
-  }
-  return false;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The blog in the fediverse (issue 30 §1, §2, §4): what crosses RPC between the gateway, posts and
+ * The blog in the fediverse: what crosses RPC between the gateway, posts and
  * social for ActivityPub. One federation runs, in the social service; the gateway hands it the
  * requests this file's `isFederationRequest` picks out, posts answers Articles and keeps the log
  * of what must be sent (federation events), and social delivers them.
@@ -51,9 +51,14 @@ export const federationHttpRequestSchema = z.object({
 });
 export type FederationHttpRequest = z.infer<typeof federationHttpRequestSchema>;
 
-/** The federation's answer, or `pass`: the blog's own routes answer (an HTML page, its 404). */
+/**
+ * The federation's answer, or `pass`: the blog's own routes answer (an HTML page, its 404).
+ * `signer` is the host of the key whose signature (or proof) verified, for an inbox POST that
+ * passed the federation's checks: only those count against a remote server's limit.
+ */
 export type FederationHttpAnswer =
-  { pass: true } | { pass: false; status: number; headers: [string, string][]; body: string | null };
+  | { pass: true }
+  | { pass: false; status: number; headers: [string, string][]; body: string | null; signer?: string | null };
 
 /** A picture of a post as the Article's attachment. */
 export interface ArticleImageView {
@@ -125,9 +130,10 @@ export const federationEventDoneSchema = z.object({ id: z.uuid() });
 
 /**
  * The gateway's limits on strangers' federation requests (per clock minute, in each gateway's
- * memory). Inbox POSTs count per client address and per remote server (the host of the
- * signature's keyId; an unsigned POST counts under its address only); other federation
- * requests (webfinger, the actor, Articles) count per address.
+ * memory). Every inbox POST counts per client address; one whose signature verified counts per
+ * remote server too (the host of the signer's key), so junk that only names a server's key
+ * cannot spend that server's minute. Other federation requests (webfinger, the actor, Articles)
+ * count per address.
  */
 export const FEDERATION_INBOX_POSTS_PER_ADDRESS_PER_MINUTE = 300;
 export const FEDERATION_INBOX_POSTS_PER_SERVER_PER_MINUTE = 600;
@@ -141,6 +147,8 @@ export const FederationErrors = {
   headersTooLarge: 'Request headers are too large',
   bodyTooSlow: 'The request body arrived too slowly',
   nestedTooDeep: 'The JSON body is nested too deep',
+  tooManyValues: 'The JSON body holds too many values',
+  unsigned: 'An inbox POST needs an HTTP signature or an object integrity proof',
 } as const;
 
 /**

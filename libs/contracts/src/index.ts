@@ -25,3 +25,4 @@ export * from './regexp.js';
 export * from './comments.js';
 export * from './social.js';
 export * from './federation.js';
+export * from './inbox-shape.js';

@@ -29,7 +29,8 @@ import {
 } from '@fedify/vocab';
 import { FOLLOWERS_FIRST_CURSOR, followersCursorSchema } from '@blog/contracts';
 import type { OutboundAllowList } from '@blog/server-kit';
-import { loaderFactories } from './loaders.js';
+import { blogLoaders, loaderFactories } from './loaders.js';
+import { InboxGate, type InboxRefusalReason } from './inbox-gate.js';
 import {
   backOff,
   permanent,
@@ -39,7 +40,7 @@ import {
   type OutboxMessageInfo,
 } from './delivery.js';
 import { acceptOf, listenToInbox, shortHash } from './inbox.js';
-import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER } from './paths.js';
+import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS } from './paths.js';
 import type { ArticleData, FederationPorts, RemoteFollower } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
@@ -69,6 +70,8 @@ export interface BlogFederationOptions {
   /** A queued delivery an inbox took (with a queue only): a server given up on takes deliveries again. */
   onDelivered?: (inbox: string) => void | Promise<void>;
   onInboxError?: (error: Error, activityId: string | null) => void;
+  /** An inbox POST the gate refused (before any JSON-LD work), and why. */
+  onInboxRefused?: (reason: InboxRefusalReason) => void;
   software?: { name: string; version: string };
 }
 
@@ -80,6 +83,8 @@ export interface BlogFederation {
   articleUri(postId: number): URL;
   /** Fedify's answer for a request, or null when the blog's own routes answer (HTML, unknown paths). */
   respond(request: Request): Promise<Response | null>;
+  /** The host of the verified signer of an inbox POST `respond` took in (null: refused, or not one). */
+  signerOf(request: Request): string | null;
   /** Create, Update or Delete{Tombstone} of an Article, with ids stable per event (receivers drop repeats). */
   activityFor(kind: ArticleActivityKind, article: ArticleData): Create | Update | Delete;
   /** Sends an Article's activity to every follower (shared inboxes), in order per Article. */
@@ -116,13 +121,20 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     await options.onDeliveryGivenUp?.(r);
   };
   const queue = options.queue && watchOutbox(options.queue, delivering, options.onDelivered);
+  const loaders = blogLoaders(options.allow, options.kv, options.userAgent);
+  const gate = new InboxGate({
+    documentLoader: loaders.documents,
+    freshDocumentLoader: loaders.freshDocuments,
+    contextLoader: loaders.contexts,
+  });
+  const signers = new WeakMap<Request, string>();
 
   const federation = createFederation<void>({
     kv: options.kv,
     queue,
     origin: origin.href,
     manuallyStartQueue: options.manuallyStartQueue ?? false,
-    ...loaderFactories(options.allow, options.kv, options.userAgent),
+    ...loaderFactories(options.allow, options.kv, options.userAgent, loaders),
     outboxRetryPolicy: retry,
     onOutboxError: async (error) => {
       const m = delivering.getStore();
@@ -315,7 +327,33 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     openRegistrations: false,
   }));
 
-  listenToInbox(federation, { ports, origin, actorUri, onInboxError: options.onInboxError });
+  listenToInbox(federation, {
+    ports,
+    origin,
+    actorUri,
+    quickDocuments: loaders.quickDocuments,
+    onInboxError: options.onInboxError,
+  });
+
+  /**
+   * An inbox POST passes the gate (shape, signature, the key on the actor's own origin and in
+   * its document) before Fedify parses it; else the gate's 400 or 401, with nothing fetched for
+   * a signature header that does not parse, and no JSON-LD work at all.
+   */
+  const admitted = async (request: Request): Promise<Request | Response> => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const copy = new Request(request, { body });
+    const verdict = await gate.admit(copy.clone(), body);
+    if (!verdict.ok) {
+      options.onInboxRefused?.(verdict.reason);
+      return new Response(JSON.stringify({ error: `refused: ${verdict.reason}` }), {
+        status: verdict.status,
+        headers: { 'content-type': 'application/json' },
+      });
+    }
+    signers.set(request, verdict.signer);
+    return copy;
+  };
 
   const context = () => federation.createContext(origin, undefined);
 
@@ -326,19 +364,26 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     articleUri,
     activityFor,
     context,
+    signerOf: (request) => signers.get(request) ?? null,
     async respond(request) {
       let passed = false;
       const pass = () => {
         passed = true;
         return new Response(null, { status: 404 });
       };
-      const response = await federation.fetch(request, {
+      let forFedify = request;
+      if (request.method === 'POST' && INBOX_PATHS.test(new URL(request.url).pathname)) {
+        const checked = await admitted(request);
+        if (checked instanceof Response) return checked;
+        forFedify = checked;
+      }
+      const response = await federation.fetch(forFedify, {
         contextData: undefined,
         onNotFound: pass,
         onNotAcceptable: pass,
       });
       if (!passed) return response;
-      if (gone.has(request) && wantsActivityJson(request))
+      if (gone.has(forFedify) && wantsActivityJson(request))
         return new Response(JSON.stringify({ error: 'gone' }), {
           status: 410,
           headers: { 'content-type': 'application/json', vary: 'Accept' },

@@ -1,7 +1,9 @@
 // What the blog does with what arrives in its inbox: follows, reactions, and replies that become
-// comments (through FederationPorts). Blocked actors are ignored; a signer writes for itself only.
+// comments (through FederationPorts). Blocked actors are ignored; a signer writes for itself only
+// (the inbox gate proved who signed before any of this runs).
 import { createHash } from 'node:crypto';
 import type { Context, Federation } from '@fedify/fedify';
+import type { DocumentLoader } from '@fedify/vocab-runtime';
 import {
   Accept,
   Announce,
@@ -28,10 +30,29 @@ export function listenToInbox(
     ports: FederationPorts;
     origin: URL;
     actorUri: URL;
+    /** Documents with a short whole-fetch deadline. */
+    quickDocuments: DocumentLoader;
     onInboxError?: (error: Error, activityId: string | null) => void;
   },
 ): void {
   const { ports, origin, actorUri } = deps;
+  /**
+   * The object of a Create or Update: embedded, or fetched from its id with the short deadline.
+   * An embedded object whose id is on another server than the activity's is not taken as sent:
+   * it is fetched from its own id. A fetch that times out throws, so the queue parks the
+   * activity for a retry; any other failure is no object.
+   */
+  const objectOf = async (ctx: Context<void>, activity: Create | Update): Promise<unknown> => {
+    const options = { documentLoader: deps.quickDocuments, contextLoader: ctx.contextLoader };
+    try {
+      const object = await activity.getObject(options);
+      if (object || !activity.objectId) return object;
+      return await new Create({ object: activity.objectId }).getObject(options);
+    } catch (error) {
+      if (timedOut(error)) throw error;
+      return null;
+    }
+  };
   const ours = (uri: URL | null) => uri !== null && uri.origin === origin.origin;
   const isOurArticle = (ctx: Context<void>, uri: URL) => ctx.parseUri(uri)?.type === 'object';
   const blocked = (actorId: URL) => ports.blocked(actorId.href);
@@ -93,20 +114,12 @@ export function listenToInbox(
     })
     .on(Create, async (ctx, create) => {
       if (!create.actorId || (await blocked(create.actorId))) return;
-      const comment = await commentOf(
-        ctx,
-        await create.getObject({ ...ctx, suppressError: true }),
-        create.actorId,
-      );
+      const comment = await commentOf(ctx, await objectOf(ctx, create), create.actorId);
       if (comment) await ports.comments.create(comment);
     })
     .on(Update, async (ctx, update) => {
       if (!update.actorId || (await blocked(update.actorId))) return;
-      const comment = await commentOf(
-        ctx,
-        await update.getObject({ ...ctx, suppressError: true }),
-        update.actorId,
-      );
+      const comment = await commentOf(ctx, await objectOf(ctx, update), update.actorId);
       if (comment) await ports.comments.update(comment);
     })
     .on(Delete, async (_ctx, del) => {
@@ -137,6 +150,13 @@ export function listenToInbox(
       });
     })
     .onError((_ctx, error) => deps.onInboxError?.(error, null));
+}
+
+/** Whether an error (or one it was caused by) is a fetch that ran out of time. */
+function timedOut(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++)
+    if ((e as Error & { kind?: unknown }).kind === 'timeout' || e.name === 'TimeoutError') return true;
+  return false;
 }
 
 /** The blog's Accept of a Follow: its id derives from the Follow's, so a repeat is the same Accept. */

@@ -1,8 +1,9 @@
 // Fedify's three loader hooks, all through the outbound policy: documents and JSON-LD contexts (cached
-// in the KV store, G2: Fedify caches only its built-in loader; preloaded contexts never fetched), and
+// in the KV store: Fedify caches only its built-in loader; preloaded contexts never fetched), and
 // signed ("authorized fetch") document requests, not cached because what a server shows a signed
-// request may differ.
-import { kvCache, signRequest, type KvStore } from '@fedify/fedify';
+// request may differ. Beside them: the same documents uncached (the inbox gate's second look), and
+// with a short deadline (fetches made while an inbox activity is handled).
+import { kvCache, signRequest, type KvKey, type KvStore } from '@fedify/fedify';
 import {
   getRemoteDocument,
   preloadedContexts,
@@ -16,19 +17,34 @@ import { webFetch, type OutboundAllowList } from '@blog/server-kit';
 const ACCEPT =
   'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
+/** Redirects a document fetch follows (a moved actor answers 301), each hop checked by the policy again. */
+export const MAX_DOCUMENT_REDIRECTS = 3;
+const REDIRECT = new Set([301, 302, 303, 307, 308]);
+
 function loaderOn(fetchFn: typeof fetch, sign?: (r: Request) => Promise<Request>): DocumentLoader {
   const load: DocumentLoader = async (url, options): Promise<RemoteDocument> => {
     if (url in preloadedContexts)
       return { contextUrl: null, documentUrl: url, document: preloadedContexts[url] };
-    let request = new Request(url, { headers: { accept: ACCEPT }, signal: options?.signal ?? null });
-    if (sign) request = await sign(request);
-    const response = await fetchFn(request);
-    if (!response.ok) {
-      await response.body?.cancel();
-      throw new Error(`HTTP ${response.status} for ${url}`);
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      let request = new Request(target, { headers: { accept: ACCEPT }, signal: options?.signal ?? null });
+      if (sign) request = await sign(request);
+      const response = await fetchFn(request);
+      const location = REDIRECT.has(response.status) ? response.headers.get('location') : null;
+      if (location !== null) {
+        await response.body?.cancel();
+        if (hop >= MAX_DOCUMENT_REDIRECTS)
+          throw new Error(`more than ${MAX_DOCUMENT_REDIRECTS} redirects for ${url}`);
+        target = new URL(location, target).href;
+        continue;
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw new Error(`HTTP ${response.status} for ${target}`);
+      }
+      // The document's address is the last hop's; a Link rel=alternate calls `load` again.
+      return getRemoteDocument(target, response, load);
     }
-    // Follows Link rel=alternate and redirects by calling `load` again (each hop checked again).
-    return getRemoteDocument(url, response, load);
   };
   return load;
 }
@@ -39,6 +55,16 @@ export interface LoaderFactories {
   authenticatedDocumentLoaderFactory: AuthenticatedDocumentLoaderFactory;
 }
 
+/** The loaders the blog uses outside Fedify's hooks. */
+export interface BlogLoaders {
+  documents: DocumentLoader;
+  contexts: DocumentLoader;
+  /** Documents never taken from the cache. */
+  freshDocuments: DocumentLoader;
+  /** Documents with INBOX_FETCH_MS as the whole deadline, cached: what an inbox handler fetches. */
+  quickDocuments: DocumentLoader;
+}
+
 /**
  * Whole-fetch deadlines (connect to last byte). An inbox POST waits for its signer's key and for
  * any JSON-LD context it names before its signature is checked, inside the gateway's RPC wait
@@ -47,15 +73,36 @@ export interface LoaderFactories {
  */
 export const DOCUMENT_FETCH_MS = 4000;
 export const CONTEXT_FETCH_MS = 1500;
+/**
+ * A fetch made while a queued inbox activity is handled (the object a Create names, an actor)
+ * gets this long in all: a slow server parks its own activity for a retry instead of holding a
+ * worker that other servers' activities wait for.
+ */
+export const INBOX_FETCH_MS = 2000;
 
-export function loaderFactories(allow: OutboundAllowList, kv: KvStore, userAgent?: string): LoaderFactories {
+export function blogLoaders(allow: OutboundAllowList, kv: KvStore, userAgent?: string): BlogLoaders {
   const documentFetch = webFetch(allow, { userAgent, timeoutMs: DOCUMENT_FETCH_MS });
   const contextFetch = webFetch(allow, { userAgent, timeoutMs: CONTEXT_FETCH_MS });
-  const documents = kvCache({ loader: loaderOn(documentFetch), kv, prefix: ['_blog', 'document'] });
-  const contexts = kvCache({ loader: loaderOn(contextFetch), kv, prefix: ['_blog', 'context'] });
+  const quickFetch = webFetch(allow, { userAgent, timeoutMs: INBOX_FETCH_MS });
+  const prefix: KvKey = ['_blog', 'document'];
   return {
-    documentLoaderFactory: () => documents,
-    contextLoaderFactory: () => contexts,
+    documents: kvCache({ loader: loaderOn(documentFetch), kv, prefix }),
+    contexts: kvCache({ loader: loaderOn(contextFetch), kv, prefix: ['_blog', 'context'] }),
+    freshDocuments: loaderOn(documentFetch),
+    quickDocuments: kvCache({ loader: loaderOn(quickFetch), kv, prefix }),
+  };
+}
+
+export function loaderFactories(
+  allow: OutboundAllowList,
+  kv: KvStore,
+  userAgent?: string,
+  loaders: BlogLoaders = blogLoaders(allow, kv, userAgent),
+): LoaderFactories {
+  const documentFetch = webFetch(allow, { userAgent, timeoutMs: DOCUMENT_FETCH_MS });
+  return {
+    documentLoaderFactory: () => loaders.documents,
+    contextLoaderFactory: () => loaders.contexts,
     authenticatedDocumentLoaderFactory: (identity) =>
       loaderOn(documentFetch, (r) => signRequest(r, identity.privateKey, identity.keyId)),
   };

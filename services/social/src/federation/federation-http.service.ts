@@ -49,6 +49,7 @@ export class FederationHttpService {
       status: response.status,
       headers: [...response.headers],
       body: bytes && bytes.length > 0 ? Buffer.from(bytes).toString('base64') : null,
+      signer: this.runtime.blog.signerOf(request),
     };
   }
 }

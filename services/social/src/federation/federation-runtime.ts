@@ -10,6 +10,7 @@ import { blogPorts } from './blog-ports.js';
 import { runWithPolicyFetch } from './delivery-fetch.js';
 import { routeFedifyLogs } from './fedify-logs.js';
 import { FederationDelivery } from './federation-delivery.js';
+import { InboxRefusalLog } from './inbox-refusals.js';
 import { MediaClient } from './media-client.js';
 import { PostsClient } from './posts-client.js';
 
@@ -21,7 +22,7 @@ const POOL_SIZE = 4;
 const WORKER_STOP_MS = 5_000;
 
 /**
- * The one federation of the blog (issue 30): Fedify on this service's database (its KV store
+ * The one federation of the blog: Fedify on this service's database (its KV store
  * and message queue), with its queue worker, started with the service and stopped before the
  * pool closes (G4). The gateway hands it the federation's HTTP requests over RPC.
  */
@@ -32,6 +33,7 @@ export class FederationRuntime
 {
   private readonly logger: JsonLogger;
   private readonly stopping = new AbortController();
+  private readonly refusals: InboxRefusalLog;
   private pool?: pg.Pool;
   private worker?: Promise<void>;
   private started?: BlogFederation;
@@ -46,6 +48,7 @@ export class FederationRuntime
   ) {
     super();
     this.logger = new JsonLogger('social', config.LOG_LEVEL);
+    this.refusals = new InboxRefusalLog(this.logger);
   }
 
   /** The federation; there from the service's start on (bootstrap runs before it listens). */
@@ -87,6 +90,7 @@ export class FederationRuntime
           ),
       onInboxError: (error, activityId) =>
         this.logger.event('warn', 'federation inbox activity failed', { error: error.message, activityId }),
+      onInboxRefused: (reason) => this.refusals.refused(reason),
     });
     const blog = this.started;
     // The worker and the delivery poller run in the policy's scope: their deliveries obey it.
@@ -106,6 +110,7 @@ export class FederationRuntime
 
   async onApplicationShutdown(): Promise<void> {
     this.stopping.abort();
+    this.refusals.flush();
     if (this.worker) {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([

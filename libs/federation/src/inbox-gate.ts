@@ -1,0 +1,243 @@
+// The inbox's door: who sent a POST, proved before any JSON-LD work. Fedify checks signatures only
+// after it has expanded the whole activity, and takes a key as the actor's when the key document
+// itself says so (its `owner` or `controller`): a key on an attacker's server that names another
+// account as its owner would post in that account's name. Here, in order and cheapest first:
+// the body's shape, a signature header that parses (or an object integrity proof in the body),
+// the key on the actor's own origin, the signature itself, and the actor's own document listing
+// the key. Only then does Fedify see the request (and check it again in its own way).
+import { fetchKey, verifyRequestDetailed, type KeyCache } from '@fedify/fedify';
+import { CryptographicKey, Multikey } from '@fedify/vocab';
+import { decodeMultibase, type DocumentLoader } from '@fedify/vocab-runtime';
+import {
+  carriesProof,
+  FEDERATION_MAX_JSON_DEPTH,
+  FEDERATION_MAX_JSON_VALUES,
+  jsonShapeRefusal,
+  signatureClaim,
+} from '@blog/contracts';
+
+export type InboxRefusalReason =
+  'shape' | 'json' | 'actor' | 'foreign-id' | 'unsigned' | 'foreign-key' | 'signature' | 'not-listed';
+
+export type GateVerdict =
+  | { ok: true; actorId: string; signer: string }
+  | { ok: false; status: 400 | 401; reason: InboxRefusalReason };
+
+const refuse = (status: 400 | 401, reason: InboxRefusalReason): GateVerdict => ({
+  ok: false,
+  status,
+  reason,
+});
+
+/** How long a key, or an actor's listing of it, is trusted without asking again. */
+const TRUST_MS = 10 * 60_000;
+/** How long "the actor does not list this key" holds (a key just added shows up soon). */
+const DISTRUST_MS = 60_000;
+/** Entries kept in memory at most (each a few hundred bytes); the oldest go first. */
+const MAX_ENTRIES = 5_000;
+
+/** A bounded map whose entries expire: the gate's memory of keys and listings. */
+class ExpiringMap<V> {
+  private readonly entries = new Map<string, { value: V; until: number }>();
+
+  constructor(private readonly now: () => number) {}
+
+  get(key: string): V | undefined {
+    const entry = this.entries.get(key);
+    if (!entry) return undefined;
+    if (entry.until > this.now()) return entry.value;
+    this.entries.delete(key);
+    return undefined;
+  }
+
+  set(key: string, value: V, ttlMs: number): void {
+    this.entries.delete(key);
+    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(key, { value, until: this.now() + ttlMs });
+  }
+}
+
+const httpUrl = (value: unknown): URL | null => {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+};
+
+/** The ids a property lists: a string, an object with an id, or an array of either. */
+function idsOf(value: unknown): string[] {
+  const list = Array.isArray(value) ? value : [value];
+  return list.flatMap((v) =>
+    typeof v === 'string'
+      ? [v]
+      : typeof v === 'object' && v !== null && typeof v.id === 'string'
+        ? [v.id]
+        : [],
+  );
+}
+
+export interface InboxGateOptions {
+  /** Remote documents (keys, actors), cached. */
+  documentLoader: DocumentLoader;
+  /** The same, never from the cache: asked again once when a cached actor does not list a key. */
+  freshDocumentLoader: DocumentLoader;
+  contextLoader: DocumentLoader;
+  now?: () => number;
+}
+
+export class InboxGate {
+  private readonly keys: ExpiringMap<CryptographicKey | Multikey | null>;
+  private readonly listings: ExpiringMap<boolean>;
+  private readonly keyCache: KeyCache;
+
+  constructor(private readonly options: InboxGateOptions) {
+    const now = options.now ?? Date.now;
+    this.keys = new ExpiringMap(now);
+    this.listings = new ExpiringMap(now);
+    this.keyCache = {
+      get: async (keyId) => this.keys.get(keyId.href),
+      set: async (keyId, key) => this.keys.set(keyId.href, key, key ? TRUST_MS : DISTRUST_MS),
+    };
+  }
+
+  /** Who sent this inbox POST (whose body is `body`), or why it is refused. */
+  async admit(request: Request, body: Uint8Array): Promise<GateVerdict> {
+    if (jsonShapeRefusal(body, FEDERATION_MAX_JSON_DEPTH, FEDERATION_MAX_JSON_VALUES))
+      return refuse(400, 'shape');
+    let json: unknown;
+    try {
+      json = JSON.parse(new TextDecoder().decode(body));
+    } catch {
+      return refuse(400, 'json');
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) return refuse(400, 'json');
+    const activity = json as { id?: unknown; actor?: unknown };
+    const actor = httpUrl(
+      typeof activity.actor === 'object' && activity.actor !== null
+        ? (activity.actor as { id?: unknown }).id
+        : activity.actor,
+    );
+    if (!actor) return refuse(400, 'actor');
+    // An activity speaks for its actor's server only: ids elsewhere would take another's name.
+    if (activity.id !== undefined && httpUrl(activity.id)?.origin !== actor.origin)
+      return refuse(401, 'foreign-id');
+
+    const claim = signatureClaim((name) => request.headers.get(name));
+    let keyId: string;
+    if (claim) {
+      // Before any fetch: a key elsewhere than the actor's own server is never the actor's.
+      if (httpUrl(claim.keyId)?.origin !== actor.origin) return refuse(401, 'foreign-key');
+      const verification = await verifyRequestDetailed(request, {
+        documentLoader: this.options.documentLoader,
+        contextLoader: this.options.contextLoader,
+        keyCache: this.keyCache,
+      });
+      if (!verification.verified || verification.key.id?.href !== claim.keyId)
+        return refuse(401, 'signature');
+      keyId = claim.keyId;
+    } else if (carriesProof(json)) {
+      const proven = await this.verifyProof(json as Record<string, unknown>, actor);
+      if (!proven) return refuse(401, 'signature');
+      keyId = proven;
+    } else return refuse(401, 'unsigned');
+
+    if (!(await this.actorListsKey(actor.href, keyId))) return refuse(401, 'not-listed');
+    return { ok: true, actorId: actor.href, signer: actor.hostname.toLowerCase() };
+  }
+
+  /**
+   * An FEP-8b32 proof (eddsa-jcs-2022) over the body as sent, by a key on the actor's origin:
+   * the key's id, or null. Only the body as sent is checked, never a normalised form (that would
+   * be JSON-LD work for a stranger's body).
+   */
+  private async verifyProof(json: Record<string, unknown>, actor: URL): Promise<string | null> {
+    const proofs = Array.isArray(json.proof) ? json.proof : [json.proof];
+    if (proofs.length !== 1) return null;
+    const proof = proofs[0] as Record<string, unknown>;
+    const method = httpUrl(proof.verificationMethod);
+    if (
+      !method ||
+      method.origin !== actor.origin ||
+      proof.type !== 'DataIntegrityProof' ||
+      proof.cryptosuite !== 'eddsa-jcs-2022' ||
+      proof.proofPurpose !== 'assertionMethod' ||
+      typeof proof.created !== 'string' ||
+      typeof proof.proofValue !== 'string'
+    )
+      return null;
+    let signature: Uint8Array;
+    try {
+      signature = decodeMultibase(proof.proofValue);
+    } catch {
+      return null;
+    }
+    if (signature.length !== 64) return null;
+    const fetched = await fetchKey(method, Multikey, {
+      documentLoader: this.options.documentLoader,
+      contextLoader: this.options.contextLoader,
+      keyCache: this.keyCache,
+    }).catch(() => null);
+    const key = fetched?.key?.publicKey;
+    if (!key || key.algorithm.name !== 'Ed25519') return null;
+    const config = {
+      '@context': json['@context'],
+      type: 'DataIntegrityProof',
+      cryptosuite: proof.cryptosuite,
+      verificationMethod: method.href,
+      proofPurpose: proof.proofPurpose,
+      created: proof.created,
+    };
+    const document: Record<string, unknown> = { ...json };
+    delete document.proof;
+    const encoder = new TextEncoder();
+    const digest = new Uint8Array(64);
+    digest.set(
+      new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(config)))),
+      0,
+    );
+    digest.set(
+      new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(document)))),
+      32,
+    );
+    const valid = await crypto.subtle.verify('Ed25519', key, signature.slice(), digest);
+    return valid ? method.href : null;
+  }
+
+  /**
+   * Whether the actor's own document (fetched from its id, on its own server) lists the key as
+   * its `publicKey` or an `assertionMethod`. A cached document that does not is fetched once more
+   * (a key just added).
+   */
+  private async actorListsKey(actorId: string, keyId: string): Promise<boolean> {
+    const cacheKey = `${actorId} ${keyId}`;
+    const known = this.listings.get(cacheKey);
+    if (known !== undefined) return known;
+    const listed = async (loader: DocumentLoader) => {
+      const doc = (await loader(actorId).catch(() => null))?.document as Record<string, unknown> | undefined;
+      if (typeof doc !== 'object' || doc === null || doc.id !== actorId) return false;
+      return [...idsOf(doc.publicKey), ...idsOf(doc.assertionMethod)].includes(keyId);
+    };
+    const result =
+      (await listed(this.options.documentLoader)) || (await listed(this.options.freshDocumentLoader));
+    this.listings.set(cacheKey, result, result ? TRUST_MS : DISTRUST_MS);
+    return result;
+  }
+}
+
+/**
+ * JSON text in the JSON Canonicalization Scheme (RFC 8785), which eddsa-jcs-2022 signs: keys
+ * sorted by UTF-16 code units, strings and numbers as ECMAScript's JSON.stringify writes them.
+ * The body's depth is bounded before this runs.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record)
+    .filter((k) => record[k] !== undefined)
+    .sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
+}
