@@ -5,9 +5,9 @@
 // the body's shape, a signature header that parses (or an object integrity proof in the body),
 // the key on the actor's own origin, the signature itself, and the actor's own document listing
 // the key. Only then does Fedify see the request (and check it again in its own way).
-import { fetchKey, verifyRequestDetailed, type KeyCache } from '@fedify/fedify';
-import { CryptographicKey, Multikey } from '@fedify/vocab';
-import { decodeMultibase, type DocumentLoader } from '@fedify/vocab-runtime';
+import { verifyProof, verifyRequestDetailed, type KeyCache } from '@fedify/fedify';
+import { DataIntegrityProof, type CryptographicKey, type Multikey } from '@fedify/vocab';
+import type { DocumentLoader } from '@fedify/vocab-runtime';
 import {
   carriesProof,
   FEDERATION_MAX_JSON_DEPTH,
@@ -22,6 +22,8 @@ export type InboxRefusalReason =
 export type GateVerdict =
   | { ok: true; actorId: string; signer: string }
   | { ok: false; status: 400 | 401; reason: InboxRefusalReason };
+
+const PROOF_CONTEXT = 'https://w3id.org/security/data-integrity/v1';
 
 const refuse = (status: 400 | 401, reason: InboxRefusalReason): GateVerdict => ({
   ok: false,
@@ -126,7 +128,6 @@ export class InboxGate {
       return refuse(401, 'foreign-id');
 
     const claim = signatureClaim((name) => request.headers.get(name));
-    let keyId: string;
     if (claim) {
       // Before any fetch: a key elsewhere than the actor's own server is never the actor's.
       if (httpUrl(claim.keyId)?.origin !== actor.origin) return refuse(401, 'foreign-key');
@@ -137,21 +138,18 @@ export class InboxGate {
       });
       if (!verification.verified || verification.key.id?.href !== claim.keyId)
         return refuse(401, 'signature');
-      keyId = claim.keyId;
+      if (!(await this.actorListsKey(actor.href, claim.keyId))) return refuse(401, 'not-listed');
     } else if (carriesProof(json)) {
-      const proven = await this.verifyProof(json as Record<string, unknown>, actor);
-      if (!proven) return refuse(401, 'signature');
-      keyId = proven;
+      if (!(await this.verifyProof(json as Record<string, unknown>, actor))) return refuse(401, 'signature');
     } else return refuse(401, 'unsigned');
 
-    if (!(await this.actorListsKey(actor.href, keyId))) return refuse(401, 'not-listed');
     return { ok: true, actorId: actor.href, signer: actor.hostname.toLowerCase() };
   }
 
   /**
-   * An FEP-8b32 proof (eddsa-jcs-2022) over the body as sent, by a key on the actor's origin:
-   * the key's id, or null. Only the body as sent is checked, never a normalised form (that would
-   * be JSON-LD work for a stranger's body).
+   * An FEP-8b32 proof (eddsa-jcs-2022) by a method on the actor's origin that the actor's own
+   * document lists: the method's id, or null. The listing is checked before the proof itself,
+   * whose check may normalise the body (JSON-LD work) when the body as sent does not verify.
    */
   private async verifyProof(json: Record<string, unknown>, actor: URL): Promise<string | null> {
     const proofs = Array.isArray(json.proof) ? json.proof : [json.proof];
@@ -168,42 +166,19 @@ export class InboxGate {
       typeof proof.proofValue !== 'string'
     )
       return null;
-    let signature: Uint8Array;
-    try {
-      signature = decodeMultibase(proof.proofValue);
-    } catch {
-      return null;
-    }
-    if (signature.length !== 64) return null;
-    const fetched = await fetchKey(method, Multikey, {
+    if (!(await this.actorListsKey(actor.href, method.href))) return null;
+    const loaders = {
       documentLoader: this.options.documentLoader,
       contextLoader: this.options.contextLoader,
       keyCache: this.keyCache,
-    }).catch(() => null);
-    const key = fetched?.key?.publicKey;
-    if (!key || key.algorithm.name !== 'Ed25519') return null;
-    const config = {
-      '@context': json['@context'],
-      type: 'DataIntegrityProof',
-      cryptosuite: proof.cryptosuite,
-      verificationMethod: method.href,
-      proofPurpose: proof.proofPurpose,
-      created: proof.created,
     };
-    const document: Record<string, unknown> = { ...json };
-    delete document.proof;
-    const encoder = new TextEncoder();
-    const digest = new Uint8Array(64);
-    digest.set(
-      new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(config)))),
-      0,
-    );
-    digest.set(
-      new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(canonicalJson(document)))),
-      32,
-    );
-    const valid = await crypto.subtle.verify('Ed25519', key, signature.slice(), digest);
-    return valid ? method.href : null;
+    try {
+      const parsed = await DataIntegrityProof.fromJsonLd({ '@context': PROOF_CONTEXT, ...proof }, loaders);
+      const key = await verifyProof(json, parsed, loaders);
+      return key?.id?.href === method.href ? method.href : null;
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -225,19 +200,4 @@ export class InboxGate {
     this.listings.set(cacheKey, result, result ? TRUST_MS : DISTRUST_MS);
     return result;
   }
-}
-
-/**
- * JSON text in the JSON Canonicalization Scheme (RFC 8785), which eddsa-jcs-2022 signs: keys
- * sorted by UTF-16 code units, strings and numbers as ECMAScript's JSON.stringify writes them.
- * The body's depth is bounded before this runs.
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((k) => record[k] !== undefined)
-    .sort();
-  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
 }
