@@ -1,10 +1,11 @@
 /**
  * Hostile ActivityPub documents sent to the blog's inboxes through the real gateway and social
- * service: each ends in a clear status within 2 s while the site's post list stays answered,
- * and none leaves anything behind (no follower). Bodies past the cap never reach social; what
- * does is refused by the federation's checks (unsigned, invalid, unverifiable), and a remote
- * JSON-LD context or key is fetched only through the outbound fetcher (a private address is
- * refused, an endless document cut).
+ * service: each ends in a clear status while the site's post list stays answered, and none
+ * leaves anything behind (no follower). The gateway refuses first what is cheap to tell (size,
+ * depth, too many values, no signature header that parses and no proof); what reaches social is
+ * refused by the inbox gate (unverifiable), and a key is fetched only through the outbound
+ * fetcher (a private address is refused, an endless document cut). The time bounds are 10x an
+ * idle machine's (tens of ms; the RPC wait is 5 s): they catch a hang, not a slow machine.
  */
 import { FEDERATION_MAX_JSON_DEPTH, FederationErrors, type FollowerListResult } from '@blog/contracts';
 import { createHash } from 'node:crypto';
@@ -49,14 +50,14 @@ describe('hostile ActivityPub documents through the gateway', () => {
   const figures: string[] = [];
 
   /**
-   * Sends the document from its own address while the post list is read: the answer, in under
-   * 2 s, with every read answered.
+   * Sends the document from its own address while the post list is read: the answer, within
+   * `withinMs`, with every read answered.
    */
   const send = async (
     label: string,
     body: RawInit['body'],
     headers: Record<string, string> = {},
-    withinMs = 2000,
+    withinMs = 10_000,
   ) => {
     const { result, reads } = await whileReading(stack, () =>
       raw(stack, INBOX, {
@@ -67,7 +68,7 @@ describe('hostile ActivityPub documents through the gateway', () => {
           ...headers,
         },
         body,
-        timeoutMs: 10_000,
+        timeoutMs: 30_000,
       }),
     );
     figures.push(
@@ -76,7 +77,7 @@ describe('hostile ActivityPub documents through the gateway', () => {
     expect(result.ms).toBeLessThan(withinMs);
     expect(reads.reads).toBeGreaterThan(0);
     expect(reads.failures).toBe(0);
-    expect(reads.slowestMs).toBeLessThan(2000);
+    expect(reads.slowestMs).toBeLessThan(10_000);
     return result;
   };
 
@@ -150,6 +151,45 @@ describe('hostile ActivityPub documents through the gateway', () => {
     expect((await send('invalid JSON', '{"type":"Follow","actor":')).status).toBe(400);
   });
 
+  it('refuses unsigned 164 KB bodies of 2,500 objects at the gateway (401), a few ms of CPU each, nothing fetched', async () => {
+    const hits = endlessHits;
+    const body = JSON.stringify({
+      ...follow('https://evil.example/a'),
+      '@context': ['https://www.w3.org/ns/activitystreams', `${endlessUrl}/context`],
+      // Two members each: 7,500 values, within the 10,000 the gateway allows.
+      tag: Array.from({ length: 2500 }, (_, i) => ({ type: 'Hashtag', name: `#tag-${i}-${'x'.repeat(40)}` })),
+    });
+    expect(body.length).toBeGreaterThan(150_000);
+    const count = 20;
+    const before = process.threadCpuUsage();
+    for (let i = 0; i < count; i++) {
+      const answer = await raw(stack, INBOX, {
+        method: 'POST',
+        headers: { 'content-type': ACTIVITY_JSON, 'x-forwarded-for': '198.18.1.1' },
+        body,
+        timeoutMs: 30_000,
+      });
+      expect(answer.status).toBe(401);
+      expect(JSON.parse(answer.body)).toEqual({ error: FederationErrors.unsigned });
+    }
+    const cpu = process.threadCpuUsage(before);
+    const msEach = (cpu.user + cpu.system) / 1000 / count;
+    figures.push(`unsigned 164 KB many-object body: ${msEach.toFixed(1)} ms of CPU each (client and server)`);
+    // Before the gate: about 500 ms each. 50 leaves 10x room over the few ms it takes.
+    expect(msEach).toBeLessThan(50);
+    expect(endlessHits).toBe(hits);
+  });
+
+  it('refuses a body of more than 10,000 JSON values (400), signed or not', async () => {
+    const values = `[${Array.from({ length: 12_000 }, () => '1').join(',')}]`;
+    const body = `{"@context":"https://www.w3.org/ns/activitystreams","type":"Follow","actor":"https://evil.example/a","tag":${values}}`;
+    const answer = await send('12,000 values', body, {
+      signature: `keyId="https://evil.example/a#k",signature="QUJD"`,
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body)).toEqual({ error: FederationErrors.tooManyValues });
+  });
+
   it('refuses JSON nested 100,000 deep', async () => {
     const deep = `{"@context":"https://www.w3.org/ns/activitystreams","type":"Follow","actor":"https://evil.example/a","object":${'['.repeat(100_000)}${']'.repeat(100_000)}}`;
     const answer = await send('100k-deep nesting', deep);
@@ -171,14 +211,14 @@ describe('hostile ActivityPub documents through the gateway', () => {
     expect(REFUSED).toContain((await send('repeated keys', body)).status);
   });
 
-  it('does not hang on a JSON-LD @context that streams forever', async () => {
+  it('does not fetch a JSON-LD @context that streams forever for an unsigned body', async () => {
     const body = JSON.stringify({ ...follow('https://evil.example/a'), '@context': `${endlessUrl}/huge` });
     expect(REFUSED).toContain((await send('endless @context', body)).status);
   });
 
-  it('gives up on a JSON-LD @context that drips a byte every 100 ms (its 1.5 s deadline), inside the RPC wait', async () => {
+  it('does not fetch a JSON-LD @context that drips a byte every 100 ms for an unsigned body', async () => {
     const body = JSON.stringify({ ...follow('https://evil.example/a'), '@context': `${drippingUrl}/slow` });
-    const answer = await send('dripping @context', body, {}, 3000);
+    const answer = await send('dripping @context', body);
     expect(REFUSED).toContain(answer.status);
   });
 

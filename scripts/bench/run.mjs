@@ -17,6 +17,7 @@ import { benchMemory } from './memory.mjs';
 import { benchStart } from './start.mjs';
 import { benchAnswers } from './compare-answers.mjs';
 import { benchFederation } from './federation.mjs';
+import { benchInbox } from './inbox.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -37,6 +38,7 @@ const benches = {
   start: benchStart,
   answers: benchAnswers,
   federation: benchFederation,
+  inbox: benchInbox,
 };
 const only = process.argv.slice(2);
 const results = {};
