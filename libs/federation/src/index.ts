@@ -1,4 +1,4 @@
-// The blog in the fediverse (issue 30): Fedify's federation, its stores and loaders, shared by the
+// The blog in the fediverse: Fedify's federation, its stores and loaders, shared by the
 // gateway (the HTTP edge) and services/social (followers and delivery).
 import './temporal.js';
 

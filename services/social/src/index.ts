@@ -1,4 +1,4 @@
-// services/social (issue 30): the blog's followers, remote actors, actor keys, blocks and reactions,
+// services/social: the blog's followers, remote actors, actor keys, blocks and reactions,
 // and the blog's one federation (Fedify, its queue worker and the delivery of posts' events).
 import 'reflect-metadata';
 import { startService } from '@blog/server-kit';
