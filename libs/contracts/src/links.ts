@@ -41,3 +41,26 @@ export function mainImageUrl(siteUrl: string, media: MainMedia | null | undefine
   if (media.type === 'youtube' && media.thumbnailUrl) return absoluteUrl(siteUrl, media.thumbnailUrl);
   return null;
 }
+
+/** Longest link kept from another server: an actor's page, avatar or inbox, a Note's id. */
+export const HTTP_URL_MAX = 2048;
+/** Why a link another server sent, which the blog cannot do without, was refused. */
+export const HTTP_URL_REQUIRED = 'must be an http(s) URL';
+
+/**
+ * `value` when it is an absolute http: or https: URL of at most HTTP_URL_MAX characters, else
+ * null: the one test of a link another server chose before the blog stores it, so that no
+ * `javascript:`, `data:` or relative link is ever served or rendered as an href. The text is
+ * kept as sent (ids are compared as sent); one a browser could read differently from this
+ * check (whitespace, control or invisible characters anywhere) is refused, not cleaned.
+ */
+export function httpUrlOrNull(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > HTTP_URL_MAX) return null;
+  if (!/^https?:\/\//i.test(value) || /[\s\p{C}\p{Z}]/u.test(value)) return null;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' ? value : null;
+  } catch {
+    return null;
+  }
+}

@@ -60,6 +60,8 @@ import { CommentsController } from './comments/comments.controller.js';
 import { CommentNotifier, CommentsService } from './comments/comments.service.js';
 import { CommentsRepository } from './comments/comments.repository.js';
 import { FederationEvents1765110000000 } from './migrations/1765110000000-FederationEvents.js';
+import { CommentPendingChanges1765310000000 } from './migrations/1765310000000-CommentPendingChanges.js';
+import { CommentHttpLinks1765320000000 } from './migrations/1765320000000-CommentHttpLinks.js';
 import { FederationController } from './federation/federation.controller.js';
 import { ArticlesRepository } from './federation/articles.repository.js';
 import { ArticlesService } from './federation/articles.service.js';
@@ -88,6 +90,8 @@ export const POSTS_MIGRATIONS = [
   RateWindows1764800000000,
   Comments1764900000000,
   FederationEvents1765110000000,
+  CommentPendingChanges1765310000000,
+  CommentHttpLinks1765320000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */

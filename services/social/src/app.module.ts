@@ -30,6 +30,7 @@ import { ActorKeysService } from './keys/actor-keys.service.js';
 import { KeysController } from './keys/keys.controller.js';
 import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSocial.js';
 import { CreateDeliveryFailures1765200000000 } from './migrations/1765200000000-CreateDeliveryFailures.js';
+import { RemoteActorHttpLinks1765330000000 } from './migrations/1765330000000-RemoteActorHttpLinks.js';
 import { PostgresReactionsRepository, ReactionsRepository } from './reactions/reactions.repository.js';
 import { ReactionsController } from './reactions/reactions.controller.js';
 import { ReactionsService } from './reactions/reactions.service.js';
@@ -50,6 +51,7 @@ export class SocialModule {
             FedifyStores1765000000000,
             CreateSocial1765100000000,
             CreateDeliveryFailures1765200000000,
+            RemoteActorHttpLinks1765330000000,
           ],
         }),
       ],

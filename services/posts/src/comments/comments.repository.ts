@@ -11,6 +11,11 @@ export interface CommentRow {
   parentId: number | null;
   status: CommentStatus;
   contentHtml: string;
+  /**
+   * The author's change to an approved comment, waiting for the owner (status pending);
+   * readers keep seeing `contentHtml`, the approved text, until it is approved. Else null.
+   */
+  pendingHtml: string | null;
   authorName: string;
   authorHandle: string | null;
   authorUrl: string | null;
@@ -26,7 +31,7 @@ export interface CommentRow {
   updatedAt: Date;
 }
 
-export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt' | 'sourceId'> & {
+export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt' | 'sourceId' | 'pendingHtml'> & {
   sourceId?: string | null;
   createdAt?: Date;
   updatedAt?: Date;
@@ -47,6 +52,12 @@ export type CommentWithPost = CommentRow & { post: Omit<CommentPost, 'visible'> 
 
 /** A comment's author: a site account, or a fediverse actor. */
 export type CommentAuthorKey = { userId: string } | { actorUri: string };
+
+/** What moderation and an author's edits change of a comment. */
+export type CommentText = Pick<CommentRow, 'status' | 'contentHtml' | 'pendingHtml'>;
+
+/** Readers see an approved comment, and one whose approved text stays while its change waits. */
+const PUBLIC = `(status = 'approved' OR pending_html IS NOT NULL)`;
 
 /** posts.comments, posts.comment_settings and posts.comment_post_settings: all of the comments' SQL. */
 @Injectable()
@@ -125,9 +136,9 @@ export class CommentsRepository {
     >;
   }
 
-  /** A post's approved comments, oldest first. */
+  /** A post's comments readers see (approved, or approved before a change that waits), oldest first. */
   approved(postId: number): Promise<CommentRow[]> {
-    return this.db.query(`${SELECT} WHERE post_id = $1 AND status = 'approved' ORDER BY created_at, id`, [
+    return this.db.query(`${SELECT} WHERE post_id = $1 AND ${PUBLIC} ORDER BY created_at, id`, [
       postId,
     ]) as Promise<CommentRow[]>;
   }
@@ -163,10 +174,24 @@ export class CommentsRepository {
     return counts;
   }
 
+  /** Approving applies a change that waits; marking as spam drops it (the approved text stays). */
   async setStatus(id: number, status: CommentStatus): Promise<CommentRow | null> {
     const [rows] = (await this.db.query(
-      `UPDATE posts.comments SET status = $2, updated_at = now() WHERE id = $1 RETURNING ${COLUMNS}`,
+      `UPDATE posts.comments
+       SET status = $2, updated_at = now(), pending_html = NULL,
+           content_html = CASE WHEN $2 = 'approved' THEN coalesce(pending_html, content_html) ELSE content_html END
+       WHERE id = $1 RETURNING ${COLUMNS}`,
       [id, status],
+    )) as [CommentRow[], number];
+    return rows[0] ?? null;
+  }
+
+  /** Drops the change that waits on an approved comment: its approved text shows again. */
+  async refuseChange(id: number): Promise<CommentRow | null> {
+    const [rows] = (await this.db.query(
+      `UPDATE posts.comments SET status = 'approved', pending_html = NULL
+       WHERE id = $1 AND pending_html IS NOT NULL RETURNING ${COLUMNS}`,
+      [id],
     )) as [CommentRow[], number];
     return rows[0] ?? null;
   }
@@ -180,12 +205,36 @@ export class CommentsRepository {
     return affected > 0;
   }
 
-  /** A remote comment's new text, only when `actorUri` wrote it; null when nothing changed. */
-  async updateRemote(remoteObjectId: string, actorUri: string, html: string): Promise<CommentRow | null> {
+  /** The remote comment with this Note id, only when `actorUri` wrote it. */
+  async findRemoteBy(remoteObjectId: string, actorUri: string): Promise<CommentRow | null> {
+    const [row] = (await this.db.query(`${SELECT} WHERE remote_object_id = $1 AND remote_actor_uri = $2`, [
+      remoteObjectId,
+      actorUri,
+    ])) as CommentRow[];
+    return row ?? null;
+  }
+
+  /**
+   * Sets a comment's text and status when they are still `before` (null when they changed
+   * meanwhile, so a decision is never made on what another write replaced). The time changes
+   * only with the text readers see.
+   */
+  async changeText(id: number, before: CommentText, after: CommentText): Promise<CommentRow | null> {
     const [rows] = (await this.db.query(
-      `UPDATE posts.comments SET content_html = $3, updated_at = now()
-       WHERE remote_object_id = $1 AND remote_actor_uri = $2 RETURNING ${COLUMNS}`,
-      [remoteObjectId, actorUri, html],
+      `UPDATE posts.comments
+       SET status = $5, content_html = $6, pending_html = $7,
+           updated_at = CASE WHEN content_html = $6 THEN updated_at ELSE now() END
+       WHERE id = $1 AND status = $2 AND content_html = $3 AND pending_html IS NOT DISTINCT FROM $4
+       RETURNING ${COLUMNS}`,
+      [
+        id,
+        before.status,
+        before.contentHtml,
+        before.pendingHtml,
+        after.status,
+        after.contentHtml,
+        after.pendingHtml,
+      ],
     )) as [CommentRow[], number];
     return rows[0] ?? null;
   }
@@ -219,7 +268,7 @@ export class CommentsRepository {
     const [column, value] =
       'userId' in author ? ['user_id', author.userId] : ['remote_actor_uri', author.actorUri];
     const rows = (await this.db.query(
-      `SELECT 1 FROM posts.comments WHERE ${column} = $1 AND status = 'approved' LIMIT 1`,
+      `SELECT 1 FROM posts.comments WHERE ${column} = $1 AND ${PUBLIC} LIMIT 1`,
       [value],
     )) as unknown[];
     return rows.length > 0;
@@ -273,7 +322,7 @@ export class CommentsRepository {
 }
 
 const COLUMNS = `id, post_id AS "postId", parent_id AS "parentId", status, content_html AS "contentHtml",
-  author_name AS "authorName", author_handle AS "authorHandle", author_url AS "authorUrl",
+  pending_html AS "pendingHtml", author_name AS "authorName", author_handle AS "authorHandle", author_url AS "authorUrl",
   author_avatar_key AS "authorAvatarKey", local, user_id AS "userId", remote_object_id AS "remoteObjectId",
   remote_actor_uri AS "remoteActorUri", via, source_id AS "sourceId", created_at AS "createdAt",
   updated_at AS "updatedAt"`;

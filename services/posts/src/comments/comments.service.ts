@@ -3,9 +3,10 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import {
   buildPostPath,
   COMMENT_MAIL_EVERY_MINUTES,
-  COMMENT_REMOTE_HTML_MAX,
   CommentErrors,
   COMMENTS_PER_ADDRESS_HOUR,
+  HTTP_URL_REQUIRED,
+  httpUrlOrNull,
   COMMENTS_PER_READER_HOUR,
   Patterns,
   type AdminCommentsQuery,
@@ -22,12 +23,14 @@ import {
   type RpcParsedRequest,
   type RpcRequest,
 } from '@blog/contracts';
+import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { IdempotencyLedger, RateWindow, RpcError } from '@blog/server-kit';
 import { DataSource } from 'typeorm';
 import { SiteSettings } from '../site/site-settings.js';
+import { editOf } from './comment-edits.js';
 import { plainTextToHtml, sanitiseRemoteHtml } from './comment-html.js';
-import { IMPORTED_COMMENTS_MAX, type ImportedComment } from './imported-comment.js';
-import { toView } from './comment-view.js';
+import { importedRows, type ImportedComment } from './imported-comment.js';
+import { archiveView, publicView, toView } from './comment-view.js';
 import { CommentsRepository, type CommentAuthorKey, type CommentPost } from './comments.repository.js';
 
 type ReaderComment = RpcParsedRequest<typeof Patterns.posts.commentCreate>;
@@ -69,8 +72,10 @@ export class CommentsService {
     await this.visiblePost(postId);
     const rows = await this.store.approved(postId);
     const threads = new Map<number, CommentThread>();
-    for (const row of rows) if (row.parentId === null) threads.set(row.id, { ...toView(row), replies: [] });
-    for (const row of rows) if (row.parentId !== null) threads.get(row.parentId)?.replies.push(toView(row));
+    for (const row of rows)
+      if (row.parentId === null) threads.set(row.id, { ...publicView(row), replies: [] });
+    for (const row of rows)
+      if (row.parentId !== null) threads.get(row.parentId)?.replies.push(publicView(row));
     const count = [...threads.values()].reduce((sum, thread) => sum + 1 + thread.replies.length, 0);
     return { postId, count, comments: [...threads.values()] };
   }
@@ -125,28 +130,33 @@ export class CommentsService {
 
   /**
    * A fediverse reply (`Create{Note}`): under `postId`, or under the post or comment that
-   * `inReplyTo` names. A Note already stored answers its comment unchanged.
+   * `inReplyTo` names. A Note already stored answers its comment unchanged. Its ids must be
+   * http(s) links; the author's page is kept only when it is one.
    */
   async createFromRemote(command: RemoteCreate): Promise<RemoteCommentResult> {
-    const known = await this.store.findRemote(command.remoteObjectId);
+    const remoteObjectId = requiredHttpUrl(command.remoteObjectId, 'remoteObjectId');
+    const actorUri = requiredHttpUrl(command.actor.uri, 'actor.uri');
+    const inReplyTo =
+      command.inReplyTo === undefined ? undefined : requiredHttpUrl(command.inReplyTo, 'inReplyTo');
+    const known = await this.store.findRemote(remoteObjectId);
     if (known) return { comment: toView(known) };
-    const { post, parentId } = await this.targetOf(command);
+    const { post, parentId } = await this.targetOf(command.postId, inReplyTo);
     const contentHtml = sanitiseRemoteHtml(command.html);
     if (!contentHtml) throw RpcError.badRequest(CommentErrors.contentRequired);
-    const status = await this.statusFor(post.id, { actorUri: command.actor.uri });
+    const status = await this.statusFor(post.id, { actorUri });
     const row = await this.store.insert({
       postId: post.id,
       parentId,
       status,
       contentHtml,
-      authorName: command.actor.name || command.actor.handle || new URL(command.actor.uri).host,
+      authorName: command.actor.name || command.actor.handle || new URL(actorUri).host,
       authorHandle: command.actor.handle,
-      authorUrl: command.actor.url,
+      authorUrl: httpUrlOrNull(command.actor.url),
       authorAvatarKey: command.actor.avatarKey,
       local: false,
       userId: null,
-      remoteObjectId: command.remoteObjectId,
-      remoteActorUri: command.actor.uri,
+      remoteObjectId,
+      remoteActorUri: actorUri,
       via: command.via,
       createdAt: command.published ? new Date(command.published) : undefined,
     });
@@ -154,7 +164,11 @@ export class CommentsService {
     return { comment: toView(row) };
   }
 
-  /** `Update{Note}`: the new text, only from the comment's own author (else nothing changes). */
+  /**
+   * `Update{Note}`, only from the comment's own author (else nothing changes): a new text of an
+   * approved comment waits for the owner (editOf). Tried again when another write changed the
+   * comment between reading and writing it.
+   */
   async updateFromRemote(
     remoteObjectId: string,
     actorUri: string,
@@ -162,8 +176,22 @@ export class CommentsService {
   ): Promise<RemoteCommentResult> {
     const contentHtml = sanitiseRemoteHtml(html);
     if (!contentHtml) throw RpcError.badRequest(CommentErrors.contentRequired);
-    const row = await this.store.updateRemote(remoteObjectId, actorUri, contentHtml);
-    return { comment: row ? toView(row) : null };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const row = await this.store.findRemoteBy(remoteObjectId, actorUri);
+      if (!row) return { comment: null };
+      const seen = row.status === 'approved' || row.pendingHtml !== null;
+      const autoApproved = seen && (await this.statusFor(row.postId, { actorUri })) === 'approved';
+      const edit = editOf(row, contentHtml, autoApproved);
+      if (!edit) return { comment: null };
+      const changed = await this.store.changeText(row.id, row, edit);
+      if (!changed) continue;
+      if (changed.pendingHtml !== null) {
+        const post = await this.store.post(row.postId);
+        if (post) this.tellOwner(post, row.authorName, html.replace(/<[^>]*>/g, ' '));
+      }
+      return { comment: toView(changed) };
+    }
+    throw new RpcError({ status: 503, error: 'The comment kept changing; try the update again' });
   }
 
   /** `Delete{Note}`: only from the comment's own author. */
@@ -180,42 +208,11 @@ export class CommentsService {
   }
 
   /**
-   * An imported post's comments (`postId` is its id here): each sanitised with the remote
-   * allow-list, one left empty by it dropped; at most IMPORTED_COMMENTS_MAX. Answers how many
-   * were added (none for those an earlier run brought).
+   * An imported post's comments (`postId` is its id here), as importedRows keeps them. Answers
+   * how many were added (none for those an earlier run brought).
    */
-  async importFor(postId: number, comments: ImportedComment[]): Promise<number> {
-    const kept = comments.slice(0, IMPORTED_COMMENTS_MAX).flatMap((comment) => {
-      const contentHtml = sanitiseRemoteHtml(comment.html.slice(0, COMMENT_REMOTE_HTML_MAX));
-      if (!contentHtml) return [];
-      return [
-        {
-          postId,
-          parentId: null,
-          parentSourceId: comment.parentSourceId,
-          status: comment.status,
-          contentHtml,
-          authorName: comment.authorName.trim().slice(0, 300) || 'Anonymous',
-          authorHandle: comment.authorHandle,
-          authorUrl: /^https?:\/\//i.test(comment.authorUrl ?? '') ? comment.authorUrl!.slice(0, 2000) : null,
-          authorAvatarKey: null,
-          local: comment.local,
-          userId: null,
-          remoteObjectId: comment.remoteObjectId,
-          remoteActorUri: comment.remoteActorUri,
-          via: comment.via,
-          sourceId: comment.sourceId,
-          createdAt: comment.createdAt ?? undefined,
-          updatedAt: comment.updatedAt ?? undefined,
-        },
-      ];
-    });
-    // Parents first, whatever order the source listed them in.
-    const order = new Map(kept.map((comment, i) => [comment.sourceId, i]));
-    const depth = (comment: (typeof kept)[number]) =>
-      comment.parentSourceId !== null && order.has(comment.parentSourceId) ? 1 : 0;
-    kept.sort((a, b) => depth(a) - depth(b));
-    return this.store.insertImported(kept);
+  importFor(postId: number, comments: ImportedComment[]): Promise<number> {
+    return this.store.insertImported(importedRows(postId, comments));
   }
 
   /** The comments of these posts as the archive carries them, by post id. */
@@ -224,19 +221,7 @@ export class CommentsService {
     if (postIds.length === 0) return byPost;
     for (const row of await this.store.forPosts(postIds)) {
       const list = byPost.get(row.postId) ?? [];
-      list.push({
-        id: row.id,
-        parentId: row.parentId,
-        status: row.status,
-        content: row.contentHtml,
-        author: { name: row.authorName, handle: row.authorHandle, url: row.authorUrl, local: row.local },
-        remoteObjectId: row.remoteObjectId,
-        remoteActorUri: row.remoteActorUri,
-        via: row.via,
-        sourceId: row.sourceId,
-        createdAt: new Date(row.createdAt).toISOString(),
-        updatedAt: new Date(row.updatedAt).toISOString(),
-      });
+      list.push(archiveView(row));
       byPost.set(row.postId, list);
     }
     return byPost;
@@ -254,8 +239,9 @@ export class CommentsService {
       page: query.page,
       pageSize: query.pageSize,
       counts,
-      items: rows.map((row) => ({
+      items: rows.map((row): AdminCommentItem => ({
         ...toView(row),
+        proposedContent: row.pendingHtml,
         post: {
           id: row.post.id,
           title: row.post.title,
@@ -271,7 +257,9 @@ export class CommentsService {
     return toView(row);
   }
 
+  /** Deletes the comment; on one whose change waits, only the change (its approved text stays). */
   async delete(id: number): Promise<{ deleted: true }> {
+    if (await this.store.refuseChange(id)) return { deleted: true };
     if (!(await this.store.delete(id))) throw RpcError.notFound(CommentErrors.notFound);
     return { deleted: true };
   }
@@ -324,15 +312,20 @@ export class CommentsService {
   ): Promise<number | null> {
     if (parentId === null) return null;
     const parent = await this.store.find(parentId);
-    if (!parent || parent.postId !== postId || (approvedOnly && parent.status !== 'approved'))
+    const seen = parent && (parent.status === 'approved' || parent.pendingHtml !== null);
+    if (!parent || parent.postId !== postId || (approvedOnly && !seen))
       throw RpcError.badRequest(CommentErrors.parentNotFound);
     return parent.parentId ?? parent.id;
   }
 
   /** The post (and parent) a remote reply answers: a stored comment's Note id, or a post's URL. */
-  private async targetOf(command: RemoteCreate): Promise<{ post: CommentPost; parentId: number | null }> {
-    if (command.postId !== undefined) return { post: await this.visiblePost(command.postId), parentId: null };
-    const target = command.inReplyTo!;
+  private async targetOf(
+    postId: number | undefined,
+    target: string | undefined,
+  ): Promise<{ post: CommentPost; parentId: number | null }> {
+    // The contract asks for one of the two.
+    if (postId !== undefined || target === undefined)
+      return { post: await this.visiblePost(postId!), parentId: null };
     const parent = await this.store.findRemote(target);
     if (parent && parent.status !== 'spam')
       return { post: await this.visiblePost(parent.postId), parentId: parent.parentId ?? parent.id };
@@ -388,4 +381,11 @@ export class CommentsService {
       this.logger.warn(`owner not told of a pending comment: ${(error as Error).message}`);
     });
   }
+}
+
+/** A link the comment cannot do without: an http(s) URL, else a 400 naming the field. */
+function requiredHttpUrl(value: string, field: string): string {
+  const url = httpUrlOrNull(value);
+  if (url === null) throw RpcError.badRequest(`${field}: ${HTTP_URL_REQUIRED}`, field);
+  return url;
 }

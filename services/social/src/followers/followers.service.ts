@@ -15,6 +15,7 @@ import { BlocksService } from '../blocks/blocks.service.js';
 import { ReactionsRepository } from '../reactions/reactions.repository.js';
 import { FollowAccepts } from './follow-accepts.js';
 import { FollowersRepository, handleOf, type FollowerRow } from './followers.repository.js';
+import { requiredHttpUrl, storedActor } from './remote-links.js';
 
 function followerView(row: FollowerRow): FollowerView {
   return {
@@ -39,13 +40,11 @@ export class FollowersService {
   ) {}
 
   async follow(command: RpcParsedRequest<typeof Patterns.social.follow>): Promise<FollowResult> {
-    await this.blocks.assertNotBlocked(command.actorUri);
-    const actorId = await this.followers.saveActor(command, actorHost(command.actorUri));
-    return this.followers.follow(
-      actorId,
-      command.followActivityId,
-      command.requireApproval ? 'pending' : 'accepted',
-    );
+    const actor = storedActor(command);
+    const followActivityId = requiredHttpUrl(command.followActivityId, 'followActivityId');
+    await this.blocks.assertNotBlocked(actor.actorUri);
+    const actorId = await this.followers.saveActor(actor, actorHost(actor.actorUri));
+    return this.followers.follow(actorId, followActivityId, command.requireApproval ? 'pending' : 'accepted');
   }
 
   async unfollow(command: RpcParsedRequest<typeof Patterns.social.unfollow>) {
@@ -96,8 +95,10 @@ export class FollowersService {
   }
 
   async addFollowing(command: RpcParsedRequest<typeof Patterns.social.addFollowing>) {
-    await this.blocks.assertNotBlocked(command.targetUri);
-    return { created: await this.followers.addFollowing(command.targetUri, command.followActivityId) };
+    const targetUri = requiredHttpUrl(command.targetUri, 'targetUri');
+    const followActivityId = requiredHttpUrl(command.followActivityId, 'followActivityId');
+    await this.blocks.assertNotBlocked(targetUri);
+    return { created: await this.followers.addFollowing(targetUri, followActivityId) };
   }
 
   async acceptFollowing(followActivityId: string) {

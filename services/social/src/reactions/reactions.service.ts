@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Patterns, RpcParsedRequest } from '@blog/contracts';
 import { BlocksService } from '../blocks/blocks.service.js';
+import { requiredHttpUrl } from '../followers/remote-links.js';
 import { ReactionsRepository } from './reactions.repository.js';
 
 /** Likes and announces of the blog's posts, counted once per activity id. */
@@ -12,8 +13,10 @@ export class ReactionsService {
   ) {}
 
   async add(command: RpcParsedRequest<typeof Patterns.social.reaction>) {
-    await this.blocks.assertNotBlocked(command.actorUri);
-    return { recorded: await this.reactions.add(command) };
+    const activityId = requiredHttpUrl(command.activityId, 'activityId');
+    const actorUri = requiredHttpUrl(command.actorUri, 'actorUri');
+    await this.blocks.assertNotBlocked(actorUri);
+    return { recorded: await this.reactions.add({ ...command, activityId, actorUri }) };
   }
 
   counts(postIds: number[]) {

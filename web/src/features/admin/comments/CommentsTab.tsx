@@ -1,3 +1,4 @@
+import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { COMMENT_STATUSES, type AdminCommentsResult, type CommentStatus } from '@blog/contracts/comments';
 import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
@@ -23,16 +24,17 @@ import { useNotify } from '../ui/Notifications';
 import { AutoApproveSwitch } from './AutoApproveSwitch';
 import './comments.css';
 import {
-  ACTION_TEXTS,
   EMPTY_TEXTS,
   STATUS_LABELS,
+  actionTexts,
   actionsFor,
   afterAction,
+  isChange,
   statusFromParams,
   withStatus,
 } from './commentsTab';
 
-type AdminComment = AdminCommentsResult['items'][number];
+type AdminComment = AdminCommentItem;
 /** A block from a comment: its author's account, or their whole server. */
 type BlockScope = 'account' | 'server';
 
@@ -112,12 +114,14 @@ export function CommentsTab() {
 
   const act = async (comment: AdminComment, action: CommentAction) => {
     if (!data || !loaded || busy) return;
+    // Refusing a change deletes nothing readers see: no question.
     if (
       action === 'delete' &&
+      !isChange(comment) &&
       !window.confirm(`Delete the comment by ${comment.author.name}? This cannot be undone.`)
     )
       return;
-    const texts = ACTION_TEXTS[action];
+    const texts = actionTexts(action, comment);
     setBusy({ id: comment.id, action });
     try {
       await moderateComment(api, comment.id, action);
@@ -284,8 +288,24 @@ function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: Com
             {comment.parentId !== null && <span> · a reply</span>}
           </p>
         </header>
-        {/* Sanitised by the posts service when the comment was stored. */}
-        <div className="admin-comment-text" dangerouslySetInnerHTML={{ __html: comment.content }} />
+        {/* Sanitised by the posts service when the comment (and its change) was stored. */}
+        {comment.proposedContent ? (
+          <>
+            <p className="admin-comment-change">
+              Changed by its author after approval. Readers see the approved text until you approve the
+              change.
+            </p>
+            <p className="admin-comment-label">Approved text</p>
+            <div className="admin-comment-text" dangerouslySetInnerHTML={{ __html: comment.content }} />
+            <p className="admin-comment-label">Proposed change</p>
+            <div
+              className="admin-comment-text admin-comment-proposed"
+              dangerouslySetInnerHTML={{ __html: comment.proposedContent }}
+            />
+          </>
+        ) : (
+          <div className="admin-comment-text" dangerouslySetInnerHTML={{ __html: comment.content }} />
+        )}
         <div className="admin-actions">
           {actions.map((action) => (
             <button
@@ -295,7 +315,7 @@ function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: Com
               disabled={disabled}
               onClick={() => onAction(action)}
             >
-              {busy === action ? ACTION_TEXTS[action].pending : ACTION_TEXTS[action].label}
+              {busy === action ? actionTexts(action, comment).pending : actionTexts(action, comment).label}
               <span className="visually-hidden">, comment by {author.name}</span>
             </button>
           ))}

@@ -1,3 +1,4 @@
+import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { COMMENT_STATUSES, type AdminCommentsResult, type CommentStatus } from '@blog/contracts/comments';
 import type { CommentAction } from '../../../api/comments';
 
@@ -59,6 +60,34 @@ export const ACTION_TEXTS: Record<
   },
 };
 
+type ActionTexts = (typeof ACTION_TEXTS)[CommentAction];
+
+/**
+ * A comment whose author changed it after approval: approving takes the change, deleting
+ * refuses it (the comment stays with its approved text); spam still hides the whole comment.
+ */
+const CHANGE_TEXTS: Partial<Record<CommentAction, ActionTexts>> = {
+  approve: {
+    label: 'Approve change',
+    pending: 'Approving...',
+    done: 'Change approved: readers see the new text.',
+    failed: 'The change could not be approved.',
+  },
+  delete: {
+    label: 'Refuse change',
+    pending: 'Refusing...',
+    done: 'Change refused: readers keep the approved text.',
+    failed: 'The change could not be refused.',
+  },
+};
+
+/** Whether the row is an approved comment's change waiting for the owner. */
+export const isChange = (comment: AdminCommentItem) => Boolean(comment.proposedContent);
+
+export function actionTexts(action: CommentAction, comment: AdminCommentItem): ActionTexts {
+  return (isChange(comment) && CHANGE_TEXTS[action]) || ACTION_TEXTS[action];
+}
+
 const TARGET: Record<CommentAction, CommentStatus | null> = {
   approve: 'approved',
   spam: 'spam',
@@ -67,16 +96,18 @@ const TARGET: Record<CommentAction, CommentStatus | null> = {
 
 /**
  * The list once the server has done `action` on comment `id`: the comment leaves this status's
- * list, and the counts move with it (to approved or spam; a deletion only lowers its own).
+ * list, and the counts move with it (to approved or spam; a deletion only lowers its own, but
+ * a refused change leaves its comment approved).
  */
 export function afterAction(
   result: AdminCommentsResult,
   id: number,
   action: CommentAction,
 ): AdminCommentsResult {
-  if (!result.items.some((item) => item.id === id)) return result;
+  const item = result.items.find((candidate) => candidate.id === id);
+  if (!item) return result;
   const counts = { ...result.counts, [result.status]: Math.max(0, result.counts[result.status] - 1) };
-  const target = TARGET[action];
+  const target = action === 'delete' && isChange(item) ? 'approved' : TARGET[action];
   if (target && target !== result.status) counts[target] += 1;
   return {
     ...result,
