@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Context, Federation } from '@fedify/fedify';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
+import { httpUrlOrNull } from '@blog/contracts';
 import {
   Accept,
   Announce,
@@ -100,7 +101,13 @@ export function listenToInbox(
     })
     .on(Undo, async (ctx, undo) => {
       if (!undo.actorId) return;
-      const inner = await undo.getObject({ ...ctx, suppressError: true }).catch(() => null);
+      const inner = await undo
+        .getObject({
+          documentLoader: deps.quickDocuments,
+          contextLoader: ctx.contextLoader,
+          suppressError: true,
+        })
+        .catch(() => null);
       if (inner instanceof Follow) {
         if (inner.actorId?.href === undo.actorId.href && inner.objectId?.href === actorUri.href)
           await ports.followers.remove(undo.actorId.href);
@@ -173,13 +180,14 @@ export async function describe(actor: Actor): Promise<RemoteFollower> {
   const id = actor.id!;
   const icon = await actor.getIcon().catch(() => null);
   const url = actor.url instanceof URL ? actor.url.href : (actor.url?.href?.href ?? null);
+  // A page, avatar or shared inbox that is not an http(s) link is none (the storage refuses it too).
   return {
     actorUri: id.href,
     handle: `@${actor.preferredUsername?.toString() ?? 'unknown'}@${id.host}`,
     name: actor.name?.toString() ?? null,
-    url,
+    url: httpUrlOrNull(url),
     inbox: actor.inboxId?.href ?? '',
-    sharedInbox: actor.endpoints?.sharedInbox?.href ?? null,
-    iconUrl: icon?.url instanceof URL ? icon.url.href : (icon?.url?.href?.href ?? null),
+    sharedInbox: httpUrlOrNull(actor.endpoints?.sharedInbox?.href),
+    iconUrl: httpUrlOrNull(icon?.url instanceof URL ? icon.url.href : icon?.url?.href?.href),
   };
 }

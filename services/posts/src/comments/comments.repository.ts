@@ -56,8 +56,13 @@ export type CommentAuthorKey = { userId: string } | { actorUri: string };
 /** What moderation and an author's edits change of a comment. */
 export type CommentText = Pick<CommentRow, 'status' | 'contentHtml' | 'pendingHtml'>;
 
-/** Readers see an approved comment, and one whose approved text stays while its change waits. */
-const PUBLIC = `(status = 'approved' OR pending_html IS NOT NULL)`;
+/**
+ * Readers see an approved comment, and one whose approved text stays while its change waits
+ * (`alias`: the table's alias in the caller's SQL, with its dot).
+ */
+export const publicCommentSql = (alias = '') =>
+  `(${alias}status = 'approved' OR ${alias}pending_html IS NOT NULL)`;
+const PUBLIC = publicCommentSql();
 
 /** posts.comments, posts.comment_settings and posts.comment_post_settings: all of the comments' SQL. */
 @Injectable()

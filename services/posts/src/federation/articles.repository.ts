@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { MediaVariant } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
+import { publicCommentSql } from '../comments/comments.repository.js';
 
 /** The Article's `replies` list at most (the collection's first page; `total` counts them all). */
 export const ARTICLE_REPLIES_MAX = 100;
@@ -32,7 +33,7 @@ export interface ArticleRow {
   updatedAt: Date;
   pictures: ArticlePictureRow[];
   replyTotal: number;
-  /** The first approved comments, oldest first: their id and, for a fediverse reply, its Note id. */
+  /** The first comments readers see, oldest first: their id and, for a fediverse reply, its Note id. */
   replies: { id: number; remoteObjectId: string | null }[];
 }
 
@@ -46,11 +47,11 @@ const ARTICLE_SELECT = `
             FROM posts.media_items m
            WHERE m.post_id = p.id AND m.type = 'image' AND m.status = 'ready') AS pictures,
          (SELECT count(*)::int FROM posts.comments c
-           WHERE c.post_id = p.id AND c.status = 'approved') AS "replyTotal",
+           WHERE c.post_id = p.id AND ${publicCommentSql('c.')}) AS "replyTotal",
          (SELECT coalesce(json_agg(json_build_object('id', r.id, 'remoteObjectId', r.remote_object_id)
                     ORDER BY r.created_at, r.id), '[]'::json)
             FROM (SELECT c.id, c.remote_object_id, c.created_at FROM posts.comments c
-                   WHERE c.post_id = p.id AND c.status = 'approved'
+                   WHERE c.post_id = p.id AND ${publicCommentSql('c.')}
                    ORDER BY c.created_at, c.id LIMIT ${ARTICLE_REPLIES_MAX}) r) AS replies
     FROM posts.posts p
    WHERE ${VISIBILITY_SQL.visible}`;
