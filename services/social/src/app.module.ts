@@ -35,7 +35,7 @@ import { PostgresReactionsRepository, ReactionsRepository } from './reactions/re
 import { ReactionsController } from './reactions/reactions.controller.js';
 import { ReactionsService } from './reactions/reactions.service.js';
 
-/** The blog's followers, remote actors, actor keys, blocks, reactions and its federation (issue 30). */
+/** The blog's followers, remote actors, actor keys, blocks, reactions and its federation. */
 @Module({})
 export class SocialModule {
   static forRoot(config: SocialConfig): DynamicModule {
