@@ -22,11 +22,17 @@ const SIZES = {
   floodConcurrency: 4,
   baselineSeconds: env('BENCH_INBOX_BASELINE_SECONDS', 10),
 };
-const READ_EVERY_MS = 50;
+const READ_EVERY_MS = 10;
+const READERS = 2;
 const round1 = (v) => Math.round(v * 10) / 10;
 
-/** The probe's body: 2,500 Hashtags of two members each (7,500 JSON values), about 164 KB. */
-function floodBody(origin) {
+/**
+ * The probe's body: 2,500 Hashtag objects. With `members` 3 (type, name, href: 10,000 values
+ * and more, about 164 KB, the probe that took the blog down) a gateway that counts values
+ * refuses it by its shape; with 2 (7,500 values, padded to about 190 KB) it reaches the
+ * signature check.
+ */
+function floodBody(origin, members) {
   return JSON.stringify({
     '@context': 'https://www.w3.org/ns/activitystreams',
     id: 'https://attacker.example/activities/1',
@@ -38,7 +44,11 @@ function floodBody(origin) {
       attributedTo: 'https://attacker.example/users/x',
       inReplyTo: `${origin}/post/1`,
       content: 'x',
-      tag: Array.from({ length: 2500 }, (_, i) => ({ type: 'Hashtag', name: `#tag${i}${'x'.repeat(40)}` })),
+      tag: Array.from({ length: 2500 }, (_, i) =>
+        members === 3
+          ? { type: 'Hashtag', name: `#t${i}`, href: `https://attacker.example/tags/t${i}` }
+          : { type: 'Hashtag', name: `#tag${i}${'x'.repeat(40)}` },
+      ),
     },
   });
 }
@@ -71,12 +81,12 @@ const inboxPost = (stack, body) =>
     body,
   }).then(async (r) => (await r.arrayBuffer(), r.status));
 
-/** Reads of the post list every READ_EVERY_MS until stop(): latencies (ms) and failures. */
+/** READERS loops reading the post list every READ_EVERY_MS until stop(): latencies (ms) and failures. */
 function reader(stack) {
   const times = [];
   let failures = 0;
   let reading = true;
-  const done = (async () => {
+  const loop = async () => {
     while (reading) {
       const t0 = performance.now();
       try {
@@ -89,7 +99,8 @@ function reader(stack) {
       times.push(performance.now() - t0);
       await new Promise((r) => setTimeout(r, READ_EVERY_MS));
     }
-  })();
+  };
+  const done = Promise.all(Array.from({ length: READERS }, loop));
   return {
     async stop() {
       reading = false;
@@ -147,16 +158,38 @@ export async function benchInbox() {
   try {
     for (const target of targets) {
       const stack = await startSeedableStack('inbox', { OUTBOUND_ALLOW: '127.0.0.1' }, target.root);
-      stacks.push({ target, stack, body: floodBody(stack.baseUrl) });
+      stacks.push({
+        target,
+        stack,
+        body: floodBody(stack.baseUrl, 3),
+        paddedBody: floodBody(stack.baseUrl, 2),
+      });
     }
-    const cpu = Object.fromEntries(targets.map((t) => [t.name, []]));
+    const cpu = { probe: {}, paddedProbe: {} };
+    for (const t of targets) {
+      cpu.probe[t.name] = [];
+      cpu.paddedProbe[t.name] = [];
+    }
     for (let round = 0; round < ROUNDS; round++)
-      for (const { target, stack, body } of round % 2 ? [...stacks].reverse() : stacks)
-        cpu[target.name].push(await cpuPerRefusal(stack, body));
-    const reads = {};
-    for (const { target, stack, body } of stacks) reads[target.name] = await readsDuringFlood(stack, body);
+      for (const { target, stack, body, paddedBody } of round % 2 ? [...stacks].reverse() : stacks) {
+        cpu.probe[target.name].push(await cpuPerRefusal(stack, body));
+        cpu.paddedProbe[target.name].push(await cpuPerRefusal(stack, paddedBody));
+      }
+    const reads = { probe: {}, paddedProbe: {} };
+    // Each flood starts in a new clock minute: the per-address count starts over.
+    const nextMinute = () => new Promise((r) => setTimeout(r, 60_000 - (Date.now() % 60_000) + 100));
+    for (const { target, stack, body, paddedBody } of stacks) {
+      await nextMinute();
+      reads.probe[target.name] = await readsDuringFlood(stack, body);
+      await nextMinute();
+      reads.paddedProbe[target.name] = await readsDuringFlood(stack, paddedBody);
+    }
     return {
-      probe: { bytes: stacks[0].body.length, hashtags: 2500, cpuPostsPerRound: SIZES.cpuPosts },
+      probes: {
+        probe: { bytes: stacks[0].body.length, hashtags: 2500, membersEach: 3 },
+        paddedProbe: { bytes: stacks[0].paddedBody.length, hashtags: 2500, membersEach: 2 },
+        cpuPostsPerRound: SIZES.cpuPosts,
+      },
       cpuPerRefusedPost: cpu,
       readsWhileOneAddressFloods: reads,
     };
