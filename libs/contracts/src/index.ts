@@ -26,3 +26,4 @@ export * from './comments.js';
 export * from './social.js';
 export * from './federation.js';
 export * from './inbox-shape.js';
+export * from './newsletter.js';

@@ -59,8 +59,24 @@ export const contactSchema = z.object({
 });
 export type ContactRequest = z.infer<typeof contactSchema>;
 
-/** POST /api/subscribe. */
-export const subscribeSchema = z.object({ email: emailSchema, [HONEYPOT_FIELD]: honeypot });
+/** How often a subscriber gets mail: each post as it is published, or the weekly digest. */
+export const SUBSCRIBER_FREQUENCIES = ['each-post', 'weekly'] as const;
+export type SubscriberFrequency = (typeof SUBSCRIBER_FREQUENCIES)[number];
+export const DEFAULT_FREQUENCY: SubscriberFrequency = 'weekly';
+
+export const frequencySchema = z.enum(SUBSCRIBER_FREQUENCIES, {
+  error: `frequency must be one of ${SUBSCRIBER_FREQUENCIES.join(', ')}`,
+});
+
+/** POST /api/subscribe: an address and, when given, how often (default weekly, as before). */
+export const subscribeFrequencySchema = frequencySchema.default(DEFAULT_FREQUENCY);
+
+/** POST /api/subscribe: the address and how often (without it, weekly, as before). */
+export const subscribeSchema = z.object({
+  email: emailSchema,
+  frequency: subscribeFrequencySchema,
+  [HONEYPOT_FIELD]: honeypot,
+});
 export type SubscribeRequest = z.infer<typeof subscribeSchema>;
 
 /** True when a robot filled the hidden field: the request is answered as if it worked and dropped. */
@@ -120,7 +136,19 @@ const mailListQuery = <const S extends readonly [string, ...string[]]>(statuses:
     ),
   });
 export const messageListQuerySchema = mailListQuery(['pending', 'sent'] as const);
-export const subscriberListQuerySchema = mailListQuery(['pending', 'confirmed', 'unsubscribed'] as const);
+/** `bounced`: addresses that bounced (whatever their status); `search`: part of the address. */
+export const subscriberListQuerySchema = mailListQuery([
+  'pending',
+  'confirmed',
+  'unsubscribed',
+  'bounced',
+] as const).extend({
+  search: z.preprocess(
+    (value) => (typeof value === 'string' && value.trim() === '' ? undefined : value),
+    z.string().trim().max(EMAIL_MAX, `search must be at most ${EMAIL_MAX} characters`).optional(),
+  ),
+  frequency: z.preprocess((value) => (value === '' ? undefined : value), frequencySchema.optional()),
+});
 export type MessageListQuery = z.infer<typeof messageListQuerySchema>;
 export type SubscriberListQuery = z.infer<typeof subscriberListQuerySchema>;
 
@@ -146,6 +174,9 @@ export interface SubscriberView {
   id: number;
   email: string;
   status: SubscriptionStatus;
+  frequency: SubscriberFrequency;
+  /** Two permanent rejections of the address: no more mail until the owner resets it. */
+  bounced: boolean;
   created_at: string;
   confirmed_at: string | null;
   unsubscribed_at: string | null;

@@ -38,6 +38,7 @@ import {
   contactSchema,
   messageListQuerySchema,
   subscribeSchema,
+  frequencySchema,
   subscriberListQuerySchema,
   tokenCommandSchema,
   type ContactMessageView,
@@ -48,6 +49,20 @@ import {
   type SubscriptionLinkResult,
 } from './mail.js';
 import type { BannerRendering } from './media.js';
+import {
+  newsletterEventDoneSchema,
+  newsletterPendingQuerySchema,
+  newsletterPostQuerySchema,
+  preferencesQuerySchema,
+  preferencesUpdateSchema,
+  type NewsletterEvent,
+  type NewsletterPostAnswer,
+  type NewsletterStatus,
+  type NewsletterTestResult,
+  type PreferencesView,
+  type SubscriberCounts,
+  type SubscriberImportReport,
+} from './newsletter.js';
 import {
   mediaResultSchema,
   mediaRunSchema,
@@ -366,6 +381,42 @@ export const RpcContracts = {
       pending: z.number().int().nonnegative(),
     }),
   ).answers<{ sent: boolean }>(),
+  [Patterns.posts.newsletterPending]: rpc(orEmpty(newsletterPendingQuerySchema)).answers<NewsletterEvent[]>(),
+  [Patterns.posts.newsletterDone]: rpc(newsletterEventDoneSchema).answers<{ done: boolean }>(),
+  [Patterns.posts.newsletterPost]: rpc(newsletterPostQuerySchema).answers<NewsletterPostAnswer>(),
+  [Patterns.mail.newsletterStatus]: rpc(newsletterPostQuerySchema).answers<NewsletterStatus>(),
+  [Patterns.mail.newsletterTest]: rpc(newsletterPostQuerySchema).answers<NewsletterTestResult>(),
+  /** How many confirmed each-post subscribers a post's e-mail would reach now. */
+  [Patterns.mail.newsletterAudience]: rpc(none).answers<{ eachPost: number }>(),
+  /** A malformed or unknown token is a 404 (the link is invalid), as for the other links. */
+  [Patterns.mail.preferences]: rpc(preferencesQuerySchema).answers<PreferencesView>(),
+  [Patterns.mail.preferencesUpdate]: rpc(preferencesUpdateSchema).answers<PreferencesView>(),
+  [Patterns.mail.subscriberCounts]: rpc(none).answers<SubscriberCounts>(),
+  /** Subscribers by id after `afterId`, at most `limit`: the gateway streams them out as CSV. */
+  [Patterns.mail.subscriberExportPage]: rpc(
+    z.object({
+      afterId: z.number().int().nonnegative().default(0),
+      limit: z.number().int().min(1).max(1000).default(1000),
+    }),
+  ).answers<{ items: SubscriberView[]; nextAfterId: number | null }>(),
+  [Patterns.mail.subscriberResetBounce]: rpc(
+    z.object({ id: z.number().int().positive() }),
+  ).answers<SubscriberView>(),
+  [Patterns.mail.subscriberImportStart]: rpc(
+    z.object({ consented: z.boolean(), frequency: frequencySchema }),
+  ).answers<SubscriberImportReport>(),
+  /** At most 500 rows a call, each with its line number; an address is checked by the mail service. */
+  [Patterns.mail.subscriberImportRows]: rpc(
+    z.object({
+      id: z.uuid(),
+      rows: z.array(z.object({ line: z.number().int().positive(), email: z.string().max(2000) })).max(500),
+    }),
+  ).answers<SubscriberImportReport>(),
+  /** `error`: the file could not be read to its end (the rows so far stay). */
+  [Patterns.mail.subscriberImportFinish]: rpc(
+    z.object({ id: z.uuid(), error: z.string().max(500).optional() }),
+  ).answers<SubscriberImportReport>(),
+  [Patterns.mail.subscriberImportStatus]: rpc(z.object({ id: z.uuid() })).answers<SubscriberImportReport>(),
 } as const;
 
 export type TypedPattern = keyof typeof RpcContracts;

@@ -96,6 +96,12 @@ export const Patterns = {
     federationPending: 'posts.federation.pending',
     /** Social handed this event's activity to its delivery queue. */
     federationDone: 'posts.federation.done',
+    /** Posts owed to the each-post subscribers and due now, oldest first: mail's newsletter input. */
+    newsletterPending: 'posts.newsletter.pending',
+    /** Mail took this event over (its per-subscriber claims exist). */
+    newsletterDone: 'posts.newsletter.done',
+    /** A visible post as its e-mail carries it (NewsletterPostAnswer). */
+    newsletterPost: 'posts.newsletter.post',
   },
   media: {
     getSettings: 'media.settings.get',
@@ -122,6 +128,22 @@ export const Patterns = {
     restoreSubscribers: 'mail.subscribers.restore',
     /** Tells the owner comments wait for approval (the posts service sends at most one an hour). */
     commentPending: 'mail.comment.pending',
+    /** A post's e-mail: how its send stands, a test to the owner, and how many would get it. */
+    newsletterStatus: 'mail.newsletter.status',
+    newsletterTest: 'mail.newsletter.test',
+    newsletterAudience: 'mail.newsletter.audience',
+    /** The preferences page behind a newsletter's or digest's link (read, and change). */
+    preferences: 'mail.preferences.get',
+    preferencesUpdate: 'mail.preferences.update',
+    /** The owner's list: counts by status and frequency, a page of the export, a bounce reset. */
+    subscriberCounts: 'mail.subscribers.counts',
+    subscriberExportPage: 'mail.subscribers.export',
+    subscriberResetBounce: 'mail.subscribers.resetBounce',
+    /** A CSV import: started, fed rows in batches, finished, and its report. */
+    subscriberImportStart: 'mail.subscribers.import.start',
+    subscriberImportRows: 'mail.subscribers.import.rows',
+    subscriberImportFinish: 'mail.subscribers.import.finish',
+    subscriberImportStatus: 'mail.subscribers.import.status',
   },
   social: {
     /** The blog actor's RSA and Ed25519 key pairs (made on first use): the federation signs with them. */

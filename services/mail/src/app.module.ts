@@ -17,6 +17,7 @@ import { DigestRepository, PostgresDigestRepository } from './digest/digest.repo
 import { PostsClient } from './digest/posts-client.js';
 import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
 import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
+import { SubscriberPreferences1764900000000 } from './migrations/1764900000000-SubscriberPreferences.js';
 import { Subscriber } from './subscriptions/subscriber.entity.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
 import {
@@ -24,6 +25,12 @@ import {
   SubscriptionsRepository,
 } from './subscriptions/subscriptions.repository.js';
 import { SubscriptionsService } from './subscriptions/subscriptions.service.js';
+import { PreferencesLinks } from './subscriptions/preferences-links.js';
+import { PreferencesRepository } from './subscriptions/preferences.repository.js';
+import { PreferencesService } from './subscriptions/preferences.service.js';
+import { SubscriberAdminController } from './subscriptions/subscriber-admin.controller.js';
+import { SubscriberImportService } from './subscriptions/subscriber-import.service.js';
+import { SubscriberListRepository } from './subscriptions/subscriber-list.repository.js';
 import { SITE_TITLE } from './tokens.js';
 import { SiteTitle } from './common/site-title.js';
 import { CommentNoticeController } from './comments/comment-notice.controller.js';
@@ -45,11 +52,18 @@ export class MailModule {
             CreateMail1763900000000,
             RateWindows1764800000000,
             FormLimitsToRateWindows1764860000000,
+            SubscriberPreferences1764900000000,
           ],
         }),
         TypeOrmModule.forFeature([ContactMessage, Subscriber]),
       ],
-      controllers: [ContactController, SubscriptionsController, DigestController, CommentNoticeController],
+      controllers: [
+        ContactController,
+        SubscriptionsController,
+        SubscriberAdminController,
+        DigestController,
+        CommentNoticeController,
+      ],
       providers: [
         { provide: MAIL_CONFIG, useValue: config },
         { provide: SITE_TITLE, useValue: deps.siteTitle },
@@ -65,6 +79,11 @@ export class MailModule {
         ContactService,
         { provide: SubscriptionsRepository, useClass: PostgresSubscriptionsRepository },
         SubscriptionsService,
+        PreferencesRepository,
+        PreferencesLinks,
+        PreferencesService,
+        SubscriberListRepository,
+        SubscriberImportService,
         PostsClient,
         { provide: DigestRepository, useClass: PostgresDigestRepository },
         DigestService,

@@ -350,7 +350,16 @@ describe('mail service: contact and subscriptions (real PostgreSQL, real SMTP se
       expect(all.total).toBe(await count('subscribers'));
       expect(all.items[0]!.email).toBe('retry@reader.example');
       expect(Object.keys(all.items[0]!).sort()).toEqual(
-        ['confirmed_at', 'created_at', 'email', 'id', 'status', 'unsubscribed_at'].sort(),
+        [
+          'bounced',
+          'confirmed_at',
+          'created_at',
+          'email',
+          'frequency',
+          'id',
+          'status',
+          'unsubscribed_at',
+        ].sort(),
       );
       const confirmed = await mail.send<MailListResult<SubscriberView>>(Patterns.mail.listSubscribers, {
         status: 'confirmed',

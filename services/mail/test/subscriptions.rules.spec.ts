@@ -19,7 +19,11 @@ describe('subscription rules', () => {
   let sent: OutgoingMail[];
   let smtpDown: boolean;
   let subscriptions: SubscriptionsService;
-  const request = (email: string) => ({ email, ip: '198.51.100.7' });
+  const request = (email: string, frequency: SubscriberFrequency = 'weekly') => ({
+    email,
+    frequency,
+    ip: '198.51.100.7',
+  });
   /** The token of the last confirmation link sent. */
   const lastLink = () => /token=([\w-]+)/.exec(String(sent.at(-1)!.text))![1]!;
   const failure = (promise: Promise<unknown>) =>

@@ -46,6 +46,8 @@ export interface DigestEmailOptions {
   timeZone: string;
   /** The unsubscribe link without its token (`{SITE_URL}/api/unsubscribe?token=`). */
   unsubscribeBase: string;
+  /** The preferences page's link without its token; without it the footer has no such link. */
+  preferencesBase?: string;
 }
 
 /**
@@ -57,6 +59,10 @@ export interface DigestEmailOptions {
  */
 export class DigestEmail {
   private readonly placeholder = `__token_${randomBytes(8).toString('hex')}__`;
+  private readonly preferencesPlaceholder = `__prefs_${randomBytes(8).toString('hex')}__`;
+  /** Which token goes between each two pieces (`u` unsubscribe, `p` preferences). */
+  private readonly textSlots: string[];
+  private readonly htmlSlots: string[];
   readonly subject: string;
   private readonly unsubscribeBase: string;
   private readonly text: string;
@@ -68,6 +74,9 @@ export class DigestEmail {
     const { siteTitle, siteUrl } = options;
     this.unsubscribeBase = options.unsubscribeBase;
     const unsubscribe = `${options.unsubscribeBase}${this.placeholder}`;
+    const preferences = options.preferencesBase
+      ? `${options.preferencesBase}${this.preferencesPlaceholder}`
+      : null;
     const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: options.timeZone });
     const count = content.posts.length;
     const more = content.total - count;
@@ -82,6 +91,7 @@ export class DigestEmail {
       textPosts.join('\n') +
       (more > 0 ? `\n…and ${more} more on ${siteUrl}\n` : '') +
       `\n-- \nYou get this e-mail because you subscribed to the weekly posts of ${siteTitle} (${siteUrl}).\n` +
+      (preferences ? `Weekly digest or every post, or unsubscribe: ${preferences}\n` : '') +
       `Unsubscribe: ${unsubscribe}\n`;
 
     const htmlPosts = content.posts.map((post) => {
@@ -102,34 +112,47 @@ ${htmlPosts.join('\n')}
 ${more > 0 ? `<p><a href="${escapeHtml(siteUrl)}">…and ${more} more on the site</a></p>` : ''}
 <hr style="border:0;border-top:1px solid #dddddd;margin:24px 0 12px">
 <p style="font-size:12px;color:#777777">You get this e-mail because you subscribed to the weekly posts of ${escapeHtml(siteTitle)}.
-<a href="${escapeHtml(unsubscribe)}" style="color:#777777">Unsubscribe</a></p>`,
+${preferences ? `<a href="${escapeHtml(preferences)}" style="color:#777777">Change how often</a> · ` : ''}<a href="${escapeHtml(unsubscribe)}" style="color:#777777">Unsubscribe</a></p>`,
     );
-    const pieces = (body: string) =>
-      body.split(this.placeholder).map((piece) => qpWrap(qpEncode(piece), 76).replace(/\r?\n/g, '\r\n'));
-    this.textPieces = pieces(this.text);
-    this.htmlPieces = pieces(this.html);
+    const split = (body: string) => {
+      const parts = body.split(new RegExp(`(${this.placeholder}|${this.preferencesPlaceholder})`));
+      return {
+        pieces: parts
+          .filter((_, i) => i % 2 === 0)
+          .map((piece) => qpWrap(qpEncode(piece), 76).replace(/\r?\n/g, '\r\n')),
+        slots: parts.filter((_, i) => i % 2 === 1).map((p) => (p === this.placeholder ? 'u' : 'p')),
+      };
+    };
+    ({ pieces: this.textPieces, slots: this.textSlots } = split(this.text));
+    ({ pieces: this.htmlPieces, slots: this.htmlSlots } = split(this.html));
   }
 
   /** The two bodies as the subscriber reads them. */
-  bodies(token: string): { text: string; html: string } {
-    return {
-      text: this.text.replaceAll(this.placeholder, token),
-      html: this.html.replaceAll(this.placeholder, token),
-    };
+  bodies(token: string, preferencesToken = ''): { text: string; html: string } {
+    const fill = (body: string) =>
+      body.replaceAll(this.placeholder, token).replaceAll(this.preferencesPlaceholder, preferencesToken);
+    return { text: fill(this.text), html: fill(this.html) };
   }
 
-  for(to: string, token: string): OutgoingMail {
+  /** `preferencesToken`: the token of the subscriber's preferences link (when the footer has one). */
+  for(to: string, token: string, preferencesToken = ''): OutgoingMail {
     if (!MAIL_TOKEN_PATTERN.test(token)) throw new Error('an unsubscribe token is 43 base64url characters');
+    if (preferencesToken && !MAIL_TOKEN_PATTERN.test(preferencesToken))
+      throw new Error('a preferences token is 43 base64url characters');
     const url = `${this.unsubscribeBase}${token}`;
-    const part = (type: string, pieces: string[]) =>
+    const part = (type: string, pieces: string[], slots: string[]) =>
       `Content-Type: ${type}; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n` +
-      pieces.join(`=\r\n${token}=\r\n`);
+      pieces
+        .map((piece, i) =>
+          i === 0 ? piece : `=\r\n${slots[i - 1] === 'u' ? token : preferencesToken}=\r\n${piece}`,
+        )
+        .join('');
     return {
       to,
       subject: this.subject,
       alternatives: [
-        { raw: part('text/plain', this.textPieces) },
-        { raw: part('text/html', this.htmlPieces) },
+        { raw: part('text/plain', this.textPieces, this.textSlots) },
+        { raw: part('text/html', this.htmlPieces, this.htmlSlots) },
       ],
       headers: {
         'List-Unsubscribe': `<${url}>`,

@@ -54,7 +54,7 @@ export abstract class DigestRepository {
   /** The sender lets go of the week (the heartbeat is cleared, so a sweep resumes it at once). */
   abstract releaseRun(week: Date): Promise<void>;
   abstract finishRun(week: Date): Promise<void>;
-  /** The next `limit` confirmed subscribers after `cursor` (by id) without a claim for the week. */
+  /** The next `limit` confirmed, weekly, not bounced subscribers after `cursor` (by id) without a claim for the week. */
   abstract unclaimedSubscribers(week: Date, cursor: number, limit: number): Promise<DigestRecipientRow[]>;
   /**
    * Claims the week for the subscribers still confirmed and unclaimed, each with its unsubscribe
@@ -150,7 +150,7 @@ export class PostgresDigestRepository extends DigestRepository {
     return queryRows<DigestRecipientRow>(
       this.db,
       `SELECT s.id, s.email FROM subscribers s
-       WHERE s.status = 'confirmed' AND s.id > $2
+       WHERE s.status = 'confirmed' AND s.frequency = 'weekly' AND s.bounced_at IS NULL AND s.id > $2
          AND NOT EXISTS (SELECT 1 FROM digest_deliveries d WHERE d.week = $1 AND d.subscriber_id = s.id)
        ORDER BY s.id LIMIT $3`,
       [week, cursor, limit],
@@ -165,7 +165,8 @@ export class PostgresDigestRepository extends DigestRepository {
        ), claimed AS (
          INSERT INTO digest_deliveries (week, subscriber_id)
          SELECT $1, i.subscriber_id FROM input i
-         WHERE EXISTS (SELECT 1 FROM subscribers s WHERE s.id = i.subscriber_id AND s.status = 'confirmed')
+         WHERE EXISTS (SELECT 1 FROM subscribers s WHERE s.id = i.subscriber_id AND s.status = 'confirmed'
+                       AND s.frequency = 'weekly' AND s.bounced_at IS NULL)
          ORDER BY i.subscriber_id
          ON CONFLICT DO NOTHING
          RETURNING subscriber_id
@@ -229,7 +230,7 @@ export class PostgresDigestRepository extends DigestRepository {
   async confirmedEmail(subscriberId: number): Promise<string | undefined> {
     const rows = await queryRows<{ email: string }>(
       this.db,
-      `SELECT email FROM subscribers WHERE id = $1 AND status = 'confirmed'`,
+      `SELECT email FROM subscribers WHERE id = $1 AND status = 'confirmed' AND bounced_at IS NULL`,
       [subscriberId],
     );
     return rows[0]?.email;

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { ErrorText, type DigestRunResult } from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
 import { newLinkToken } from '../common/link-tokens.js';
@@ -10,11 +10,14 @@ import { DigestEmail, toDigestPost, type DigestContent } from './digest-email.js
 import { DigestCalendar } from './digest-calendar.js';
 import { DigestRepository, type DigestRecipientRow, type DigestRun } from './digest.repository.js';
 import { PostsClient } from './posts-client.js';
+import { PreferencesLinks } from '../subscriptions/preferences-links.js';
 
 export type DigestTrigger = 'schedule' | 'manual';
 
 interface Recipient extends DigestRecipientRow {
   token: string;
+  /** The preferences link's token ('' without PreferencesLinks). */
+  preferencesToken: string;
 }
 
 const WEEK_MS = 7 * 24 * 3600 * 1000;
@@ -48,7 +51,12 @@ export class DigestService implements OnModuleDestroy {
     private readonly calendar: DigestCalendar,
     @Inject(MAIL_CONFIG) private readonly config: MailConfig,
     private readonly siteTitle: SiteTitle,
+    @Optional() private readonly preferences?: PreferencesLinks,
   ) {}
+
+  private async preferencesTokens(ids: number[]): Promise<string[]> {
+    return this.preferences ? this.preferences.preferencesTokens(ids) : ids.map(() => '');
+  }
 
   /**
    * Sends the digest of the current week to every confirmed subscriber who has not had it.
@@ -116,7 +124,13 @@ export class DigestService implements OnModuleDestroy {
       }
       const { token, hash } = newLinkToken();
       await this.store.addUnsubscribeToken(delivery.subscriberId, hash);
-      const recipient = { id: delivery.subscriberId, email: address, token };
+      const [preferencesToken] = await this.preferencesTokens([delivery.subscriberId]);
+      const recipient = {
+        id: delivery.subscriberId,
+        email: address,
+        token,
+        preferencesToken: preferencesToken!,
+      };
       const delivered = await this.deliver(delivery.week, [recipient], email, delivery.attempts);
       sent += delivered;
     }
@@ -171,6 +185,7 @@ export class DigestService implements OnModuleDestroy {
       siteUrl: this.config.SITE_URL,
       timeZone: this.config.SITE_TIMEZONE,
       unsubscribeBase: `${this.config.SITE_URL}/api/unsubscribe?token=`,
+      ...(this.preferences ? { preferencesBase: this.preferences.base } : {}),
     });
   }
 
@@ -244,11 +259,13 @@ export class DigestService implements OnModuleDestroy {
         tokens.map((t) => t.hash),
       ),
     );
+    const claimed = candidates
+      .map((candidate, i) => ({ id: candidate.id, email: candidate.email, token: tokens[i]!.token }))
+      .filter((recipient) => mine.has(recipient.id));
+    const preferencesTokens = await this.preferencesTokens(claimed.map((r) => r.id));
     return {
       lastId: candidates[candidates.length - 1]!.id,
-      recipients: candidates
-        .map((candidate, i) => ({ id: candidate.id, email: candidate.email, token: tokens[i]!.token }))
-        .filter((recipient) => mine.has(recipient.id)),
+      recipients: claimed.map((r, i) => ({ ...r, preferencesToken: preferencesTokens[i]! })),
     };
   }
 
@@ -262,7 +279,7 @@ export class DigestService implements OnModuleDestroy {
     const results = await Promise.all(
       recipients.map(async (recipient) => {
         try {
-          await this.transport.send(email.for(recipient.email, recipient.token));
+          await this.transport.send(email.for(recipient.email, recipient.token, recipient.preferencesToken));
           return { id: recipient.id, error: null };
         } catch (error) {
           return { id: recipient.id, error: errorText(error) };

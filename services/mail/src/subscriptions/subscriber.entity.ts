@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryGeneratedColumn } from 'typeorm';
-import type { SubscriptionStatus } from '@blog/contracts';
+import type { SubscriberFrequency, SubscriptionStatus } from '@blog/contracts';
 
 /** One row per address (unique without regard to case): pending until confirmed, then confirmed or unsubscribed. */
 @Entity({ name: 'subscribers' })
@@ -12,6 +12,16 @@ export class Subscriber {
 
   @Column({ type: 'varchar', length: 16 })
   status!: SubscriptionStatus;
+
+  @Column({ type: 'text' })
+  frequency!: SubscriberFrequency;
+
+  /** Set after repeated permanent rejections: no more mail until the owner resets it. */
+  @Column({ name: 'bounced_at', type: 'timestamptz', nullable: true })
+  bouncedAt!: Date | null;
+
+  @Column({ name: 'bounce_count', type: 'int' })
+  bounceCount!: number;
 
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
-import type { SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
-import { DataSource, Repository } from 'typeorm';
+import type { SubscriberFrequency, SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
+import { DataSource, ILike, IsNull, Not, Repository } from 'typeorm';
 import { queryRows } from '@blog/server-kit';
 import { Subscriber } from './subscriber.entity.js';
 
@@ -33,7 +33,11 @@ export abstract class SubscriptionsRepository {
    * The address's one row, pending unless confirmed, its confirmation due (held by this send)
    * in `leaseSeconds` and counted as the first try.
    */
-  abstract subscribe(email: string, leaseSeconds: number): Promise<ConfirmationDue>;
+  abstract subscribe(
+    email: string,
+    frequency: SubscriberFrequency,
+    leaseSeconds: number,
+  ): Promise<ConfirmationDue>;
   /** Confirms the subscriber of an unexpired confirmation token (hash); undefined for none. */
   abstract confirm(tokenHash: string): Promise<LinkedSubscriber | undefined>;
   /** The subscriber an unsubscribe token (hash) belongs to. */
@@ -69,17 +73,22 @@ export class PostgresSubscriptionsRepository extends SubscriptionsRepository {
     super();
   }
 
-  async subscribe(email: string, leaseSeconds: number): Promise<ConfirmationDue> {
+  async subscribe(
+    email: string,
+    frequency: SubscriberFrequency,
+    leaseSeconds: number,
+  ): Promise<ConfirmationDue> {
     const rows = await queryRows<ConfirmationDue>(
       this.db,
-      `INSERT INTO subscribers AS s (email, status, confirmation_due_at, confirmation_attempts)
-       VALUES ($1, 'pending', now() + make_interval(secs => $2), 1)
+      `INSERT INTO subscribers AS s (email, status, confirmation_due_at, confirmation_attempts, frequency)
+       VALUES ($1, 'pending', now() + make_interval(secs => $2), 1, $3)
        ON CONFLICT ((lower(email))) DO UPDATE SET
          status = CASE WHEN s.status = 'unsubscribed' THEN 'pending' ELSE s.status END,
+         frequency = CASE WHEN s.status = 'confirmed' THEN s.frequency ELSE EXCLUDED.frequency END,
          confirmation_due_at = EXCLUDED.confirmation_due_at,
          confirmation_attempts = 1
        RETURNING id, email, confirmation_attempts`,
-      [email, leaseSeconds],
+      [email, leaseSeconds, frequency],
     );
     return rows[0]!;
   }
@@ -194,7 +203,15 @@ export class PostgresSubscriptionsRepository extends SubscriptionsRepository {
 
   async page(query: SubscriberListQuery): Promise<{ rows: Subscriber[]; total: number }> {
     const [rows, total] = await this.subscribers.findAndCount({
-      where: query.status ? { status: query.status } : {},
+      where: {
+        ...(query.status === 'bounced'
+          ? { bouncedAt: Not(IsNull()) }
+          : query.status
+            ? { status: query.status }
+            : {}),
+        ...(query.frequency ? { frequency: query.frequency } : {}),
+        ...(query.search ? { email: ILike(`%${query.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`) } : {}),
+      },
       order: { createdAt: 'DESC', id: 'DESC' },
       skip: (query.page - 1) * query.limit,
       take: query.limit,

@@ -35,6 +35,8 @@ export function toSubscriberView(row: Subscriber): SubscriberView {
     id: row.id,
     email: row.email,
     status: row.status,
+    frequency: row.frequency,
+    bounced: row.bouncedAt !== null,
     created_at: row.createdAt.toISOString(),
     confirmed_at: row.confirmedAt?.toISOString() ?? null,
     unsubscribed_at: row.unsubscribedAt?.toISOString() ?? null,
@@ -49,6 +51,7 @@ export function toSubscriberView(row: Subscriber): SubscriberView {
 @Injectable()
 export class SubscriptionsService {
   private readonly logger = new Logger(SubscriptionsService.name);
+  private draining = false;
 
   constructor(
     private readonly store: SubscriptionsRepository,
@@ -62,12 +65,14 @@ export class SubscriptionsService {
   /**
    * The same answer whether the address is new, pending, confirmed or unsubscribed: each gets
    * a fresh confirmation e-mail and still one row. A confirmed address stays confirmed; an
-   * unsubscribed one is pending again until its owner confirms.
+   * unsubscribed one is pending again until its owner confirms. The frequency asked for is
+   * kept unless the address is confirmed already (then its preferences page changes it: a
+   * form anyone can post does not).
    */
   async subscribe(command: SubscribeCommand): Promise<MailAck> {
     if (isHoneypotFilled(command)) return ACK;
     await this.limits.admit('subscribe', command.ip, MailText.tooManySubscriptions);
-    const subscriber = await this.store.subscribe(command.email, SEND_LEASE_MS / 1000);
+    const subscriber = await this.store.subscribe(command.email, command.frequency, SEND_LEASE_MS / 1000);
     this.background.run(`confirmation for subscriber ${subscriber.id}`, () =>
       this.sendConfirmation(subscriber),
     );
@@ -132,6 +137,22 @@ export class SubscriptionsService {
   async list(query: SubscriberListQuery): Promise<MailListResult<SubscriberView>> {
     const { rows, total } = await this.store.page(query);
     return { items: rows.map(toSubscriberView), total };
+  }
+
+  /**
+   * Sends the confirmations due now (an import's) in the background, a batch at a time, until
+   * none is left or a batch fails to send (the sweep then retries). One drain per process.
+   */
+  sendDueConfirmations(batch = 50): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.background.run('due confirmations', async () => {
+      try {
+        while ((await this.retryConfirmations(batch)) === batch);
+      } finally {
+        this.draining = false;
+      }
+    });
   }
 
   private async sendConfirmation(subscriber: ConfirmationDue): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
+import type { SubscriberFrequency, SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
 import type { Subscriber } from '../../src/subscriptions/subscriber.entity.js';
 import {
   SubscriptionsRepository,
@@ -11,6 +11,9 @@ interface StoredSubscriber {
   id: number;
   email: string;
   status: SubscriptionStatus;
+  frequency: SubscriberFrequency;
+  bouncedAt: Date | null;
+  bounceCount: number;
   createdAt: Date;
   confirmedAt: Date | null;
   unsubscribedAt: Date | null;
@@ -48,13 +51,21 @@ export class InMemorySubscriptionsRepository extends SubscriptionsRepository {
     return this.subscribers.find((s) => s.id === token.subscriberId);
   }
 
-  async subscribe(email: string, leaseSeconds: number): Promise<ConfirmationDue> {
+  async subscribe(
+    email: string,
+    frequency: SubscriberFrequency,
+    leaseSeconds: number,
+  ): Promise<ConfirmationDue> {
     let subscriber = this.byEmail(email);
+    if (subscriber && subscriber.status !== 'confirmed') subscriber.frequency = frequency;
     if (!subscriber) {
       subscriber = {
         id: this.subscribers.length + 1,
         email,
         status: 'pending',
+        frequency,
+        bouncedAt: null,
+        bounceCount: 0,
         createdAt: new Date(),
         confirmedAt: null,
         unsubscribedAt: null,
@@ -140,6 +151,9 @@ export class InMemorySubscriptionsRepository extends SubscriptionsRepository {
         id: this.subscribers.length + 1,
         email: row.email,
         status: row.status,
+        frequency: 'weekly',
+        bouncedAt: null,
+        bounceCount: 0,
         createdAt: new Date(row.createdAt),
         confirmedAt: row.confirmedAt ? new Date(row.confirmedAt) : null,
         unsubscribedAt: row.unsubscribedAt ? new Date(row.unsubscribedAt) : null,
@@ -153,7 +167,11 @@ export class InMemorySubscriptionsRepository extends SubscriptionsRepository {
 
   async page(query: SubscriberListQuery): Promise<{ rows: Subscriber[]; total: number }> {
     const rows = this.subscribers
-      .filter((s) => !query.status || s.status === query.status)
+      .filter((s) =>
+        query.status === 'bounced' ? s.bouncedAt !== null : !query.status || s.status === query.status,
+      )
+      .filter((s) => !query.frequency || s.frequency === query.frequency)
+      .filter((s) => !query.search || s.email.toLowerCase().includes(query.search.toLowerCase()))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || b.id - a.id);
     const start = (query.page - 1) * query.limit;
     return { rows: rows.slice(start, start + query.limit) as unknown as Subscriber[], total: rows.length };
