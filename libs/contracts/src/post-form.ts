@@ -8,6 +8,7 @@ import {
   POST_TITLE_MAX,
   PostErrors,
 } from './posts.js';
+import { sendByEmailField } from './newsletter.js';
 
 // The post form's multipart text fields, each parsed and checked with the field named in its error.
 
@@ -117,5 +118,7 @@ export const postFormSchema = z.object({
     .transform((v) => (v && v.trim() ? Number(v) : undefined)),
   youtubeUrls: jsonField('youtubeUrls', z.array(youtubeUrlEntry).max(100)),
   unifiedMedia: jsonField('unifiedMedia', z.array(unifiedMediaSchema).max(200)),
+  /** Unset: a new post takes the Site setting (newsletter.sendByDefault), an edit keeps the post's. */
+  sendByEmail: sendByEmailField,
 });
 export type PostForm = z.infer<typeof postFormSchema>;

@@ -188,6 +188,8 @@ export interface PostView {
   media: MediaItemView[];
   /** True when every uploaded item finished processing. */
   mediaReady: boolean;
+  /** The admin's reads only: the post is to be sent to the each-post subscribers when published. */
+  sendByEmail?: boolean;
 }
 
 const optionalText = z

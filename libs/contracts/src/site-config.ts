@@ -7,6 +7,7 @@ import {
   FEDIVERSE_DEFAULTS,
   FEDIVERSE_HANDLE,
   FEDIVERSE_HANDLE_ERROR,
+  NEWSLETTER_DEFAULTS,
   siteNodes,
   type SiteCategory,
   type SiteConfig,
@@ -52,6 +53,11 @@ export const fediverseSettingsSchema = z.object({
     .regex(FEDIVERSE_AVATAR, FEDIVERSE_AVATAR_ERROR)
     .default(FEDIVERSE_DEFAULTS.avatarImage),
 });
+export const newsletterSettingsSchema = z.object({
+  sendByDefault: z
+    .boolean({ error: 'sendByDefault must be true or false' })
+    .default(NEWSLETTER_DEFAULTS.sendByDefault),
+});
 export const siteConfigInputSchema = z.object({
   title: z.string().min(1),
   searchTitle: z.string().min(1),
@@ -61,6 +67,7 @@ export const siteConfigInputSchema = z.object({
   footerText: z.string(),
   registrationOpen: z.boolean().default(true),
   fediverse: fediverseSettingsSchema.prefault({}),
+  newsletter: newsletterSettingsSchema.prefault({}),
   categories: z.array(categoryInput).min(1, 'at least one category is required'),
 });
 export type SiteConfigInput = z.input<typeof siteConfigInputSchema>;

@@ -49,11 +49,25 @@ export interface SiteConfig {
   categories: SiteCategory[];
   /** Absent from a configuration stored before issue 30: read it through fediverseOf. */
   fediverse?: FediverseSettings;
+  /** Absent from a configuration stored before the newsletter: read it through newsletterOf. */
+  newsletter?: NewsletterSettings;
   /**
    * The host of SITE_URL (the server part of the fediverse handle), added by the gateway to the
    * site it serves; never stored (the Site tab's save drops it).
    */
   host?: string;
+}
+
+/** Every post by e-mail: the post form's default. */
+export interface NewsletterSettings {
+  /** A new post's "Send by e-mail" box starts ticked. */
+  sendByDefault: boolean;
+}
+
+export const NEWSLETTER_DEFAULTS: NewsletterSettings = { sendByDefault: false };
+
+export function newsletterOf(site: Pick<SiteConfig, 'newsletter'>): NewsletterSettings {
+  return { ...NEWSLETTER_DEFAULTS, ...site.newsletter };
 }
 
 /** How the blog shows itself in the fediverse (issue 30 §1, §3). */

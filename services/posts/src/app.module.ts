@@ -67,6 +67,11 @@ import { ArticlesRepository } from './federation/articles.repository.js';
 import { ArticlesService } from './federation/articles.service.js';
 import { FederationEvents } from './federation/federation-events.js';
 import { FederationEventsRepository } from './federation/federation-events.repository.js';
+import { NewsletterEvents1765400000000 } from './migrations/1765400000000-NewsletterEvents.js';
+import { NewsletterController } from './newsletter/newsletter.controller.js';
+import { NewsletterEventsRepository } from './newsletter/newsletter-events.repository.js';
+import { NewsletterRepository } from './newsletter/newsletter.repository.js';
+import { NewsletterService } from './newsletter/newsletter.service.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -92,6 +97,7 @@ export const POSTS_MIGRATIONS = [
   FederationEvents1765110000000,
   CommentPendingChanges1765310000000,
   CommentHttpLinks1765320000000,
+  NewsletterEvents1765400000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -117,6 +123,7 @@ export class PostsModule {
         StatsController,
         CommentsController,
         FederationController,
+        NewsletterController,
       ],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
@@ -152,6 +159,9 @@ export class PostsModule {
         ArticlesService,
         FederationEventsRepository,
         FederationEvents,
+        NewsletterEventsRepository,
+        NewsletterRepository,
+        NewsletterService,
         {
           provide: VISITOR_STORE,
           // Shared by the replicas through Redis; one process keeps them in memory.

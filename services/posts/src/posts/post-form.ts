@@ -91,6 +91,8 @@ export function parsePostInput(post: PostInput, site: SiteConfig): ParsedPostFor
     existingFiles: undefined,
     mainImageIndex: undefined,
     youtubeUrls: undefined,
+    // Imported writing is never e-mailed.
+    sendByEmail: undefined,
   };
   return placed(form, parseTags(post.tags), site);
 }

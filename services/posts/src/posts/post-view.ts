@@ -105,6 +105,8 @@ export function toPostView(
     created_at: post.createdAt.toISOString(),
     updated_at: post.updatedAt.toISOString(),
     url: buildPostPath(site, post),
+    // The admin's reads only (they ask for every item): whether the post is to be e-mailed.
+    ...(includeAllMedia && post.sendByEmail !== undefined && { sendByEmail: post.sendByEmail }),
     images: views
       .filter((v) => v.type === 'image')
       .map((v) => ({

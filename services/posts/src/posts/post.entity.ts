@@ -56,6 +56,10 @@ export class Post {
   @Column({ name: 'source_id', type: 'varchar', length: 300, nullable: true, select: false })
   sourceId!: string | null;
 
+  /** To be e-mailed to the each-post subscribers when published (once: posts.newsletter_events). */
+  @Column({ name: 'send_by_email', type: 'boolean', default: false })
+  sendByEmail!: boolean;
+
   /** Chosen by the author (the post's date), not the insert time. */
   @Column({ name: 'created_at', type: 'timestamptz' })
   createdAt!: Date;

@@ -7,6 +7,7 @@ import {
   findSubcategory,
   PostErrors,
   readOptionsFor,
+  newsletterOf,
   slugify,
   type PostListQuery,
   type PostListResult,
@@ -36,6 +37,7 @@ import { deleteFiles, keysOf } from '../media-items/media-keys.js';
 import { mediaRowsOf, refsOf } from './media-rows.js';
 import { PostsRepository, type PostFilter, type PostOrigin } from './posts.repository.js';
 import { FederationEvents } from '../federation/federation-events.js';
+import { NewsletterService } from '../newsletter/newsletter.service.js';
 
 const UNIQUE_VIOLATION = '23505';
 /** What the service's own answers to the admin's writes show: every item and status. */
@@ -55,6 +57,8 @@ export class PostsService {
     private readonly stored: PostsRepository,
     /** What each write owes the blog's followers (absent in unit tests without a database). */
     @Optional() private readonly federation?: FederationEvents,
+    /** What each write owes the each-post subscribers (absent likewise). */
+    @Optional() private readonly newsletter?: NewsletterService,
   ) {}
 
   /** The current site configuration (changes from the dashboard apply without a restart). */
@@ -138,6 +142,8 @@ export class PostsService {
     const insert = async (manager: EntityManager) => {
       const saved = await this.stored.insertPost(manager, {
         ...this.postFields(parsed),
+        // An import or a restore is never e-mailed; a new post takes the Site setting when unset.
+        sendByEmail: origin ? false : (parsed.form.sendByEmail ?? newsletterOf(this.site).sendByDefault),
         ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
         slug: await this.uniqueSlug(manager, origin?.slug || parsed.form.title),
         updatedAt: new Date(),
@@ -146,12 +152,15 @@ export class PostsService {
       const media = rows.length ? await this.stored.saveMedia(manager, rows) : [];
       if (origin) await this.stored.saveOrigin(manager, saved.id, origin);
       // An import (and an archive's restore, which is one) is not new writing: followers hear nothing.
-      else await this.federation?.record(manager, saved.id, null);
+      else {
+        await this.federation?.record(manager, saved.id, null);
+        await this.newsletter?.record(manager, saved.id);
+      }
       return toPostView(saved, media, this.site, true);
     };
     // A post without media and without a key is one INSERT (atomic by itself; the unique
     // index guards the slug); a published one writes its federation event in the same transaction.
-    const published = parsed.form.status === 'published' && !!this.federation;
+    const published = parsed.form.status === 'published' && (!!this.federation || !!this.newsletter);
     return this.withSlugRetry(() =>
       plan.items.length || command.idempotency || origin || published
         ? this.ledger.write(command.idempotency, insert)
@@ -181,6 +190,8 @@ export class PostsService {
       for (const row of rows) row.postId = post.id;
       await this.stored.updatePost(manager, post, {
         ...this.postFields(parsed),
+        // Unset keeps the post's own choice (the Site default is for new posts only); an import never sets it.
+        ...(!origin && parsed.form.sendByEmail !== undefined && { sendByEmail: parsed.form.sendByEmail }),
         ...this.content.render(parsed.form.content, rows, refsOf(plan, rows)),
         updatedAt: new Date(),
       });
@@ -191,7 +202,10 @@ export class PostsService {
         );
       await this.stored.saveMedia(manager, rows);
       if (origin) await this.stored.saveOrigin(manager, post.id, origin);
-      else if (federated !== undefined) await this.federation?.record(manager, post.id, federated);
+      else {
+        if (federated !== undefined) await this.federation?.record(manager, post.id, federated);
+        await this.newsletter?.record(manager, post.id);
+      }
       removed = plan.removed;
       return this.viewIn(manager, post.id);
     });
