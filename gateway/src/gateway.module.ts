@@ -6,6 +6,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FediverseAdminController } from './fediverse/fediverse-admin.controller.js';
 import { MailAdminController } from './mail/mail-admin.controller.js';
+import { NewsletterAdminController } from './mail/newsletter-admin.controller.js';
 import { MailController } from './mail/mail.controller.js';
 import { ServiceClients } from './rpc/service-clients.js';
 import { OptionalAuth } from './common/optional-auth.js';
@@ -46,6 +47,7 @@ export class GatewayModule {
         SettingsController,
         MailController,
         MailAdminController,
+        NewsletterAdminController,
         FediverseAdminController,
         FeedsController,
         SiteAdminController,

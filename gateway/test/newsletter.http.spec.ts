@@ -1,0 +1,109 @@
+import { NEWSLETTER_SEND_STATES } from '@blog/contracts';
+import { startTestSmtp, type TestSmtp } from '../../services/mail/test/support/smtp.js';
+import { multipart, type Part } from './support/media-fixtures.js';
+import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A post's e-mail through the gateway: the form's sendByEmail field and the owner's routes. */
+describe('a post by e-mail through the gateway (real services, real SMTP server)', () => {
+  let stack: TestStack;
+  let smtp: TestSmtp;
+  let admin: string;
+  let reader: string;
+
+  const send = async (method: 'POST' | 'PUT', path: string, parts: Part[], token = admin) => {
+    const { body, contentType } = multipart(parts);
+    const response = await fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': contentType, authorization: `Bearer ${token}` },
+      body,
+    });
+    const text = await response.text();
+    return { status: response.status, json: (text ? JSON.parse(text) : undefined) as Json };
+  };
+  const postFields = (title: string, more: Record<string, string> = {}): Part[] =>
+    Object.entries({
+      title,
+      content: `The text of ${title}.`,
+      category: 'Garage',
+      submenu1: 'Automobiles',
+      status: 'published',
+      date: '2024-03-01T10:00:00.000Z',
+      ...more,
+    }).map(([name, value]) => ({ name, value }));
+
+  beforeAll(async () => {
+    smtp = await startTestSmtp();
+    stack = await startTestStack({
+      SITE_URL: 'https://blog.example',
+      SMTP_URL: smtp.url,
+      OWNER_EMAIL: 'owner@blog.example',
+    });
+    admin = await loginAs(stack, ADMIN.username, ADMIN.password);
+    await api(stack, '/api/auth/register', { body: { username: 'mailreader', password: 'reader-password' } });
+    reader = await loginAs(stack, 'mailreader', 'reader-password');
+  });
+  afterAll(async () => {
+    await stack?.stop();
+    await smtp?.close();
+  });
+
+  it('POST and PUT /api/posts take sendByEmail; the admin reads it back, a visitor never sees it', async () => {
+    const created = await send('POST', '/api/posts', postFields('By e-mail', { sendByEmail: 'true' }));
+    expect(created.status).toBe(201);
+    expect(created.json.sendByEmail).toBe(true);
+    const quiet = await send('POST', '/api/posts', postFields('Not by e-mail'));
+    expect(quiet.json.sendByEmail).toBe(false);
+    const edited = await send('PUT', `/api/posts/${quiet.json.id}`, postFields('Not by e-mail, edited'));
+    expect(edited.json.sendByEmail).toBe(false);
+
+    const refused = await send('POST', '/api/posts', postFields('Refused', { sendByEmail: 'yes' }));
+    expect(refused.status).toBe(400);
+    expect(refused.json.error).toMatch(/sendByEmail must be true or false/);
+
+    const asVisitor = await api(stack, `/api/posts/${created.json.id}`);
+    expect(asVisitor.status).toBe(200);
+    expect(asVisitor.json).not.toHaveProperty('sendByEmail');
+  });
+
+  it('the owner’s routes: 401 signed out, 403 for a reader, 400 for an id that is none', async () => {
+    const routes: { path: string; method: string }[] = [
+      { path: '/api/admin/posts/1/email', method: 'GET' },
+      { path: '/api/admin/posts/1/email/test', method: 'POST' },
+      { path: '/api/admin/newsletter/audience', method: 'GET' },
+    ];
+    for (const { path, method } of routes) {
+      expect((await api(stack, path, { method })).status).toBe(401);
+      expect((await api(stack, path, { method, token: reader })).status).toBe(403);
+    }
+    for (const id of ['0', 'abc', '-1', '1.5', '9999999999']) {
+      expect((await api(stack, `/api/admin/posts/${id}/email`, { token: admin })).status).toBe(400);
+      expect(
+        (await api(stack, `/api/admin/posts/${id}/email/test`, { method: 'POST', token: admin })).status,
+      ).toBe(400);
+    }
+  });
+
+  it('the status of a post’s e-mail, the audience, and a test to the owner', async () => {
+    const post = await send('POST', '/api/posts', postFields('Tested', { sendByEmail: 'false' }));
+    const status = await api(stack, `/api/admin/posts/${post.json.id}/email`, { token: admin });
+    expect(status.status).toBe(200);
+    expect(status.headers.get('cache-control')).toBe('no-store');
+    expect(NEWSLETTER_SEND_STATES).toContain(status.json.status);
+    expect(status.json).toMatchObject({ status: 'none', total: 0, sent: 0 });
+
+    const audience = await api(stack, '/api/admin/newsletter/audience', { token: admin });
+    expect(audience.status).toBe(200);
+    expect(audience.json).toEqual({ eachPost: expect.any(Number) });
+
+    const test = await api(stack, `/api/admin/posts/${post.json.id}/email/test`, {
+      method: 'POST',
+      token: admin,
+    });
+    expect(test.status).toBe(200);
+    expect(test.json).toEqual({ sentTo: 'owner@blog.example' });
+    const [mail] = await smtp.waitFor(1, (m) => m.to.includes('owner@blog.example'));
+    expect(mail!.parsed.subject).toContain('Tested');
+  });
+});
