@@ -31,6 +31,7 @@ import { useReportUploading } from '../ui/UploadFlag';
 import { MarkdownEditor, type MarkdownEditorHandle } from '../editor/MarkdownEditor';
 import { formatDateTime } from '../../../lib/format';
 import { PostCommentOptions } from '../comments/PostCommentOptions';
+import { PostEmailOptions } from '../newsletter/PostEmailOptions';
 import { CropDialog } from './CropDialog';
 import { DateTimePicker } from './DateTimePicker';
 import { MediaArea } from './MediaArea';
@@ -288,6 +289,11 @@ function PostFormBody({
                 : null}
           </p>
         </Field>
+        <PostEmailOptions
+          post={post}
+          checked={values.sendByEmail ?? false}
+          onChange={(sendByEmail) => edit({ ...values, sendByEmail })}
+        />
         <PostCommentOptions id={id} postId={post?.id ?? null} />
         <MediaArea
           media={media}

@@ -1,5 +1,5 @@
 import type { PostView } from '@blog/contracts/posts';
-import type { SiteConfig } from '@blog/contracts/site';
+import { newsletterOf, type SiteConfig } from '@blog/contracts/site';
 import { draftMedia, loadDraft, type CropSettings } from './draft';
 import { mainImage, mediaFromPost, type FormMedia } from './formMedia';
 import { newPostValues, postValues, type PostFormValues } from './postForm';
@@ -42,7 +42,12 @@ export function formStart(
   const { cropSettings, fileCount, timestamp, youtubeVideos: _videos, ...values } = draft;
   return {
     // A draft saved before posts had a status is a post to publish.
-    values: { ...values, status: values.status ?? 'published' },
+    // One saved before the e-mail option takes the Site setting, as a new post does.
+    values: {
+      ...values,
+      status: values.status ?? 'published',
+      sendByEmail: values.sendByEmail ?? newsletterOf(site).sendByDefault,
+    },
     media: draftMedia(draft, newMediaKey),
     crop: cropSettings,
     restored: { timestamp, fileCount },

@@ -1,5 +1,5 @@
 import type { PostStatus, PostView } from '@blog/contracts/posts';
-import type { SiteCategory, SiteConfig } from '@blog/contracts/site';
+import { newsletterOf, type SiteCategory, type SiteConfig } from '@blog/contracts/site';
 
 /** The post form's text fields (docs/product.md#the-dashboard, #the-post-form). */
 export interface PostFormValues {
@@ -16,6 +16,8 @@ export interface PostFormValues {
   selectedTime: { hours: number; minutes: number };
   /** Published (scheduled when dated ahead) or the admin's draft. */
   status: PostStatus;
+  /** E-mail it to the each-post subscribers when published; unset leaves it to the server. */
+  sendByEmail?: boolean;
 }
 
 const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
@@ -68,6 +70,7 @@ export function newPostValues(site: SiteConfig, now: Date): PostFormValues {
     submenu2: '',
     ...dateParts(now),
     status: 'published',
+    sendByEmail: newsletterOf(site).sendByDefault,
   };
   return withCategory(blank, site, site.categories[0]?.label ?? '');
 }
@@ -84,6 +87,7 @@ export function postValues(post: PostView, now: Date): PostFormValues {
     submenu2: post.submenu2 ?? '',
     ...dateParts(Number.isNaN(created.getTime()) ? now : created),
     status: post.status === 'draft' ? 'draft' : 'published',
+    sendByEmail: post.sendByEmail,
   };
 }
 

@@ -18,6 +18,7 @@ export function postFormData(
   form.set('submenu2', values.submenu2);
   form.set('tags', values.tags);
   form.set('status', values.status ?? 'published');
+  if (values.sendByEmail !== undefined) form.set('sendByEmail', values.sendByEmail ? 'true' : 'false');
   // The server applies the crop to the first image: sent only when there is one.
   if (crop && mainImage(media)) form.set('cropSettings', JSON.stringify(crop));
   form.set('unifiedMedia', JSON.stringify(unifiedMedia));

@@ -3,6 +3,7 @@ import { ADMIN_PREVIEW_LENGTH, ADMIN_ROW_THUMBNAILS } from '@blog/contracts/admi
 import { byOrder } from '@blog/contracts/media';
 import type { PostView } from '@blog/contracts/posts';
 import { formatDateTime, preview } from '../../../lib/format';
+import { EmailBadge } from '../newsletter/EmailBadge';
 import { MediaThumb } from './MediaThumb';
 
 interface PostRowProps {
@@ -32,6 +33,7 @@ export function PostRow({ post, views, reactions, deleting, onEdit, onDelete }: 
         <p className="admin-post-badges">
           <span className={`admin-status admin-status-${post.status}`}>{STATUS_LABEL[post.status]}</span>
           {post.status === 'scheduled' && <> for {formatDateTime(post.created_at)}</>}
+          <EmailBadge post={post} />
           {missingAlt > 0 && (
             <span
               className="admin-status admin-status-warning"

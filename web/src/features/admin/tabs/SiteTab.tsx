@@ -1,4 +1,4 @@
-import { fediverseOf, type SiteConfig } from '@blog/contracts/site';
+import { fediverseOf, newsletterOf, type SiteConfig } from '@blog/contracts/site';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
@@ -163,6 +163,21 @@ export function SiteTab() {
             />
             <span>Visitors may create accounts</span>
             <span className="admin-switch-state">{site.registrationOpen ? 'On' : 'Off'}</span>
+          </label>
+          <label className="admin-switch">
+            <input
+              type="checkbox"
+              role="switch"
+              checked={newsletterOf(site).sendByDefault}
+              onChange={(event) =>
+                setSite({
+                  ...site,
+                  newsletter: { ...newsletterOf(site), sendByDefault: event.target.checked },
+                })
+              }
+            />
+            <span>Send by e-mail: ticked for new posts</span>
+            <span className="admin-switch-state">{newsletterOf(site).sendByDefault ? 'On' : 'Off'}</span>
           </label>
           <FediverseSiteFields site={site} onChange={setSite} />
           <TreeEditor
