@@ -1,5 +1,5 @@
 import type { PostStatus } from '@blog/contracts';
-import { Column, Entity, OneToMany, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, OneToMany, PrimaryGeneratedColumn, VirtualColumn } from 'typeorm';
 import { MediaItem } from './media-item.entity.js';
 
 @Entity({ name: 'posts' })
@@ -66,6 +66,14 @@ export class Post {
 
   @Column({ name: 'updated_at', type: 'timestamptz' })
   updatedAt!: Date;
+
+  /**
+   * Whether `createdAt` is now or earlier by the database's clock (`now()`), read with the row:
+   * a scheduled post is told apart by the same clock the lists filter with, never the Node
+   * process's. Absent on a post not read from the database (then visibilityOf asks Date.now()).
+   */
+  @VirtualColumn({ type: 'boolean', query: (alias) => `SELECT ${alias}.created_at <= now()` })
+  datedByNow?: boolean;
 
   @OneToMany(() => MediaItem, (item) => item.post)
   media?: MediaItem[];

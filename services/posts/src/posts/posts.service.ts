@@ -90,7 +90,10 @@ export class PostsService {
     return this.visibleView(await this.stored.findOne({ slug: slug.toLowerCase() }, BOTH_TEXTS), options);
   }
 
-  /** A draft, or a post scheduled for later, does not exist for a visitor. */
+  /**
+   * A draft, or a post scheduled for later, does not exist for a visitor: scheduled by the
+   * database's clock, read with the row (Post.datedByNow), as the lists filter.
+   */
   private async visibleView(post: Post | null, options: PostReadOptions): Promise<PostView> {
     if (!post || (!options.includeUnpublished && visibilityOf(post) !== 'published'))
       throw RpcError.notFound(PostErrors.notFound);
