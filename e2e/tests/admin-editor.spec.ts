@@ -1,5 +1,5 @@
 /**
- * Writing in the admin (issue 13) in a real Chromium against the whole built stack: the
+ * Writing in the admin in a real Chromium against the whole built stack: the
  * Markdown editor's toolbar and shortcuts, the preview from the server's renderer, a picture
  * dropped into the text that a visitor then sees in place, alt text reaching the visitor's
  * page, drafts and the Scheduled note, the keyboard, and axe on the form.

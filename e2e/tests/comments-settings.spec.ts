@@ -1,5 +1,5 @@
 /**
- * The comments' moderation switches (issue 30 §5), in Chromium against the built stack: the
+ * The comments' moderation switches, in Chromium against the built stack: the
  * owner turns on "approve comments from known commenters automatically" in the Comments tab by
  * the keyboard, a known reader's next comment then shows under the post at once while a new
  * reader's still waits; a failed save says so and puts the box back; the post form's own switch

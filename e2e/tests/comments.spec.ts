@@ -1,5 +1,5 @@
 /**
- * Comments under a post (issue 30 §5), in Chromium against the built stack: a reader signs in
+ * Comments under a post, in Chromium against the built stack: a reader signs in
  * from the post ("Sign in to comment" comes back to it), is refused a comment over the length
  * cap, sends one, the owner approves it in the dashboard's Comments tab (status in the URL),
  * and a visitor without JavaScript reads it in the server's page; a reply sits under its

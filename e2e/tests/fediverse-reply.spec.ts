@@ -1,5 +1,5 @@
 /**
- * The browser journey of a fediverse reply (issue 30 Tests), in Chromium against the built stack:
+ * The browser journey of a fediverse reply, in Chromium against the built stack:
  * an account on a Mastodon-shaped server (the federation rig's loopback fixture) sends a signed
  * Create{Note} replying to a post's Article to the blog's shared inbox through the gateway; the
  * reply waits for approval (the Comments tab lists it, the post does not show it); the owner

@@ -1,5 +1,5 @@
 /**
- * The blog in the fediverse, as its owner and its visitors see it (issue 30 §1, §3, §5), in
+ * The blog in the fediverse, as its owner and its visitors see it (the handle, the Fediverse tab, comments), in
  * Chromium against the built stack. Followers, a follow request, a remote reply and reactions
  * are seeded through the social and posts services' own RPC (as the federation hands them
  * over). The Fediverse tab lists, approves and removes followers; the Comments tab blocks a

@@ -1,5 +1,5 @@
 /**
- * What a visitor reads (issue 13) in a real Chromium against the whole built stack: a post
+ * What a visitor reads in a real Chromium against the whole built stack: a post
  * written in Markdown with every kind of block and its own media placed in the text, alt text
  * and captions, the cross-site-scripting corpus under the site's real CSP, and drafts that
  * the admin previews while a guest gets "not found".

@@ -1,5 +1,5 @@
 /**
- * Pages that arrive readable (issue 18) in a real Chromium against the stack `npm start` runs:
+ * Pages that arrive readable (rendered on the server) in a real Chromium against the stack `npm start` runs:
  * every public route read and used with JavaScript turned off, the same routes hydrated with
  * no console error and no hydration mismatch, and in-app navigation that fetches data only.
  */

@@ -1,5 +1,5 @@
 /**
- * The owner runs the site from the dashboard (issue 16), in Chromium against the built stack:
+ * The owner runs the site from the dashboard, in Chromium against the built stack:
  * the Site tab's texts reach the home page, closing registration shows on the register page,
  * roles change in the Users tab, and two-factor sign-in is set up from a QR code (with the
  * password) and then asked for in the sign-in's second step; five wrong codes lock the checks.

@@ -11,7 +11,7 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const OWNER = 'owner@blog.example';
 
-/** The comment routes (issue 30 §6) through the real gateway, posts and mail services, on a real PostgreSQL. */
+/** The comment routes through the real gateway, posts and mail services, on a real PostgreSQL. */
 describe('comments through the gateway', () => {
   let stack: TestStack;
   let smtp: TestSmtp;

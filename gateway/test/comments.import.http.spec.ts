@@ -1,5 +1,5 @@
 /**
- * Comments in and out of the blog (issue 30 §7): a WordPress or Ghost import brings its
+ * Comments in and out of the blog (import, export, restore): a WordPress or Ghost import brings its
  * approved comments as approved comments (from elsewhere: local false, via WordPress or Ghost,
  * no account), sanitised and threaded one level deep; the blog archive carries every comment
  * with its status and brings them back on restore, once however often it is imported.

@@ -1,5 +1,5 @@
 /**
- * Import fidelity (issue 27), through the real gateway and services: a WordPress file with the
+ * Import fidelity, through the real gateway and services: a WordPress file with the
  * traits of WordPress's theme unit test data (copied posts sharing their original's GUID,
  * titles with markup and entities, a password-protected and a private post) and a Ghost 4
  * export with every visibility come in as the source had them: each post once, titles as

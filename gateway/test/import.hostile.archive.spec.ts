@@ -1,5 +1,5 @@
 /**
- * Hostile archives of this blog's own export format (issue 27): a regex bomb as a media id, a
+ * Hostile archives of this blog's own export format: a regex bomb as a media id, a
  * zip bomb, one entry that 50 posts name and entries that point outside the zip, each imported
  * or failed within a bounded time while the site keeps answering reads (polled every 100 ms
  * through the gateway and timed). The zips are made here, in memory.

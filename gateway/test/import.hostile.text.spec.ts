@@ -1,5 +1,5 @@
 /**
- * Hostile WXR and Ghost files (issue 27): each ends `failed` with a message naming what was
+ * Hostile WXR and Ghost files: each ends `failed` with a message naming what was
  * wrong (a DOCTYPE, a text, comment or attribute past its limit, nesting too deep, too many
  * tags), or imported with a report (one post too large, duplicate ids), within a bounded time,
  * while the site keeps answering reads (polled every 100 ms through the gateway and timed).

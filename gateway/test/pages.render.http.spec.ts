@@ -1,5 +1,5 @@
 /**
- * Public pages rendered on the server (issue 18), through the real gateway, services and the
+ * Public pages rendered on the server, through the real gateway, services and the
  * built web app (web/dist and its page renderer web/dist-ssr, made by `npm run build`): the
  * first HTML of each kind of page holds its content, 404 and 301 carry rendered pages, the
  * forms post without JavaScript, and a signed-in request is rendered for it alone.

@@ -11,7 +11,7 @@ const SHELL = `<!doctype html>
 `;
 
 /**
- * Writing (issue 13) through the real gateway and services: Markdown rendered on save, media
+ * Writing posts through the real gateway and services: Markdown rendered on save, media
  * placed in the text, alt text and captions, drafts that no visitor can reach by any door,
  * posts scheduled by their date, and the editor's preview call.
  */

@@ -162,7 +162,7 @@ describe('docker-compose.yml', () => {
     }
     expect(problems).toEqual([]);
     // Peaks are not all reached at once; even so, their sum fits a 1 GB server. (It was the compose
-    // test's 900 MB until the sixth process, social (issue 30), took the sum to 995 MB; that test
+    // test's 900 MB until the sixth process, social, took the sum to 995 MB; that test
     // still holds the stack's measured total under 900 MB.)
     expect(peaks * 1024 ** 2).toBeLessThanOrEqual(1000 * 1000 ** 2);
   });

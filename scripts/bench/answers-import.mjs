@@ -1,6 +1,6 @@
 // The answers check's import (compare-answers.mjs): the same small WordPress export brought into
 // both stacks through the dashboard's route, so the pages, API answers and old addresses of
-// imported posts are compared too (the import was split into a runner and mappers in issue 29).
+// imported posts are compared too (the import was split into a runner and mappers by a refactor).
 // No pictures: those would be fetched from a server of their own.
 
 const item = ({

@@ -8,7 +8,7 @@ export const ALLOWED = [
   {
     commit: '259c43c',
     reason:
-      "The fediverse handle (issue 30 §1): its stylesheet (the footer's and the About page's copyable " +
+      "The fediverse handle : its stylesheet (the footer's and the About page's copyable " +
       'handle) leads the critical CSS inlined in every page',
     urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
     side: 'build',
@@ -18,7 +18,7 @@ export const ALLOWED = [
   {
     commit: 'cf1dc71, d9a65ed',
     reason:
-      "Comments in the web (issue 30 §5): the comments' stylesheet joins the critical CSS inlined in every page",
+      "Comments in the web : the comments' stylesheet joins the critical CSS inlined in every page",
     urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
     side: 'build',
     // Every rule of the comments' stylesheet, first in the inlined CSS (with or without its
@@ -29,7 +29,7 @@ export const ALLOWED = [
   {
     commit: 'cf1dc71, de1b061',
     reason:
-      "Comments in the web (issue 30 §5): a published post's page loads its comments with the post " +
+      "Comments in the web : a published post's page loads its comments with the post " +
       '(cf1dc71); the gateway answers them since de1b061 (none yet: count 0), before that the load ' +
       'failed and the loader data held comments: null',
     urls: /^(GET \/(?!api\/)|POST \/about)/,
@@ -40,7 +40,7 @@ export const ALLOWED = [
   {
     commit: 'cf1dc71',
     reason:
-      "Comments in the web (issue 30 §5): the comments section under a published post ('No comments " +
+      "Comments in the web : the comments section under a published post ('No comments " +
       "yet', or 'The comments could not be loaded.' before de1b061) with the sign-in link",
     urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
@@ -50,7 +50,7 @@ export const ALLOWED = [
   {
     commit: '7119dab',
     reason:
-      'services/social (issue 30): the site configuration gains fediverse { handle, avatarImage, ' +
+      'services/social: the site configuration gains fediverse { handle, avatarImage, ' +
       'approveFollowers } (defaults "blog", "", false), so /api/site and the site every page carries have it',
     urls: /^GET \/api\/site$/,
     side: 'build',
@@ -59,7 +59,7 @@ export const ALLOWED = [
   },
   {
     commit: '7119dab',
-    reason: 'services/social (issue 30): the same fediverse settings in the site a page preloads',
+    reason: 'services/social: the same fediverse settings in the site a page preloads',
     urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
     from: /"fediverse":\{"handle":"blog","avatarImage":"","approveFollowers":false\},/,
@@ -68,7 +68,7 @@ export const ALLOWED = [
   {
     commit: '553bb1d',
     reason:
-      "The fediverse handle (issue 30 §1): the site as the gateway serves it carries host (SITE_URL's), " +
+      "The fediverse handle : the site as the gateway serves it carries host (SITE_URL's), " +
       'the server part of @handle@host; in /api/site',
     urls: /^GET \/api\/site$/,
     side: 'build',
@@ -77,7 +77,7 @@ export const ALLOWED = [
   },
   {
     commit: '553bb1d',
-    reason: 'The fediverse handle (issue 30 §1): the same host in the site a page preloads',
+    reason: 'The fediverse handle : the same host in the site a page preloads',
     urls: /^(GET \/(?!api\/)|POST \/about)/,
     side: 'build',
     from: /,"host":"blog\.example"/,
@@ -85,7 +85,7 @@ export const ALLOWED = [
   },
   {
     commit: '259c43c',
-    reason: "The fediverse handle (issue 30 §1): the footer's 'Follow on Mastodon' line with the handle",
+    reason: "The fediverse handle : the footer's 'Follow on Mastodon' line with the handle",
     urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
     side: 'build',
     from: /<p class="footer-fediverse">[\s\S]*?<\/p>\n/,
@@ -94,7 +94,7 @@ export const ALLOWED = [
   {
     commit: '259c43c',
     reason:
-      "The fediverse handle (issue 30 §1): the About page's 'Follow on Mastodon' section (/contact is the same page)",
+      "The fediverse handle : the About page's 'Follow on Mastodon' section (/contact is the same page)",
     urls: /^(GET \/(about|contact)|POST \/about)/,
     side: 'build',
     from: /<section class="card fediverse-follow"[\s\S]*?<\/section>\n/,
@@ -103,7 +103,7 @@ export const ALLOWED = [
   {
     commit: '6eb2ee2',
     reason:
-      "Posts as Articles (issue 30 §2): a visible post's page links its ActivityPub Article in the head",
+      "Posts as Articles: a visible post's page links its ActivityPub Article in the head",
     urls: /^GET \/(?!api\/)/,
     side: 'build',
     from: / {4}<link rel="alternate" type="application\/activity\+json" href="https:\/\/blog\.example\/post\/\d+" \/>\n/,

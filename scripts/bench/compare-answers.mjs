@@ -1,5 +1,5 @@
 // `npm run bench -- answers` (or `node scripts/bench/compare-answers.mjs`): are the public answers
-// the same byte for byte before and after a refactor (issue 29)? Starts the base revision's stack
+// the same byte for byte before and after a refactor? Starts the base revision's stack
 // (BENCH_BASE, default 6edb2e7: before the refactor) and this build's on their own ports and data
 // folders, gives both the same content, asks both the same public URLs and compares the status,
 // the headers that matter and the body. Prints a diff per URL ("identical" otherwise) and exits

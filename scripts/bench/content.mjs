@@ -1,4 +1,4 @@
-// Writing benchmark (issue 13): how long the renderer takes on a 5,000-word post, and what
+// Writing benchmark: how long the renderer takes on a 5,000-word post, and what
 // reads cost: a post page's HTML and JavaScript on the wire, and CPU time per 1,000 reads of
 // a post and of the home page's list, cached and uncached. With BENCH_BASE=<git revision> the same figures come from that
 // revision too, built in a worktree and run beside this build on other ports, the load runs

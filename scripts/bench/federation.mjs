@@ -1,8 +1,9 @@
-// `npm run bench -- federation`: the fan-out of one post (issue 30 §4) on the real embedded stack
-// (OUTBOUND_ALLOW=127.0.0.1, SITE_URL on its port): 10,000 accepted followers on 500 loopback
-// servers (20 each, one shared inbox each: ports 14200+, G14; in their own process,
-// federation-inboxes.mjs, so their CPU is not the stack's), seeded by SQL into social's tables (a
-// shortcut: 10,000 signed Follows would measure the inbox). One post published through the API.
+// `npm run bench -- federation`: the fan-out of one post to its followers on the real embedded
+// stack (OUTBOUND_ALLOW=127.0.0.1, SITE_URL on its port): 10,000 accepted followers on 500
+// loopback servers (20 each, one shared inbox each: ports 14200+, G14 in docs/design/fediverse.md;
+// in their own process, federation-inboxes.mjs, so their CPU is not the stack's), seeded by SQL
+// into social's tables (a shortcut: 10,000 signed Follows would measure the inbox). One post
+// published through the API.
 // Figures: time until every server has the Create (one POST per shared inbox expected), the
 // deliveries by type and any delivered twice, each stack process's CPU seconds (/proc/PID/stat)
 // and peak PSS (every 200 ms), and the read latency of the post list and a post page (a GET every

@@ -1,4 +1,4 @@
-// Mail benchmark (issue 4): the time to send the weekly digest to 10,000 confirmed
+// Mail benchmark: the time to send the weekly digest to 10,000 confirmed
 // subscribers through a local SMTP server (smtp-server in this process, accepting every
 // message), timed from POST /api/admin/digest until the last message is accepted.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

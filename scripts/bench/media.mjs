@@ -1,4 +1,4 @@
-// Media benchmark (issue 5): images per second for a 12-megapixel JPEG through the whole
+// Media benchmark: images per second for a 12-megapixel JPEG through the whole
 // pipeline (upload, queue, render, report) on one worker; the time from the response of a
 // post upload with 10 such photos to all 10 ready (default concurrency); the bytes of one
 // sample photo before and after.

@@ -1,4 +1,4 @@
-// `npm run bench -- memory`: what the embedded stack (`npm start`) holds in memory (issue 28).
+// `npm run bench -- memory`: what the embedded stack (`npm start`) holds in memory.
 // With 10,000 posts seeded: PSS of every process of the stack (the launcher, what it runs,
 // PostgreSQL's processes; from /proc/*/smaps_rollup every 250 ms) at rest, at the peak of each
 // step and 60 s after it, for: a 1,000-post WXR import with a picture per post, one post with

@@ -1,4 +1,4 @@
-// `npm run bench -- pages`: what a server-rendered page costs (issue 18), with 10,000 seeded
+// `npm run bench -- pages`: what a server-rendered page costs, with 10,000 seeded
 // posts. Through the gateway's cache: requests/s and the gateway's CPU ms per 1,000 requests
 // for the home page and a post page, uncompressed and as a browser asks (brotli); with BENCH_BASE=<revision before server rendering> the
 // same from that revision (its app shell) beside this build, alternating. Uncached: the time of

@@ -1,4 +1,4 @@
-// Posts benchmark (issue 3): read throughput and latency at 50 connections over 10,000 seeded
+// Posts benchmark: read throughput and latency at 50 connections over 10,000 seeded
 // posts, search p95 over 100,000, the gateway's memory while a 100 MB video uploads, resident
 // memory of every process after the load, and posts written per second.
 import autocannon from 'autocannon';

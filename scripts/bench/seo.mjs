@@ -1,4 +1,4 @@
-// Pages and feeds benchmark (issue 8): post and listing pages with their share tags, the
+// Pages and feeds benchmark: post and listing pages with their share tags, the
 // sitemap over 100,000 posts, the feed, and what compression saves on the wire.
 import autocannon from 'autocannon';
 import { request } from 'node:http';

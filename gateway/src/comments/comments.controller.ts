@@ -46,7 +46,7 @@ function idOf(raw: string, notFound?: string): number {
 }
 
 /**
- * Comments (issue 30 §6). The public list is a GET under /api/posts, so the public cache
+ * Comments' routes. The public list is a GET under /api/posts, so the public cache
  * keeps it like the other public reads; every write here clears that cache.
  */
 @Controller('api')

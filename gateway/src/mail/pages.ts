@@ -15,7 +15,30 @@ export interface PageContent {
   paragraphs: string[];
   /** An optional form posting back to the same URL (the unsubscribe button). */
   form?: { button: string };
+  /** More forms posting back to the same URL, each with its hidden fields and radio choices. */
+  forms?: PageForm[];
   link?: { href: string; text: string };
+}
+
+export interface PageForm {
+  button: string;
+  hidden?: Record<string, string>;
+  choice?: { name: string; legend: string; options: { value: string; label: string; checked: boolean }[] };
+}
+
+function renderForm(form: PageForm): string {
+  const hidden = Object.entries(form.hidden ?? {})
+    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
+    .join('');
+  const choice = form.choice
+    ? `<fieldset><legend>${escapeHtml(form.choice.legend)}</legend>${form.choice.options
+        .map(
+          (o) =>
+            `<label><input type="radio" name="${escapeHtml(form.choice!.name)}" value="${escapeHtml(o.value)}"${o.checked ? ' checked' : ''}> ${escapeHtml(o.label)}</label>`,
+        )
+        .join('')}</fieldset>`
+    : '';
+  return `<form method="post">${hidden}${choice}<button type="submit">${escapeHtml(form.button)}</button></form>`;
 }
 
 const STYLE = `
@@ -25,6 +48,9 @@ const STYLE = `
   p { line-height: 1.5; }
   button { font: inherit; padding: .6rem 1.2rem; border: 0; border-radius: 4px; background: #1f5fa8; color: #fff; cursor: pointer; }
   a { color: #1f5fa8; }
+  form { margin: 1rem 0; }
+  fieldset { border: 1px solid #ddd; border-radius: 4px; margin: 0 0 1rem; padding: .5rem 1rem; }
+  label { display: block; padding: .3rem 0; }
 `;
 
 export function renderPage(content: PageContent): string {
@@ -32,6 +58,7 @@ export function renderPage(content: PageContent): string {
   const form = content.form
     ? `<form method="post"><button type="submit">${escapeHtml(content.form.button)}</button></form>`
     : '';
+  const forms = (content.forms ?? []).map(renderForm).join('\n');
   const link = content.link
     ? `<p><a href="${escapeHtml(content.link.href)}">${escapeHtml(content.link.text)}</a></p>`
     : '';
@@ -49,6 +76,7 @@ export function renderPage(content: PageContent): string {
 <h1>${escapeHtml(content.title)}</h1>
 ${paragraphs}
 ${form}
+${forms}
 ${link}
 </main>
 </body>

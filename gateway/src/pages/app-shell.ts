@@ -33,7 +33,7 @@ export class AppShell {
     site: SiteConfig,
     preloaded: PreloadedData,
     markup = '',
-    /** A visible post's ActivityPub Article (issue 30 §2), linked for fediverse clients. */
+    /** A visible post's ActivityPub Article, linked for fediverse clients. */
     articleUrl?: string,
   ): string {
     const siteName = site.title;

@@ -164,7 +164,7 @@ export function useHostileImportStack(): HostileImportStack {
       }
     },
     // The read bound is 2.5 s: alone a read takes under 100 ms here, but a full CI run (every suite at
-    // once on 2 cores) saw 1.7 s; the unguarded parsers stalled reads 3.4 s and more (issue 27).
+    // once on 2 cores) saw 1.7 s; the unguarded parsers stalled reads 3.4 s and more.
     expectBounded(label, run, { ms = 30_000, read = 2500, heapMb = 256 } = {}) {
       figures.push(
         `${label}: ${run.report.state} in ${run.ms} ms, slowest of ${run.reads} reads ${Math.round(run.slowestRead)} ms, heap +${Math.round(run.heapGrowthMb)} MB`,

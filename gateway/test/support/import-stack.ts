@@ -231,7 +231,7 @@ export function useImportStack(): ImportStack {
         res.writeHead(200, { 'content-type': 'image/png' }).end(png);
       else if (req.url === '/moved.jpg') res.writeHead(302, { location: '/uploads/car.jpg' }).end();
       else if (req.url === '/to-file.jpg') res.writeHead(302, { location: 'file:///etc/passwd' }).end();
-      // The finding of issue #27: an outside host sending the fetcher to an inside address.
+      // The import's hostile-input finding: an outside host sending the fetcher to an inside address.
       else if (req.url === '/pic.jpg')
         res.writeHead(302, { location: `${rig.insideUrl}/admin/secret.jpg` }).end();
       else if (req.url === '/not-an-image.jpg')

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * Comments under a post (issue 30): written by a signed-in reader of the site, or arriving as a
+ * Comments under a post: written by a signed-in reader of the site, or arriving as a
  * reply from the fediverse. The posts service stores and moderates them; this file is the one
  * place for their shape, limits and routes.
  */
@@ -43,7 +43,7 @@ export interface CommentAuthor {
   local: boolean;
 }
 
-/** A comment as every answer shows it (issue 30 §6). `content` is sanitised HTML. */
+/** A comment as every answer shows it. `content` is sanitised HTML. */
 export interface CommentView {
   id: number;
   postId: number;

@@ -182,3 +182,10 @@ export interface SubscriberImportReport {
 
 /** An address as an import reads it: the same rule as the subscribe form. */
 export const importedEmailSchema = emailSchema;
+
+/** A subscriber CSV's limits: its size, one line (a longer one stops the import), its data lines. */
+export const SUBSCRIBER_IMPORT_MAX_BYTES = 100 * 1024 * 1024;
+export const SUBSCRIBER_IMPORT_LINE_MAX = 10 * 1024;
+export const SUBSCRIBER_IMPORT_MAX_LINES = 200_000;
+/** Rows sent to the mail service at a time. */
+export const SUBSCRIBER_IMPORT_BATCH = 500;

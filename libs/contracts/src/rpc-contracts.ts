@@ -402,8 +402,9 @@ export const RpcContracts = {
   [Patterns.mail.subscriberResetBounce]: rpc(
     z.object({ id: z.number().int().positive() }),
   ).answers<SubscriberView>(),
+  /** `id`: the client's own (X-Import-Id), so it can follow the import while it uploads; a taken one is 409. */
   [Patterns.mail.subscriberImportStart]: rpc(
-    z.object({ consented: z.boolean(), frequency: frequencySchema }),
+    z.object({ id: z.uuid().optional(), consented: z.boolean(), frequency: frequencySchema }),
   ).answers<SubscriberImportReport>(),
   /** At most 500 rows a call, each with its line number; an address is checked by the mail service. */
   [Patterns.mail.subscriberImportRows]: rpc(

@@ -16,7 +16,7 @@ export function deriveSegment(label: string): string {
 }
 
 export interface SiteEntry {
-  /** Stable across renames and moves: posts keep their place by it (issue 16). */
+  /** Stable across renames and moves: posts keep their place by it. */
   id: string;
   label: string;
   segment: string;
@@ -47,7 +47,7 @@ export interface SiteConfig {
   /** Whether visitors may create accounts (POST /api/auth/register answers 403 when not). */
   registrationOpen: boolean;
   categories: SiteCategory[];
-  /** Absent from a configuration stored before issue 30: read it through fediverseOf. */
+  /** Absent from a configuration stored before the blog joined the fediverse: read it through fediverseOf. */
   fediverse?: FediverseSettings;
   /** Absent from a configuration stored before the newsletter: read it through newsletterOf. */
   newsletter?: NewsletterSettings;
@@ -70,7 +70,7 @@ export function newsletterOf(site: Pick<SiteConfig, 'newsletter'>): NewsletterSe
   return { ...NEWSLETTER_DEFAULTS, ...site.newsletter };
 }
 
-/** How the blog shows itself in the fediverse (issue 30 §1, §3). */
+/** How the blog shows itself in the fediverse: its handle and avatar. */
 export interface FediverseSettings {
   /** The blog's handle: `@{handle}@{host of SITE_URL}` (the actor's id does not change with it). */
   handle: string;

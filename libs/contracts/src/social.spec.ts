@@ -48,7 +48,7 @@ describe('fediverse site settings', () => {
       approveFollowers: false,
       avatarImage: '',
     });
-    // A configuration stored before issue 30 has none: fediverseOf fills the defaults.
+    // A configuration stored before the blog joined the fediverse has none: fediverseOf fills the defaults.
     expect(fediverseOf({})).toEqual({ handle: 'blog', approveFollowers: false, avatarImage: '' });
   });
 

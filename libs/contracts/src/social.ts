@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The blog's social graph in the fediverse (issue 30 §3, §5): its followers, the remote actors
+ * The blog's social graph in the fediverse: its followers, the remote actors
  * behind them, its actor keys, blocks and the likes and announces of its posts. The social
  * service owns them; this file is the one place for their shapes, limits and error texts.
  */

@@ -53,8 +53,8 @@ export class SubscriberAdminController {
 
   @MessagePattern(Patterns.mail.subscriberImportStart)
   importStart(@Payload() message: RpcEnvelope<unknown>) {
-    const { consented, frequency } = parseRequest(Patterns.mail.subscriberImportStart, message);
-    return this.imports.start(consented, frequency);
+    const { id, consented, frequency } = parseRequest(Patterns.mail.subscriberImportStart, message);
+    return this.imports.start(consented, frequency, id);
   }
 
   @MessagePattern(Patterns.mail.subscriberImportRows)

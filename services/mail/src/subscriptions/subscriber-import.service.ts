@@ -62,13 +62,19 @@ export class SubscriberImportService {
     private readonly subscriptions: SubscriptionsService,
   ) {}
 
-  async start(consented: boolean, frequency: SubscriberFrequency): Promise<SubscriberImportReport> {
+  async start(
+    consented: boolean,
+    frequency: SubscriberFrequency,
+    id: string = randomUUID(),
+  ): Promise<SubscriberImportReport> {
     const rows = await queryRows<ImportRow>(
       this.db,
-      `INSERT INTO subscriber_imports (id, consented, frequency) VALUES ($1, $2, $3) RETURNING *`,
-      [randomUUID(), consented, frequency],
+      `INSERT INTO subscriber_imports (id, consented, frequency) VALUES ($1, $2, $3)
+       ON CONFLICT (id) DO NOTHING RETURNING *`,
+      [id, consented, frequency],
     );
-    return toReport(rows[0]!);
+    if (!rows[0]) throw RpcError.conflict('This import id is taken');
+    return toReport(rows[0]);
   }
 
   async rows(id: string, rows: { line: number; email: string }[]): Promise<SubscriberImportReport> {
