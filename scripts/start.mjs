@@ -153,7 +153,7 @@ async function startDatabase(plan) {
     createPostgresUser: true,
     // 32 MB of shared buffers (PostgreSQL's default is 128): the blog's hot rows fit, the rest
     // is read from the kernel's page cache, and a busy hour no longer leaves ~60 MB of touched
-    // buffers counted against the 300 MB the embedded default stays under (issue 28).
+    // buffers counted against the 300 MB the embedded default stays under.
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'shared_buffers=32MB'],
     onLog: (message) => {
       fatal = /^.*FATAL:.*$/m.exec(message)?.[0].trim() ?? fatal;

@@ -100,7 +100,8 @@ describe('federation through the gateway', () => {
     });
     const head = await raw(stack, '/ap/actor/blog', { method: 'HEAD', headers: { accept: ACTIVITY_JSON } });
     expect([head.status, head.body]).toEqual([200, '']);
-    // A browser on the actor's URL: the blog's own 404, and the gateway keeps running (G3).
+    // A browser on the actor's URL: the blog's own 404, and the gateway keeps running (G3 in
+    // docs/design/fediverse.md).
     const browser = await raw(stack, '/ap/actor/blog', { headers: { accept: 'text/html' } });
     expect(browser.status).toBe(404);
     expect((await raw(stack, '/api/health')).status).toBe(200);

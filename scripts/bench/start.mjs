@@ -1,5 +1,5 @@
 // `npm run bench -- start`: how long `npm start` takes to be healthy on a clone that is already
-// built (issue 28: ≤ 5 s), from the command to the first 200 from /api/health. First start: a
+// built (the goal: ≤ 5 s), from the command to the first 200 from /api/health. First start: a
 // fresh DATA_DIR (the database cluster is created). Second start: the same DATA_DIR again. Each
 // BENCH_START_ROUNDS times (default 3); the median, and where the time went (START_TIMINGS=1:
 // the launcher's and the servers' steps, in ms since each process began). Build first.

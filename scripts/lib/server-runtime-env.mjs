@@ -13,7 +13,7 @@ export function serverRuntimeEnv(mode, root) {
     // by itself: V8 sizes it from the machine's memory, and on a larger one lets the old
     // generation grow to 4 times what is live before a full collection (50 readers left the
     // servers' process 100 MB of garbage and half-empty pages for minutes); at 384 MB it grows
-    // by about a third (issue 28).
+    // by about a third.
     NODE_OPTIONS:
       process.env.NODE_OPTIONS ?? `--max-semi-space-size=${mode === 'one' ? 4 : 2} --max-old-space-size=384`,
     // glibc gives threads that allocate at once arenas of their own (up to 8 per core), each

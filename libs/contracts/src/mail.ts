@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageParam } from './posts.js';
 
-/** Contact, subscriptions and the weekly digest (docs/product.md#screens "Contact and subscribe forms", §5, §7, §9). */
+/** Contact, subscriptions and the weekly digest (docs/product.md#about-contact-and-subscribe, #mail). */
 
 export const CONTACT_NAME_MAX = 100;
 export const CONTACT_SUBJECT_MAX = 200;

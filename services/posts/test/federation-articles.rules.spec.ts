@@ -24,7 +24,7 @@ function urlsIn(html: string): string[] {
   return urls;
 }
 
-/** Posts as Articles (issue 30 §2) on a real PostgreSQL, the posts written through PostsService. */
+/** Posts as Articles on a real PostgreSQL, the posts written through PostsService. */
 describe('federation articles', () => {
   let source: DataSource;
   let posts: PostsService;

@@ -11,7 +11,7 @@ const FUTURE = '2099-01-01T10:00:00.000Z';
 const LATER = '2099-02-01T10:00:00.000Z';
 
 /**
- * What a post write owes the followers (issue 30 §4), through PostsService on a real PostgreSQL:
+ * What a post write owes the followers, through PostsService on a real PostgreSQL:
  * the events are written in the write's own transaction, so their rows are the rule's evidence.
  */
 describe('federation events', () => {

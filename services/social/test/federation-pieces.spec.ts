@@ -6,7 +6,10 @@ import { summaryHtml } from '../src/federation/blog-ports.js';
 import { runWithPolicyFetch } from '../src/federation/delivery-fetch.js';
 import { renderMessage } from '../src/federation/fedify-logs.js';
 
-/** The federation runtime's small rules: the workers' fetch policy, the actor's summary, log lines. */
+/**
+ * The federation runtime's small rules: the workers' fetch policy, the actor's summary, log lines.
+ * G-numbers are the gotchas of docs/design/fediverse.md.
+ */
 describe('the federation runtime pieces', () => {
   let server: Server;
   let url: string;

@@ -1,6 +1,6 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** Password changes, session revocation and two-factor sign-in (issue 16). */
+/** Password changes, session revocation and two-factor sign-in. */
 export class AccountSecurity1764400000000 implements MigrationInterface {
   name = 'AccountSecurity1764400000000';
 

@@ -24,7 +24,7 @@ function mediaTypeOf(format: string | undefined, stored: string | null): string 
 }
 
 /**
- * Posts as the federation shows them (issue 30 §2): the Article of a visible post, its 410
+ * Posts as the federation shows them: the Article of a visible post, its 410
  * answer once it was delivered and is gone, and the outbox's pages.
  */
 @Injectable()

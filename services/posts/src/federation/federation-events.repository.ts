@@ -30,7 +30,7 @@ interface EventRow {
   dueAt: Date;
 }
 
-/** posts.federation_events (the transactional outbox of issue 30 §4): all of its SQL. */
+/** posts.federation_events (the transactional outbox of what followers are owed): all of its SQL. */
 @Injectable()
 export class FederationEventsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

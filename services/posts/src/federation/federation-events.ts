@@ -4,7 +4,7 @@ import type { EntityManager } from 'typeorm';
 import { FederationEventsRepository, type FederatedSnapshot } from './federation-events.repository.js';
 
 /**
- * The rules of what a post write owes the blog's followers (issue 30 §4), written on the write's
+ * The rules of what a post write owes the blog's followers, written on the write's
  * own transaction so a rolled-back write owes nothing and a committed one is never forgotten:
  *
  * - published (a new post, or a draft made published): a Create due at its publish time (a

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The site configuration in the database (issue 16): one row, the validated config and a
+ * The site configuration in the database: one row, the validated config and a
  * version every replica polls; config/site.json (SITE_CONFIG) seeds it on the first start.
  * Each post keeps the id of its tree node (filled from its labels once the tree has ids, see
  * SiteSettings), and renamed listing paths keep answering with a redirect.

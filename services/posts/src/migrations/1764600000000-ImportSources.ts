@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Bringing a blog in and taking it out (issue 17). A post imported from elsewhere keeps the
+ * Bringing a blog in and taking it out. A post imported from elsewhere keeps the
  * identity it had there (`source_id`: "wxr:<guid>", "ghost:<id>", "blog:<id>"), so importing
  * the same file again updates it instead of adding a copy; its old URLs (paths such as
  * /?p=123 or /2019/05/12/my-post/) answer 301 to its page. Each import is a row the job

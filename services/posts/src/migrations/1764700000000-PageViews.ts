@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Visit statistics (issue 19): raw page views for RAW_VIEW_DAYS (30) days, then folded into
+ * Visit statistics: raw page views for RAW_VIEW_DAYS (30) days, then folded into
  * daily totals per path (path '' holds the whole site's day) and per referrer host, device and
  * country, kept forever. A view row holds no address and no browser string: its visitor key
  * is a hash with the day's salt, and the salt row is deleted once its day is over. Each batch

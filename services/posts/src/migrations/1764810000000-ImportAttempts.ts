@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * An import counts its tries (issue 27): each start of a run adds one before any work, so a
+ * An import counts its tries: each start of a run adds one before any work, so a
  * file that crashes its process is counted across restarts, and the third crashed or
  * timed-out try ends the import `failed` instead of blocking every start-up.
  */

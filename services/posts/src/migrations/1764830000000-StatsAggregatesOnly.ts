@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Statistics keep aggregates only (issue 27): a backup held each day's salt beside that day's
+ * Statistics keep aggregates only: a backup held each day's salt beside that day's
  * visitor keys, and for IPv4 addresses and common browsers the keys can be reversed offline.
  * The salt and the keys now live in memory or Redis until their day is over
  * (stats/visitor-store.ts). Every raw view is first added to the daily totals, as the hourly

@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The blog's own identity (issue 27): a random id made once per database, written into every
+ * The blog's own identity: a random id made once per database, written into every
  * archive it exports, so an import tells this blog's archive (its subscribers keep their
  * confirmations) from another blog's (they come in unconfirmed). The settings row may not
  * exist yet (it is seeded at start): the default gives it its id then.

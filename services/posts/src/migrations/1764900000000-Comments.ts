@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Comments under posts (issue 30): a signed-in reader's, or a fediverse reply's (then
+ * Comments under posts: a signed-in reader's, or a fediverse reply's (then
  * `remote_object_id` is the Note's id that its Update and Delete name). One level of threads:
  * `parent_id` is a top-level comment of the same post (the service keeps it so). Moderation
  * settings: the site-wide one in the one-row `comment_settings` (with when the owner was last

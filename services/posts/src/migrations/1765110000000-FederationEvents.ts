@@ -1,7 +1,7 @@
 import type { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * What the blog owes its followers (issue 30 §4), a transactional outbox: each row is written in
+ * What the blog owes its followers, a transactional outbox: each row is written in
  * the same transaction as the post change that calls for it, due at the post's publish time (a
  * scheduled post's Create waits for its minute), and marked done once the social service has
  * queued its delivery. `post_id` has no foreign key: a deleted post's Delete outlives its row.

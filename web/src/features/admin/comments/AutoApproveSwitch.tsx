@@ -22,7 +22,7 @@ interface AutoApproveSwitchProps {
 type Message = { kind: 'pending' | 'success' | 'error'; text: string } | null;
 
 /**
- * "Approve comments from known commenters automatically" (issue 30 §5): a labelled checkbox
+ * "Approve comments from known commenters automatically": a labelled checkbox
  * saved as soon as it changes. While the save runs it shows the new value and "Saving...";
  * a refusal puts the old value back and says why. It stays focusable throughout (a disabled
  * control would drop the keyboard user's focus), so a second change waits for the first.

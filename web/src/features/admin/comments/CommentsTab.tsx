@@ -51,7 +51,7 @@ const AUTO_APPROVE_SAVED = {
 };
 
 /**
- * The Comments tab (issue 30 §5): pending, approved and spam comments with their counts, the
+ * The Comments tab: pending, approved and spam comments with their counts, the
  * status and page in the URL; each row approved, marked as spam or deleted (after a confirm),
  * its buttons showing the work under way. A row leaves the list once the server has done it.
  */

@@ -4,7 +4,7 @@ import { useAsync } from '../../../hooks/useAsync';
 import { AutoApproveSwitch } from './AutoApproveSwitch';
 
 /**
- * The post form's Comments options (issue 30 §5): the post's own "approve automatically from
+ * The post form's Comments options: the post's own "approve automatically from
  * known commenters", saved at once apart from the post. A new post has no id to hang it on
  * until its first save.
  */

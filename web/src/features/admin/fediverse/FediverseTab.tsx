@@ -27,7 +27,7 @@ import { RowAction, useRowActions } from './RowAction';
 const PENDING_SHOWN = 100;
 
 /**
- * The Fediverse tab (issue 30 §3): the blog's handle to copy, its followers (the page in the
+ * The Fediverse tab: the blog's handle to copy, its followers (the page in the
  * URL) with the counts, follow requests waiting for approval, the blocked accounts and
  * servers, and the servers deliveries were given up for (to dismiss). Removing a follower asks first; every action reloads the lists from the server.
  */
