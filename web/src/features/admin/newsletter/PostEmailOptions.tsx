@@ -78,6 +78,7 @@ export function PostEmailOptions({ post, checked, onChange }: PostEmailOptionsPr
         {audience.status === 'error' && 'The number of subscribers could not be loaded.'}
         {audience.status === 'ready' &&
           audience.data.eachPost === 0 &&
+          !taken &&
           'No subscriber has chosen every post yet: nobody would get it.'}
       </p>
       <p id={`${id}-hint`} className="admin-hint">
