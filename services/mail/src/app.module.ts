@@ -18,6 +18,10 @@ import { PostsClient } from './digest/posts-client.js';
 import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
 import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
 import { SubscriberPreferences1764900000000 } from './migrations/1764900000000-SubscriberPreferences.js';
+import { NewsletterSends1764950000000 } from './migrations/1764950000000-NewsletterSends.js';
+import { NewsletterController } from './newsletter/newsletter.controller.js';
+import { NewsletterRepository } from './newsletter/newsletter.repository.js';
+import { NewsletterService } from './newsletter/newsletter.service.js';
 import { Subscriber } from './subscriptions/subscriber.entity.js';
 import { SubscriptionsController } from './subscriptions/subscriptions.controller.js';
 import {
@@ -36,7 +40,7 @@ import { SiteTitle } from './common/site-title.js';
 import { CommentNoticeController } from './comments/comment-notice.controller.js';
 import { MailTransport } from './transport/mail-transport.js';
 
-/** Contact messages, double opt-in subscriptions and the weekly digest. */
+/** Contact messages, double opt-in subscriptions, the weekly digest and every post by e-mail. */
 @Module({})
 export class MailModule {
   static forRoot(config: MailConfig, deps: { siteTitle: string }): DynamicModule {
@@ -53,6 +57,7 @@ export class MailModule {
             RateWindows1764800000000,
             FormLimitsToRateWindows1764860000000,
             SubscriberPreferences1764900000000,
+            NewsletterSends1764950000000,
           ],
         }),
         TypeOrmModule.forFeature([ContactMessage, Subscriber]),
@@ -63,6 +68,7 @@ export class MailModule {
         SubscriberAdminController,
         DigestController,
         CommentNoticeController,
+        NewsletterController,
       ],
       providers: [
         { provide: MAIL_CONFIG, useValue: config },
@@ -88,6 +94,8 @@ export class MailModule {
         { provide: DigestRepository, useClass: PostgresDigestRepository },
         DigestService,
         DigestScheduler,
+        NewsletterRepository,
+        NewsletterService,
         MailSweeper,
       ],
     };

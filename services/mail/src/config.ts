@@ -1,5 +1,6 @@
 import { durationSeconds, envSchemas, loadConfig, requireNatsUrl, serviceEnv } from '@blog/server-kit';
 import { CronExpressionParser } from 'cron-parser';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 
 /** Unset and empty are the same thing for an environment variable. */
@@ -17,6 +18,9 @@ const timeZone = z
     }
   }, 'must be an IANA time zone such as Europe/Berlin or UTC');
 
+/** OWNER_EMAIL when unset: contact messages still go there (the outbox shows them); a test send refuses it. */
+export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
+
 export const mailConfigSchema = z
   .object({
     ...serviceEnv,
@@ -33,8 +37,8 @@ export const mailConfigSchema = z
     /** Connections the SMTP pool keeps open. */
     SMTP_POOL_SIZE: envSchemas.positiveInt(5),
     MAIL_FROM: z.preprocess(unsetIfEmpty, z.string().min(3).default('Personal blog <blog@localhost>')),
-    /** Who receives the contact messages. */
-    OWNER_EMAIL: z.preprocess(unsetIfEmpty, z.string().min(3).default('owner@localhost')),
+    /** Who receives the contact messages (and a per-post e-mail's test; replies when NEWSLETTER_REPLY_TO_OWNER). */
+    OWNER_EMAIL: z.preprocess(unsetIfEmpty, z.string().min(3).default(DEFAULT_OWNER_EMAIL)),
     /** The public address of the site: every link in an e-mail starts with it. */
     SITE_URL: z.preprocess(
       unsetIfEmpty,
@@ -96,6 +100,64 @@ export const mailConfigSchema = z
     /** Subscribers claimed at a time, and claim-and-send loops running at once, per process. */
     DIGEST_BATCH_SIZE: envSchemas.positiveInt(50),
     DIGEST_CONCURRENCY: envSchemas.positiveInt(4),
+    /** Per-post e-mails handed to SMTP per minute by one mail process; 0 or unset: as fast as the pool goes. */
+    NEWSLETTER_RATE_PER_MINUTE: z.preprocess(unsetIfEmpty, z.coerce.number().int().min(0).default(0)),
+    /** Subscribers a per-post send takes at a time (the post is asked for again before each batch). */
+    NEWSLETTER_BATCH_SIZE: envSchemas.positiveInt(50),
+    /** Tries of one per-post e-mail after a temporary failure (4xx, timeout, dropped connection). */
+    NEWSLETTER_MAX_ATTEMPTS: envSchemas.positiveInt(4),
+    /** `true`: a reader's reply to a per-post e-mail goes to OWNER_EMAIL (Reply-To). */
+    NEWSLETTER_REPLY_TO_OWNER: z.preprocess(
+      unsetIfEmpty,
+      z
+        .enum(['true', 'false'], { error: 'must be true or false' })
+        .default('false')
+        .transform((v) => v === 'true'),
+    ),
+    /** SMTP timeouts (ms): opening the connection, the server's greeting, and silence on an open one. */
+    SMTP_CONNECTION_TIMEOUT_MS: envSchemas.positiveInt(10_000),
+    SMTP_GREETING_TIMEOUT_MS: envSchemas.positiveInt(10_000),
+    SMTP_SOCKET_TIMEOUT_MS: envSchemas.positiveInt(30_000),
+    /** DKIM signing of every e-mail: all three (the key inline as PEM, or DKIM_PRIVATE_KEY_FILE) or none. */
+    DKIM_DOMAIN: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9.-]+$/, 'must be a domain')
+        .optional(),
+    ),
+    DKIM_SELECTOR: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+$/, 'must be a DNS label')
+        .optional(),
+    ),
+    DKIM_PRIVATE_KEY: z.preprocess(unsetIfEmpty, z.string().optional()),
+    DKIM_PRIVATE_KEY_FILE: z.preprocess(unsetIfEmpty, z.string().optional()),
+  })
+  .superRefine((config, ctx) => {
+    if (config.DKIM_PRIVATE_KEY_FILE && !config.DKIM_PRIVATE_KEY) {
+      try {
+        readFileSync(config.DKIM_PRIVATE_KEY_FILE, 'utf8');
+      } catch (error) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['DKIM_PRIVATE_KEY_FILE'],
+          message: `cannot be read: ${(error as Error).message}`,
+        });
+      }
+    }
+    const key = config.DKIM_PRIVATE_KEY || config.DKIM_PRIVATE_KEY_FILE;
+    const set = [config.DKIM_DOMAIN, config.DKIM_SELECTOR, key].filter(Boolean).length;
+    if (set !== 0 && set !== 3) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['DKIM_DOMAIN'],
+        message:
+          'DKIM needs DKIM_DOMAIN, DKIM_SELECTOR and DKIM_PRIVATE_KEY (or DKIM_PRIVATE_KEY_FILE) together',
+      });
+    }
   })
   .superRefine((config, ctx) => {
     try {
@@ -110,5 +172,13 @@ export type MailConfig = z.infer<typeof mailConfigSchema>;
 export const MAIL_CONFIG = Symbol('MAIL_CONFIG');
 
 export function loadMailConfig(env: NodeJS.ProcessEnv = process.env): MailConfig {
-  return loadConfig(mailConfigSchema, env);
+  const config = loadConfig(mailConfigSchema, env);
+  return { ...config, DKIM_PRIVATE_KEY: dkimKey(config) };
+}
+
+/** The DKIM key as PEM: DKIM_PRIVATE_KEY (each `\n` written out read as a line break, for one-line env files) or the file's. */
+function dkimKey(config: MailConfig): string | undefined {
+  if (config.DKIM_PRIVATE_KEY) return config.DKIM_PRIVATE_KEY.replace(/\\n/g, '\n');
+  if (config.DKIM_PRIVATE_KEY_FILE) return readFileSync(config.DKIM_PRIVATE_KEY_FILE, 'utf8');
+  return undefined;
 }

@@ -8,6 +8,7 @@ import {
 import { ContactService } from '../contact/contact.service.js';
 import { MAIL_CONFIG, type MailConfig } from '../config.js';
 import { DigestService } from '../digest/digest.service.js';
+import { NewsletterService } from '../newsletter/newsletter.service.js';
 import { SubscriptionsService } from '../subscriptions/subscriptions.service.js';
 import { FormLimits } from './form-limits.js';
 import { errorText } from './retry.js';
@@ -17,8 +18,9 @@ const HOUSEKEEPING_MS = 3600 * 1000;
 /**
  * The database is the truth, so nothing waits on a queue: every MAIL_RETRY_INTERVAL_MS each
  * replica sends what is due (contact messages and confirmations whose send failed or whose
- * sender died, digest e-mails that failed) and resumes digests left unfinished. It runs once
- * right after start, which is how a restart finishes an interrupted digest.
+ * sender died, digest e-mails that failed), resumes digests left unfinished, and takes over
+ * the posts owed by e-mail and sends (or resumes) them. It runs once right after start, which
+ * is how a restart finishes an interrupted digest or post e-mail.
  */
 @Injectable()
 export class MailSweeper implements OnApplicationBootstrap, OnModuleDestroy {
@@ -32,6 +34,7 @@ export class MailSweeper implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly contact: ContactService,
     private readonly subscriptions: SubscriptionsService,
     private readonly digest: DigestService,
+    private readonly newsletter: NewsletterService,
     private readonly limits: FormLimits,
     @Inject(MAIL_CONFIG) private readonly config: MailConfig,
   ) {}
@@ -62,6 +65,7 @@ export class MailSweeper implements OnApplicationBootstrap, OnModuleDestroy {
       ['digest claims', () => this.digest.expireLostClaims()],
       ['digest retries', () => this.digest.retryFailed()],
       ['unfinished digests', () => this.digest.resumeUnfinished()],
+      ['per-post e-mails', () => this.newsletter.sweep()],
     ];
     if (Date.now() - this.lastHousekeeping > HOUSEKEEPING_MS) {
       this.lastHousekeeping = Date.now();

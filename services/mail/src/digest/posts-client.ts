@@ -5,6 +5,8 @@ import {
   isRpcErrorBody,
   Patterns,
   POSTS_PAGE_MAX,
+  type NewsletterEvent,
+  type NewsletterPostAnswer,
   type PostListResult,
   type PostView,
   type RpcAnswer,
@@ -56,6 +58,21 @@ export class PostsClient implements OnApplicationShutdown {
   /** The site's current configuration (its title heads every e-mail). */
   site(timeoutMs = 2000): Promise<SiteConfig> {
     return this.send(Patterns.posts.site, {}, timeoutMs);
+  }
+
+  /** Posts owed to the each-post subscribers and due now, oldest first. */
+  newsletterPending(limit: number): Promise<NewsletterEvent[]> {
+    return this.send(Patterns.posts.newsletterPending, { limit });
+  }
+
+  /** The event is taken over (its claims exist): posts stops handing it out. */
+  newsletterDone(id: string): Promise<{ done: boolean }> {
+    return this.send(Patterns.posts.newsletterDone, { id });
+  }
+
+  /** The post as its e-mail carries it, or `{gone: true}` once it is unpublished or deleted. */
+  newsletterPost(postId: number): Promise<NewsletterPostAnswer> {
+    return this.send(Patterns.posts.newsletterPost, { postId });
   }
 
   private list(query: RpcRequest<typeof Patterns.posts.list>['query']): Promise<PostListResult> {

@@ -19,6 +19,10 @@ export interface OutgoingMail {
   alternatives?: { raw: string }[];
   replyTo?: string | MailAddress;
   headers?: Record<string, string>;
+  /** The Message-ID (with its angle brackets); nodemailer makes a random one otherwise. */
+  messageId?: string;
+  /** List-Id: `"comment" <url>`, quoted or encoded by nodemailer. */
+  list?: { id: { url: string; comment: string } };
 }
 
 export interface SentMail {
@@ -31,7 +35,10 @@ export interface SentMail {
  * Where e-mail goes: SMTP through a nodemailer connection pool when SMTP_URL is set
  * (smtps:// for TLS from the start, smtp:// upgrades with STARTTLS when the server offers
  * it), otherwise each message is written as an .eml file to DATA_DIR/outbox with a log line.
- * A failed send rejects; callers keep the message and retry it.
+ * A failed send rejects; callers keep the message and retry it. Every exchange is bounded
+ * (SMTP_CONNECTION_TIMEOUT_MS, SMTP_GREETING_TIMEOUT_MS, SMTP_SOCKET_TIMEOUT_MS), so a server
+ * that hangs mid-DATA or answers too slowly fails the send instead of holding it. With
+ * DKIM_DOMAIN, DKIM_SELECTOR and the key set, every message (outbox included) is signed.
  */
 @Injectable()
 export class MailTransport implements OnModuleDestroy {
@@ -41,6 +48,16 @@ export class MailTransport implements OnModuleDestroy {
   private outboxReady?: Promise<unknown>;
 
   constructor(@Inject(MAIL_CONFIG) private readonly config: MailConfig) {
+    const dkim =
+      config.DKIM_DOMAIN && config.DKIM_SELECTOR && config.DKIM_PRIVATE_KEY
+        ? {
+            dkim: {
+              domainName: config.DKIM_DOMAIN,
+              keySelector: config.DKIM_SELECTOR,
+              privateKey: config.DKIM_PRIVATE_KEY,
+            },
+          }
+        : {};
     if (config.SMTP_URL) {
       this.outbox = null;
       this.sender = createTransport({
@@ -48,13 +65,14 @@ export class MailTransport implements OnModuleDestroy {
         pool: true,
         maxConnections: config.SMTP_POOL_SIZE,
         maxMessages: 1000,
-        connectionTimeout: 10_000,
-        greetingTimeout: 10_000,
-        socketTimeout: 30_000,
+        connectionTimeout: config.SMTP_CONNECTION_TIMEOUT_MS,
+        greetingTimeout: config.SMTP_GREETING_TIMEOUT_MS,
+        socketTimeout: config.SMTP_SOCKET_TIMEOUT_MS,
+        ...dkim,
       });
     } else {
       this.outbox = resolve(config.DATA_DIR, 'outbox');
-      this.sender = createTransport({ streamTransport: true, buffer: true });
+      this.sender = createTransport({ streamTransport: true, buffer: true, ...dkim });
     }
   }
 
