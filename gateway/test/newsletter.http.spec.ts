@@ -1,5 +1,5 @@
 import { NEWSLETTER_SEND_STATES } from '@blog/contracts';
-import { startTestSmtp, type TestSmtp } from '../../services/mail/test/support/smtp.js';
+import { linkIn, startTestSmtp, type TestSmtp } from '../../services/mail/test/support/smtp.js';
 import { multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
@@ -39,6 +39,7 @@ describe('a post by e-mail through the gateway (real services, real SMTP server)
       SITE_URL: 'https://blog.example',
       SMTP_URL: smtp.url,
       OWNER_EMAIL: 'owner@blog.example',
+      MAIL_RETRY_INTERVAL_MS: '200',
     });
     admin = await loginAs(stack, ADMIN.username, ADMIN.password);
     await api(stack, '/api/auth/register', { body: { username: 'mailreader', password: 'reader-password' } });
@@ -105,5 +106,55 @@ describe('a post by e-mail through the gateway (real services, real SMTP server)
     expect(test.json).toEqual({ sentTo: 'owner@blog.example' });
     const [mail] = await smtp.waitFor(1, (m) => m.to.includes('owner@blog.example'));
     expect(mail!.parsed.subject).toContain('Tested');
+  });
+
+  it('a post published with sendByEmail reaches an each-post subscriber once; an edit sends nothing more', async () => {
+    const email = 'every-post@reader.example';
+    expect((await api(stack, '/api/subscribe', { body: { email, frequency: 'each-post' } })).status).toBe(
+      200,
+    );
+    const [confirmation] = await smtp.waitFor(1, (m) => m.to.includes(email));
+    const confirm = linkIn(confirmation!, 'https://blog.example/api/subscribe/confirm?token=');
+    expect((await fetch(`${stack.baseUrl}${confirm.slice('https://blog.example'.length)}`)).status).toBe(200);
+    const audience = await api(stack, '/api/admin/newsletter/audience', { token: admin });
+    expect(audience.json).toEqual({ eachPost: 1 });
+
+    const title = 'New brake pads';
+    const post = await send('POST', '/api/posts', postFields(title, { sendByEmail: 'true' }));
+    expect(post.status).toBe(201);
+    const isThePost = (m: { to: string[]; parsed: { subject?: string } }) =>
+      m.to.includes(email) && (m.parsed.subject ?? '').includes(title);
+    const [mail] = await smtp.waitFor(1, isThePost, 30_000);
+    expect(mail!.parsed.html).toContain('The text of New brake pads.');
+    for (;;) {
+      const status = await api(stack, `/api/admin/posts/${post.json.id}/email`, { token: admin });
+      if (status.json.status === 'sent') {
+        expect(status.json).toMatchObject({ total: 1, sent: 1 });
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+
+    // Edited, retitled, unpublished and published again: never owed twice.
+    await send(
+      'PUT',
+      `/api/posts/${post.json.id}`,
+      postFields(title, { content: 'Changed.', sendByEmail: 'true' }),
+    );
+    await send(
+      'PUT',
+      `/api/posts/${post.json.id}`,
+      postFields(title, { status: 'draft', sendByEmail: 'true' }),
+    );
+    await send('PUT', `/api/posts/${post.json.id}`, postFields(title, { sendByEmail: 'true' }));
+    // A later post is owed after them: had the edits owed anything, it would have been handed over first.
+    const later = await send('POST', '/api/posts', postFields('Later post', { sendByEmail: 'true' }));
+    await smtp.waitFor(
+      1,
+      (m) => m.to.includes(email) && (m.parsed.subject ?? '').includes('Later post'),
+      30_000,
+    );
+    expect(later.status).toBe(201);
+    expect(smtp.received.filter(isThePost)).toHaveLength(1);
   });
 });
