@@ -75,6 +75,13 @@ export const newsletterPendingQuerySchema = z.object({
 });
 export const newsletterEventDoneSchema = z.object({ id: z.uuid() });
 export const newsletterPostQuerySchema = z.object({ postId: z.coerce.number().int().positive() });
+/**
+ * posts.newsletter.post: `preview` answers the post whatever its state (a draft, scheduled), for
+ * the owner's test e-mail only; without it a post visitors cannot see now is `{ gone: true }`.
+ */
+export const newsletterPostRequestSchema = newsletterPostQuerySchema.extend({
+  preview: z.boolean({ error: 'preview must be true or false' }).optional(),
+});
 
 /** A picture in the e-mail: an absolute link to a JPEG or PNG variant (no WebP or AVIF). */
 export interface NewsletterPicture {

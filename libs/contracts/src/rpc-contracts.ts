@@ -53,6 +53,7 @@ import {
   newsletterEventDoneSchema,
   newsletterPendingQuerySchema,
   newsletterPostQuerySchema,
+  newsletterPostRequestSchema,
   preferencesQuerySchema,
   preferencesUpdateSchema,
   type NewsletterEvent,
@@ -383,7 +384,7 @@ export const RpcContracts = {
   ).answers<{ sent: boolean }>(),
   [Patterns.posts.newsletterPending]: rpc(orEmpty(newsletterPendingQuerySchema)).answers<NewsletterEvent[]>(),
   [Patterns.posts.newsletterDone]: rpc(newsletterEventDoneSchema).answers<{ done: boolean }>(),
-  [Patterns.posts.newsletterPost]: rpc(newsletterPostQuerySchema).answers<NewsletterPostAnswer>(),
+  [Patterns.posts.newsletterPost]: rpc(newsletterPostRequestSchema).answers<NewsletterPostAnswer>(),
   [Patterns.mail.newsletterStatus]: rpc(newsletterPostQuerySchema).answers<NewsletterStatus>(),
   [Patterns.mail.newsletterTest]: rpc(newsletterPostQuerySchema).answers<NewsletterTestResult>(),
   /** How many confirmed each-post subscribers a post's e-mail would reach now. */

@@ -227,6 +227,8 @@ describe('newsletter events and posts', () => {
     expect(await newsletter.post(post.id)).toMatchObject({ id: post.id, title: 'Mid-send' });
     await update(post.id, 'Mid-send', { status: 'draft' });
     expect(await newsletter.post(post.id)).toEqual({ gone: true });
+    // The owner's test e-mail of a draft: the post as it would go.
+    expect(await newsletter.post(post.id, true)).toMatchObject({ id: post.id, title: 'Mid-send' });
     await update(post.id, 'Mid-send', { date: FUTURE });
     expect(await newsletter.post(post.id)).toEqual({ gone: true });
     // Dated a moment ahead by the database's clock: gone until then.
@@ -236,6 +238,7 @@ describe('newsletter events and posts', () => {
     expect(await newsletter.post(post.id)).toEqual({ gone: true });
     await posts.delete(post.id);
     expect(await newsletter.post(post.id)).toEqual({ gone: true });
+    expect(await newsletter.post(post.id, true)).toEqual({ gone: true });
     expect(await newsletter.post(999_999)).toEqual({ gone: true });
   });
 

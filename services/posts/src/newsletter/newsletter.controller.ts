@@ -21,6 +21,7 @@ export class NewsletterController {
 
   @MessagePattern(Patterns.posts.newsletterPost)
   post(@Payload() message: RpcEnvelope<unknown>) {
-    return this.newsletter.post(parseRequest(Patterns.posts.newsletterPost, message).postId);
+    const { postId, preview } = parseRequest(Patterns.posts.newsletterPost, message);
+    return this.newsletter.post(postId, preview ?? false);
   }
 }

@@ -23,8 +23,11 @@ export interface NewsletterPostRow {
 export class NewsletterRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Post `id` when visitors see it now; null otherwise (a draft, scheduled, deleted). */
-  async visible(id: number): Promise<NewsletterPostRow | null> {
+  /**
+   * Post `id` when visitors see it now; null otherwise (a draft, scheduled, deleted). `any`
+   * takes it whatever its state (the owner's test e-mail).
+   */
+  async find(id: number, any = false): Promise<NewsletterPostRow | null> {
     const [row] = (await this.db.query(
       `SELECT p.id, p.title, p.content_html AS "contentHtml", p.excerpt, p.slug, p.category, p.submenu1,
               p.submenu2, p.created_at AS "createdAt",
@@ -34,7 +37,7 @@ export class NewsletterRepository {
                          'title', m.title, 'youtubeId', m.youtube_id) ORDER BY m.position), '[]'::json)
                  FROM posts.media_items m WHERE m.post_id = p.id AND m.status = 'ready') AS media
          FROM posts.posts p
-        WHERE ${VISIBILITY_SQL.visible} AND p.id = $1`,
+        WHERE ${any ? 'true' : VISIBILITY_SQL.visible} AND p.id = $1`,
       [id],
     )) as NewsletterPostRow[];
     return row ?? null;

@@ -52,8 +52,9 @@ export class NewsletterService {
     return { done: await this.events.markDone(id) };
   }
 
-  async post(postId: number): Promise<NewsletterPostAnswer> {
-    const row = await this.stored.visible(postId);
+  /** Post `postId` as its e-mail carries it; `preview` (the owner's test) takes a draft or a scheduled one too. */
+  async post(postId: number, preview = false): Promise<NewsletterPostAnswer> {
+    const row = await this.stored.find(postId, preview);
     if (!row) return { gone: true };
     const url = `${this.origin}${buildPostPath(this.settings.current(), row) ?? `/post/${row.id}`}`;
     const html = newsletterHtml(row.contentHtml, row.media, url, this.origin);
