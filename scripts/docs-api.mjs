@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // Lists every HTTP route the gateway answers, read from its controllers' decorators (and the
-// two routes mounted as middleware before Nest's routing), with who may call it.
+// two routes mounted as middleware before Nest's routing), with who may call it; then the
+// routes of the federation the gateway hands to the social service, read from where
+// libs/federation registers them with Fedify (its paths.ts constants, its dispatchers, its
+// inbox listeners).
 // `node scripts/docs-api.mjs` prints them as a Markdown table; `--write` puts that table, each
 // route linked to its section, into docs/api.md between its `routes:start`/`routes:end` marks.
 // e2e/tests/docs.spec.ts checks that docs/api.md has that table as generated now and a section
@@ -96,6 +99,73 @@ export function gatewayRoutes(root = ROOT) {
   return [...routes, ...MIDDLEWARE_ROUTES];
 }
 
+const FEDERATION_SOURCES = ['libs/federation/src/federation.ts', 'libs/federation/src/inbox.ts'];
+/** A path as the sources write it: a string, a template of paths.ts constants, or one constant. */
+const PATH_EXPRESSION = "(`[^`]*`|'[^']*'|[A-Z_]+)";
+/** Fedify's registrations that answer GET; an object dispatcher names its type first. */
+const DISPATCHERS = [
+  new RegExp(
+    String.raw`\.set(Actor|Outbox|Followers|Following|NodeInfo)Dispatcher\(\s*` + PATH_EXPRESSION,
+    'g',
+  ),
+  new RegExp(String.raw`\.set(Object)Dispatcher\(\s*\w+,\s*` + PATH_EXPRESSION, 'g'),
+];
+const INBOX_LISTENERS = new RegExp(
+  String.raw`\.setInboxListeners\(\s*` +
+    PATH_EXPRESSION +
+    String.raw`,\s*` +
+    PATH_EXPRESSION +
+    String.raw`\s*\)`,
+  'g',
+);
+/** What Fedify answers by itself once a dispatcher is set: WebFinger for the actor, NodeInfo's link. */
+const FEDIFY_WELL_KNOWN = {
+  Actor: '/.well-known/webfinger',
+  NodeInfo: '/.well-known/nodeinfo',
+};
+
+/**
+ * Every route of the federation (ActivityPub, WebFinger, NodeInfo), `{ method, path, access,
+ * source }` as gatewayRoutes gives them: the gateway's FederationProxy hands these to the social
+ * service, where Fedify answers them as libs/federation registers them. Read from the sources:
+ * the constants of libs/federation/src/paths.ts (the actor's identifier filled in), each
+ * dispatcher's path, and the two inboxes of setInboxListeners.
+ */
+export function federationRoutes(root = ROOT) {
+  const paths = readFileSync(join(root, 'libs/federation/src/paths.ts'), 'utf8');
+  const constants = Object.fromEntries(
+    [...paths.matchAll(/export const (\w+) = '([^']*)'/g)].map((match) => [match[1], match[2]]),
+  );
+  const resolve = (expression) => {
+    let path = constants[expression];
+    if (expression.startsWith("'")) path = expression.slice(1, -1);
+    if (expression.startsWith('`'))
+      path = expression.slice(1, -1).replace(/\$\{(\w+)\}/g, (whole, name) => constants[name] ?? whole);
+    if (!path?.startsWith('/') || path.includes('${'))
+      throw new Error(`a federation path docs-api.mjs cannot read: ${expression}`);
+    return path.replace('{identifier}', constants.FEDERATION_ACTOR_IDENTIFIER);
+  };
+  const routes = [];
+  for (const source of FEDERATION_SOURCES) {
+    const text = readFileSync(join(root, source), 'utf8');
+    const registered = DISPATCHERS.flatMap((pattern) => [...text.matchAll(pattern)]).sort(
+      (a, b) => a.index - b.index,
+    );
+    for (const [, kind, expression] of registered) {
+      const wellKnown = FEDIFY_WELL_KNOWN[kind];
+      if (wellKnown) routes.push({ method: 'GET', path: wellKnown, access: 'public', source });
+      routes.push({ method: 'GET', path: resolve(expression), access: 'public', source });
+    }
+    for (const [, ...inboxes] of text.matchAll(INBOX_LISTENERS))
+      for (const expression of inboxes)
+        routes.push({ method: 'POST', path: resolve(expression), access: 'signed by a server', source });
+  }
+  return routes;
+}
+
+/** Every route docs/api.md documents: the gateway's own, then the federation's. */
+export const documentedRoutes = (root = ROOT) => [...gatewayRoutes(root), ...federationRoutes(root)];
+
 /** The heading docs/api.md gives a route: `METHOD path`. */
 export const routeHeading = (route) => `${route.method} ${route.path}`;
 
@@ -129,7 +199,7 @@ export function withRouteTable(text, table) {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const table = routeTable(gatewayRoutes());
+  const table = routeTable(documentedRoutes());
   if (process.argv.includes('--write')) {
     const file = join(ROOT, 'docs/api.md');
     writeFileSync(file, withRouteTable(readFileSync(file, 'utf8'), table));

@@ -1,6 +1,7 @@
 /**
  * The docs in the repository stay true to it: docs/api.md has one section for each route the
- * gateway answers and none for a route it does not, with the route table the script makes;
+ * gateway answers (the federation's too) and none for a route it does not, with the route table
+ * the script makes;
  * product.md's limits table states the values of libs/contracts; every relative link of
  * README.md and docs/*.md reaches a file (and, with a #fragment, a heading of that file) and
  * every repository path they name exists. Nothing outside the repository is linked or named.
@@ -9,12 +10,20 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import {
+  documentedRoutes,
+  federationRoutes,
   gatewayRoutes,
   headingAnchor,
   routeHeading,
   routeTable,
   withRouteTable,
 } from '../../scripts/docs-api.mjs';
+import { FEDERATION_INBOX_PATH, isFederationRequest } from '@blog/contracts';
+import {
+  ACTOR_PATH,
+  FEDERATION_ACTOR_IDENTIFIER,
+  SHARED_INBOX_PATH,
+} from '../../libs/federation/src/paths.js';
 import {
   ADMIN_PAGE_SIZE,
   ADMIN_PREVIEW_LENGTH,
@@ -112,13 +121,54 @@ describe('docs/api.md', () => {
 
   it('holds the route table as `node scripts/docs-api.mjs --write` makes it from the controllers now', () => {
     const text = readFileSync(join(DOCS, 'api.md'), 'utf8');
-    expect(withRouteTable(text, routeTable(routes))).toBe(text);
+    expect(withRouteTable(text, routeTable(documentedRoutes(ROOT)))).toBe(text);
   });
 
   it('documents no route the gateway does not answer, and each once', () => {
-    const known = new Set(routes.map(routeHeading));
+    const known = new Set(documentedRoutes(ROOT).map(routeHeading));
     expect(documented.filter((heading) => !known.has(heading))).toEqual([]);
     expect(documented.filter((heading, i) => documented.indexOf(heading) !== i)).toEqual([]);
+  });
+});
+
+describe("docs/api.md: the federation's routes", () => {
+  // What other servers call (WebFinger, NodeInfo, the actor and its collections, the inboxes, a
+  // post's Article), read by docs-api.mjs from where libs/federation registers them with Fedify.
+  const routes = federationRoutes(ROOT);
+  const documented = [...prose(join(DOCS, 'api.md')).matchAll(/^### ([A-Z]+ \/\S*)\s*$/gm)].map(
+    (match) => match[1]!,
+  );
+  const actor = ACTOR_PATH.replace('{identifier}', FEDERATION_ACTOR_IDENTIFIER);
+
+  it("are read on the paths libs/federation's constants name: the actor, its collections, both inboxes", () => {
+    expect(routes.map(routeHeading)).toEqual(
+      expect.arrayContaining([
+        'GET /.well-known/webfinger',
+        'GET /.well-known/nodeinfo',
+        'GET /nodeinfo/2.1',
+        `GET ${actor}`,
+        `GET ${actor}/outbox`,
+        `GET ${actor}/followers`,
+        `GET ${actor}/following`,
+        `POST ${actor}/inbox`,
+        `POST ${SHARED_INBOX_PATH}`,
+        'GET /post/{id}',
+      ]),
+    );
+  });
+
+  it('are each a request the gateway hands to the federation', () => {
+    const notHanded = routes.filter(({ method, path }) => {
+      const concrete = path.replace('{id}', '1');
+      return method === 'POST'
+        ? !FEDERATION_INBOX_PATH.test(concrete)
+        : !isFederationRequest(concrete, 'application/activity+json');
+    });
+    expect(notHanded).toEqual([]);
+  });
+
+  it('are each documented', () => {
+    expect(routes.map(routeHeading).filter((heading) => !documented.includes(heading))).toEqual([]);
   });
 });
 
