@@ -45,6 +45,8 @@ export interface RequestOptions {
   /** Sent as multipart/form-data instead (a file upload). */
   form?: FormData;
   signal?: AbortSignal;
+  /** More request headers (e.g. an import's own id). */
+  headers?: Record<string, string>;
 }
 
 /** One page of a list: the items and the total the server counted (X-Total-Count). */
@@ -78,8 +80,8 @@ export function createApiClient({
   baseUrl = '',
   fetch: fetchImpl = (...args) => globalThis.fetch(...args),
 }: ApiClientOptions): ApiClient {
-  async function send(path: string, { method = 'GET', body, form, signal }: RequestOptions) {
-    const headers: Record<string, string> = { Accept: 'application/json' };
+  async function send(path: string, { method = 'GET', body, form, signal, headers: extra }: RequestOptions) {
+    const headers: Record<string, string> = { ...extra, Accept: 'application/json' };
     const token = session.get()?.token;
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers['Content-Type'] = 'application/json';

@@ -1,3 +1,4 @@
+import type { SubscriberFrequency } from '@blog/contracts/mail';
 import type { ApiClient } from './client';
 
 export interface ContactMessage {
@@ -13,6 +14,12 @@ export function sendContact(api: ApiClient, message: ContactMessage): Promise<un
   return api.request('/api/contact', { method: 'POST', body: message });
 }
 
-export function subscribe(api: ApiClient, email: string): Promise<unknown> {
-  return api.request('/api/subscribe', { method: 'POST', body: { email } });
+export type { SubscriberFrequency };
+
+export function subscribe(
+  api: ApiClient,
+  email: string,
+  frequency: SubscriberFrequency = 'weekly',
+): Promise<unknown> {
+  return api.request('/api/subscribe', { method: 'POST', body: { email, frequency } });
 }

@@ -3,23 +3,35 @@ import { useApi } from '../../api/ApiContext';
 import { subscribe } from '../../api/mail';
 import { useFormStatus } from './useFormStatus';
 import { Field, SubmitButton } from '../../components/ui';
+import type { SubscriberFrequency } from '../../api/mail';
 
-/** Weekly digest subscription (docs/product.md#screens, #error-texts); the server then e-mails a confirmation link. */
+const FREQUENCIES: [SubscriberFrequency, string][] = [
+  ['each-post', 'Every new post'],
+  ['weekly', 'A weekly digest'],
+];
+
+/**
+ * Subscription by e-mail, every new post or a weekly digest (docs/product.md#about-contact-and-subscribe);
+ * the server then e-mails a confirmation link.
+ */
 export function SubscribeForm() {
   const api = useApi();
   const { status, run, postedFields } = useFormStatus('subscribe');
   const [email, setEmail] = useState(postedFields.email ?? '');
+  const [frequency, setFrequency] = useState<SubscriberFrequency>(
+    postedFields.frequency === 'each-post' ? 'each-post' : 'weekly',
+  );
   const submit = (event: FormEvent) => {
     event.preventDefault();
     void run(
-      () => subscribe(api, email),
+      () => subscribe(api, email, frequency),
       () => setEmail(''),
     );
   };
   return (
     <section id="subscribe" className="card form-section" aria-labelledby="subscribe-heading">
       <h2 id="subscribe-heading">Subscribe</h2>
-      <p>Get a weekly e-mail with the new posts. You can unsubscribe from any of them.</p>
+      <p>Get the new posts by e-mail. Every e-mail has a link to change how often, or to unsubscribe.</p>
       <form className="form form-inline" method="post" action="/about#subscribe" onSubmit={submit}>
         <input type="hidden" name="form" value="subscribe" />
         <Field id="subscribe-email" label="Email">
@@ -34,6 +46,21 @@ export function SubscribeForm() {
             onChange={(event) => setEmail(event.target.value)}
           />
         </Field>
+        <fieldset className="subscribe-frequency">
+          <legend>How often</legend>
+          {FREQUENCIES.map(([value, label]) => (
+            <label key={value}>
+              <input
+                type="radio"
+                name="frequency"
+                value={value}
+                checked={frequency === value}
+                onChange={() => setFrequency(value)}
+              />{' '}
+              {label}
+            </label>
+          ))}
+        </fieldset>
         <SubmitButton pending={status === 'sending'} pendingLabel="Subscribing...">
           Subscribe
         </SubmitButton>

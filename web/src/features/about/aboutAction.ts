@@ -14,8 +14,9 @@ export function aboutAction(deps: LoaderDeps) {
       return typeof value === 'string' ? value : '';
     };
     if (text('form') === 'subscribe') {
-      const fields = { email: text('email') };
-      const ok = await subscribe(deps.api, fields.email).then(
+      const fields = { email: text('email'), frequency: text('frequency') };
+      const frequency = fields.frequency === 'each-post' ? 'each-post' : 'weekly';
+      const ok = await subscribe(deps.api, fields.email, frequency).then(
         () => true,
         () => false,
       );

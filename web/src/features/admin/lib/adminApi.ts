@@ -1,4 +1,4 @@
-import type { ContactMessageView, DigestRunResult, SubscriberView } from '@blog/contracts/mail';
+import type { ContactMessageView, DigestRunResult } from '@blog/contracts/mail';
 import type { PostPreview, PostView } from '@blog/contracts/posts';
 import type { ImageSettings } from '@blog/contracts/settings';
 import type { SiteConfig } from '@blog/contracts/site';
@@ -36,13 +36,6 @@ export const listMessages = (
   signal?: AbortSignal,
 ): Promise<Page<ContactMessageView>> =>
   api.list(`/api/admin/messages?page=${page}&limit=${MAIL_PAGE_SIZE}`, { signal });
-
-export const listSubscribers = (
-  api: ApiClient,
-  page: number,
-  signal?: AbortSignal,
-): Promise<Page<SubscriberView>> =>
-  api.list(`/api/admin/subscribers?page=${page}&limit=${MAIL_PAGE_SIZE}`, { signal });
 
 /** The stored configuration (the page's preloaded copy may be older; a signed-in read skips the caches). */
 export const getSite = (api: ApiClient, signal?: AbortSignal) =>

@@ -1,4 +1,4 @@
-import type { ContactMessageView, SubscriberView } from '@blog/contracts/mail';
+import type { ContactMessageView } from '@blog/contracts/mail';
 import type { ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage, type Page } from '../../../api/client';
@@ -6,7 +6,7 @@ import { Pagination } from '../../../components/Pagination';
 import { useAsync } from '../../../hooks/useAsync';
 import { usePageParam } from '../../../hooks/usePageParam';
 import { formatDateTime } from '../../../lib/format';
-import { listMessages, listSubscribers, MAIL_PAGE_SIZE } from '../lib/adminApi';
+import { listMessages, MAIL_PAGE_SIZE } from '../lib/adminApi';
 import { ErrorLine } from '../../../components/ui';
 
 interface ListTabProps<T> {
@@ -81,32 +81,6 @@ export function MessagesTab() {
           <td>{m.subject}</td>
           <td className="admin-message-text">{m.message}</td>
           <td>{m.status}</td>
-        </tr>
-      )}
-    />
-  );
-}
-
-export function SubscribersTab() {
-  const api = useApi();
-  return (
-    <ListTab<SubscriberView>
-      id="subscribers"
-      title="Subscribers"
-      empty="No subscribers yet."
-      load={(page, signal) => listSubscribers(api, page, signal)}
-      head={
-        <tr>
-          <th scope="col">E-mail</th>
-          <th scope="col">Status</th>
-          <th scope="col">Subscribed</th>
-        </tr>
-      }
-      row={(s) => (
-        <tr key={s.id}>
-          <td>{s.email}</td>
-          <td>{s.status}</td>
-          <td>{formatDateTime(s.created_at)}</td>
         </tr>
       )}
     />
