@@ -1,5 +1,7 @@
 import pg from 'pg';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   linkIn,
   startTestSmtp,
@@ -24,6 +26,10 @@ interface Report {
 
 const isDigest = (mail: ReceivedMail) => / new posts? this week$/.test(mail.parsed.subject ?? '');
 const encoder = new TextEncoder();
+/** The About page is rendered by the built web (npm run build); without it, its test is skipped. */
+const WEB_DIST = join(import.meta.dirname, '../../web/dist');
+const webBuilt =
+  existsSync(join(WEB_DIST, 'index.html')) && existsSync(join(WEB_DIST, '../dist-ssr/entry-server.js'));
 
 /** The subscribers' part of the mail: frequency, the preferences page, the owner's list, import and export. */
 describe('subscribers through the gateway (real services, real SMTP server)', () => {
@@ -97,6 +103,7 @@ describe('subscribers through the gateway (real services, real SMTP server)', ()
       OWNER_EMAIL: 'owner@blog.example',
       MAIL_RETRY_INTERVAL_MS: '200',
       SUBSCRIBE_MAX_PER_IP: '1000',
+      WEB_DIST,
     });
     admin = await loginAs(stack, ADMIN.username, ADMIN.password);
     await api(stack, '/api/auth/register', { body: { username: 'listreader', password: 'reader-password' } });
@@ -194,6 +201,23 @@ describe('subscribers through the gateway (real services, real SMTP server)', ()
     );
     expect((await page(`${site}/api/preferences`)).status).toBe(404);
   });
+
+  (webBuilt ? it : it.skip)(
+    'the About page asks how often, and the choice works without JavaScript',
+    async () => {
+      const about = await page(`${stack.baseUrl}/about`);
+      expect(about.html).toMatch(/<input type="radio" name="frequency" value="each-post"/);
+      expect(about.html).toMatch(/<input type="radio" name="frequency" checked="" value="weekly"/);
+      const posted = await form(
+        `${stack.baseUrl}/about`,
+        'form=subscribe&email=nojs%40reader.example&frequency=each-post',
+      );
+      expect(posted.status).toBe(200);
+      expect(posted.html).toContain('Successfully subscribed!');
+      expect(await subscriber('nojs@reader.example')).toEqual({ status: 'pending', frequency: 'each-post' });
+      await sql.query(`DELETE FROM mail.subscribers WHERE email = 'nojs@reader.example'`);
+    },
+  );
 
   it('the owner lists by status, frequency and part of the address, counts, resets a bounce', async () => {
     const list = async (query: string) => {
