@@ -137,7 +137,7 @@ async function queuedAt(databaseUrl, postId) {
 }
 
 /** Every process of the stack (the launcher and all under it): role, CPU ticks and PSS. */
-async function stackSnapshot(launcher, dataDir) {
+export async function stackSnapshot(launcher, dataDir) {
   const table = new Map();
   for (const entry of (await readdir('/proc')).filter((name) => /^\d+$/.test(name))) {
     const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => null);
@@ -176,7 +176,7 @@ async function stackSnapshot(launcher, dataDir) {
 }
 
 /** Snapshots every SAMPLE_EVERY_MS (skipped while one is still being taken). */
-function sampleStack(launcher, dataDir) {
+export function sampleStack(launcher, dataDir) {
   const samples = []; // { at, byRole }
   let busy = false;
   const timer = setInterval(async () => {
@@ -195,7 +195,7 @@ function sampleStack(launcher, dataDir) {
 }
 
 /** A visitor per path: a GET every READ_EVERY_MS whatever the last one is doing (no coordinated omission). */
-function startReaders(baseUrl, paths) {
+export function startReaders(baseUrl, paths) {
   const reads = []; // { path, at, ms, ok }
   const timers = paths.map((path) =>
     setInterval(() => {

@@ -18,6 +18,7 @@ import { benchStart } from './start.mjs';
 import { benchAnswers } from './compare-answers.mjs';
 import { benchFederation } from './federation.mjs';
 import { benchInbox } from './inbox.mjs';
+import { benchNewsletter } from './newsletter.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -39,6 +40,7 @@ const benches = {
   answers: benchAnswers,
   federation: benchFederation,
   inbox: benchInbox,
+  newsletter: benchNewsletter,
 };
 const only = process.argv.slice(2);
 const results = {};
