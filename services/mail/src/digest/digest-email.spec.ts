@@ -77,6 +77,28 @@ describe('digest e-mail', () => {
     expect(() => email.for('ann@example.org', 'not a token')).toThrow();
   });
 
+  it('links the preferences page of each subscriber in the footer, beside the unsubscribe link', async () => {
+    const withPreferences = new DigestEmail(content, {
+      siteTitle: 'My "Blog"',
+      siteUrl: 'https://b.example',
+      timeZone: 'Asia/Tokyo',
+      unsubscribeBase: 'https://b.example/api/unsubscribe?token=',
+      preferencesBase: 'https://b.example/api/preferences?token=',
+    });
+    const { text, html } = withPreferences.bodies(token('a'), token('p'));
+    expect(text).toContain(`https://b.example/api/preferences?token=${token('p')}`);
+    expect(html).toContain(`href="https://b.example/api/preferences?token=${token('p')}"`);
+    expect(html).toContain(`href="https://b.example/api/unsubscribe?token=${token('a')}"`);
+    const info = await createTransport({ streamTransport: true, buffer: true }).sendMail({
+      from: 'blog@b.example',
+      ...withPreferences.for('ann@example.org', token('a'), token('p')),
+    });
+    const parsed = await simpleParser(info.message as Buffer);
+    expect(parsed.text).toBe(text);
+    expect(parsed.html).toBe(html);
+    expect(() => withPreferences.for('ann@example.org', token('a'), 'bad')).toThrow();
+  });
+
   it('escapes HTML, shows dates in the site time zone and links the rest', () => {
     const { text, html } = email.bodies(token('a'));
     expect(html).toContain('Fish &amp; &lt;chips&gt; à la crème 🐟');
