@@ -24,6 +24,13 @@ import {
   FEDERATION_ACTOR_IDENTIFIER,
   SHARED_INBOX_PATH,
 } from '../../libs/federation/src/paths.js';
+import { storageEnv } from '../../libs/server-kit/src/storage/config.js';
+import { gatewayConfigSchema } from '../../gateway/src/config.js';
+import { authConfigSchema } from '../../services/auth/src/config.js';
+import { mailConfigSchema } from '../../services/mail/src/config.js';
+import { mediaConfigSchema } from '../../services/media/src/config.js';
+import { postsConfigSchema } from '../../services/posts/src/config.js';
+import { socialConfigSchema } from '../../services/social/src/config.js';
 import {
   ADMIN_PAGE_SIZE,
   ADMIN_PREVIEW_LENGTH,
@@ -169,6 +176,97 @@ describe("docs/api.md: the federation's routes", () => {
 
   it('are each documented', () => {
     expect(routes.map(routeHeading).filter((heading) => !documented.includes(heading))).toEqual([]);
+  });
+});
+
+describe('docs/configuration.md', () => {
+  const gitFiles = execFileSync('git', ['ls-files', '-z'], { cwd: ROOT, encoding: 'utf8' })
+    .split('\0')
+    .filter((path) => existsSync(join(ROOT, path)));
+  /** The code that runs the blog and its commands: the servers, the libraries, the launcher and scripts. */
+  const code = gitFiles.filter(
+    (path) =>
+      (/^(gateway|services\/[^/]+|libs\/[^/]+)\/src\/.+\.(ts|tsx|mjs)$/.test(path) &&
+        !path.endsWith('.spec.ts') &&
+        !path.includes('/testing/')) ||
+      /^scripts\/(lib\/)?[^/]+\.mjs$/.test(path),
+  );
+  /** What the environment is read for outside the config schemas: `process.env.X`, `env.X`, `env['X']`. */
+  const readInCode = new Map<string, string[]>();
+  for (const path of code)
+    for (const [, dotted, quoted] of readFileSync(join(ROOT, path), 'utf8').matchAll(
+      /\b(?:process\.env|env)(?:\.([A-Z][A-Z0-9_]*)\b|\[['"]([A-Z][A-Z0-9_]*)['"]\])/g,
+    ))
+      readInCode.set(dotted ?? quoted!, [...(readInCode.get(dotted ?? quoted!) ?? []), path]);
+  /** The keys of a config schema (zod: an object, possibly inside a transform's pipe). */
+  const keysOf = (schema: unknown): string[] => {
+    type Node = { shape?: object; in?: unknown; def?: { in?: unknown; innerType?: unknown } };
+    let node = schema as Node;
+    for (let depth = 0; !node.shape && depth < 10; depth++)
+      node = (node.in ?? node.def?.in ?? node.def?.innerType) as Node;
+    if (!node?.shape) throw new Error('a config schema that is not a zod object');
+    return Object.keys(node.shape);
+  };
+  /** Who reads which schema: each server's own, and the storage's for every server that makes a store. */
+  const storageUsers = ['gateway', 'services/posts', 'services/media', 'services/mail', 'services/social']
+    .filter((dir) =>
+      code.some(
+        (path) =>
+          path.startsWith(`${dir}/src/`) && /\bcreateStorage\(/.test(readFileSync(join(ROOT, path), 'utf8')),
+      ),
+    )
+    .map((dir) => dir.replace('services/', ''));
+  const schemas: [string, unknown][] = [
+    ['gateway', gatewayConfigSchema],
+    ['auth', authConfigSchema],
+    ['posts', postsConfigSchema],
+    ['media', mediaConfigSchema],
+    ['mail', mailConfigSchema],
+    ['social', socialConfigSchema],
+    ...storageUsers.map((user): [string, unknown] => [user, storageEnv]),
+  ];
+  /** The system's own variables, not settings of the blog. */
+  const SYSTEM = new Set(['PATH', 'HOME']);
+
+  /** The table's rows: the variables the first cell names, and who uses them. */
+  const rows = prose(join(DOCS, 'configuration.md'))
+    .split('\n')
+    .filter((line) => line.startsWith('| `'))
+    .map((line) => {
+      const [, names, usedBy] = line.split('|');
+      return {
+        names: [...names!.matchAll(/`([A-Z][A-Z0-9_]*)`/g)].map((m) => m[1]!),
+        usedBy: usedBy!.trim(),
+      };
+    });
+  const documented = new Set(rows.flatMap((row) => row.names));
+
+  it('the code was read: its config schemas and what it reads of the environment', () => {
+    expect(storageUsers).toEqual(expect.arrayContaining(['gateway', 'posts', 'media']));
+    expect(keysOf(mailConfigSchema)).toEqual(
+      expect.arrayContaining(['SMTP_URL', 'DATABASE_URL', 'TRANSPORT']),
+    );
+    expect([...readInCode.keys()]).toEqual(expect.arrayContaining(['PG_PORT', 'NODE_COMPILE_CACHE']));
+  });
+
+  it('names every variable the code reads', () => {
+    const read = new Set([...schemas.flatMap(([, schema]) => keysOf(schema)), ...readInCode.keys()]);
+    const missing = [...read].filter((name) => !SYSTEM.has(name) && !documented.has(name));
+    expect(
+      missing.map((name) => `${name} (${readInCode.get(name)?.join(', ') ?? 'a config schema'})`),
+    ).toEqual([]);
+  });
+
+  it("names the right users of each server's settings", () => {
+    const covers = (usedBy: string, server: string) =>
+      new RegExp(`\\b(${server}|all)\\b`).test(usedBy) ||
+      (server !== 'gateway' && /\bservices\b|\beach service\b/.test(usedBy));
+    const wrong = schemas.flatMap(([server, schema]) =>
+      keysOf(schema)
+        .filter((name) => !rows.some((row) => row.names.includes(name) && covers(row.usedBy, server)))
+        .map((name) => `${name}: ${server}`),
+    );
+    expect(wrong).toEqual([]);
   });
 });
 
