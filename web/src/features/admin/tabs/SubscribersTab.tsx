@@ -43,13 +43,13 @@ const POLL_MS = 1000;
 const pick = <T extends string>(value: string | null, options: [T, string][]): T =>
   (options.find(([v]) => v === value)?.[0] ?? '') as T;
 
-/** The filters live in the URL (`status`, `frequency`, `q`), so a reload or a shared link keeps them. */
+/** The filters live in the URL (`status`, `frequency`, `search`; the site's own search owns `q`), so a reload or a shared link keeps them. */
 function useFilters(): [SubscriberFilters, (change: Partial<SubscriberFilters>) => void] {
   const [params, setParams] = useSearchParams();
   const filters: SubscriberFilters = {
     status: pick(params.get('status'), STATUSES),
     frequency: pick(params.get('frequency'), FREQUENCIES),
-    search: params.get('q') ?? '',
+    search: params.get('search') ?? '',
   };
   const change = (next: Partial<SubscriberFilters>) =>
     setParams((current) => {
@@ -61,7 +61,7 @@ function useFilters(): [SubscriberFilters, (change: Partial<SubscriberFilters>) 
       };
       set('status', next.status);
       set('frequency', next.frequency);
-      set('q', next.search?.trim());
+      set('search', next.search?.trim());
       copy.delete('page'); // a new filter starts at page 1
       return copy;
     });
@@ -323,7 +323,7 @@ export function SubscribersTab() {
           />
         </div>
         <button type="submit" className="button button-small">
-          Search
+          Search subscribers
         </button>
         <div className="field">
           <label htmlFor="subscriber-status">Status</label>
