@@ -60,9 +60,12 @@ afterEach(async () => {
 const pathOf = (p: Page) => new URL(p.url()).pathname;
 const searchOf = (p: Page) => new URL(p.url()).search;
 const cards = (p: Page) => p.locator('article.post-card');
-/** Waits for the focused element to be the one named (a menu opens in the same key press). */
+/**
+ * Waits for the focused element to be the one named (a menu opens in the same key press):
+ * milliseconds on an idle machine, 10 s allowed.
+ */
 const expectFocus = (name: string) =>
-  page.waitForFunction((text) => document.activeElement?.textContent === text, name, { timeout: 2000 });
+  page.waitForFunction((text) => document.activeElement?.textContent === text, name, { timeout: 10_000 });
 const mainNav = (p: Page) => p.getByRole('navigation', { name: 'Main' });
 
 async function expectAccessible(p: Page) {

@@ -112,6 +112,9 @@ describe('feeds through the gateway (real services)', () => {
     expect(seen).toContain(`${SITE}${post.url}`);
     expect(seen).toContain(`${SITE}/garage`);
     expect((await raw(stack, '/sitemap-3.xml')).status).toBe(404);
-    expect(elapsed).toBeLessThan(10_000);
-  }, 120_000);
+    // The index and both files, parsed here: 1.8 s on an idle machine. 20 s catches a walk that
+    // does not scale (a quadratic one takes minutes), not a loaded machine; the speed itself is
+    // measured by `npm run bench -- seo` (100,000 posts).
+    expect(elapsed).toBeLessThan(20_000);
+  }, 240_000);
 });

@@ -23,9 +23,11 @@ describe('a service that is down or silent', () => {
   });
 
   it('reports the silent service in health with 503', async () => {
+    // The silent service never answers: health ends at HEALTH_TIMEOUT_MS (500 ms; 530 ms on an
+    // idle machine). 10 times that: a hang fails, a loaded machine does not.
     const started = Date.now();
     const response = await api(stack, '/api/health');
-    expect(Date.now() - started).toBeLessThan(2000);
+    expect(Date.now() - started).toBeLessThan(5000);
     expect(response.status).toBe(503);
     expect(response.json).toMatchObject({ status: 'unavailable', down: ['mail'] });
   });

@@ -393,14 +393,17 @@ describe('nginx config (infra/nginx/nginx.conf)', () => {
             Buffer.from('{"path":"/"}'),
           );
         const statuses: number[] = [];
+        const started = Date.now();
         for (let i = 0; i < 300; i += 50)
           statuses.push(
             ...(await Promise.all(Array.from({ length: 50 }, (_, j) => beacon(i + j)))).map((r) => r.status),
           );
+        const seconds = Math.ceil((Date.now() - started) / 1000);
         expect(statuses.filter((status) => status !== 204)).toEqual([]);
-        // The burst (60) and at most one a second after it; the rest answered by nginx itself.
+        // The burst (60) and at most one a second after it, for as many seconds as the flood took
+        // (under one on an idle machine, more on a loaded one); the rest answered by nginx itself.
         expect(beaconsPassed).toBeGreaterThanOrEqual(60);
-        expect(beaconsPassed).toBeLessThanOrEqual(65);
+        expect(beaconsPassed).toBeLessThanOrEqual(60 + seconds + 1);
         // A refused beacon leaves no line naming its address.
         expect(nginxLog.split('\n').filter((l) => /api\/views|limiting/.test(l))).toEqual([]);
       },

@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-import { AVATAR_FOLDER, AvatarCache } from '../src/avatars/avatar-cache.js';
+import { AVATAR_FOLDER, AVATAR_LIMITS, AvatarCache } from '../src/avatars/avatar-cache.js';
 import { loadMediaConfig, startMediaService } from '../src/index.js';
 
 /** A PNG chunk: length, type, data, CRC. */
@@ -297,12 +297,27 @@ describe('media.avatar.cache', () => {
       expect(process.memoryUsage().rss - rssBefore).toBeLessThan(200 * 1024 * 1024);
     });
 
+    // The body would take minutes (a byte every 300 ms). Time bounds are at least 10 times what a
+    // case takes on an idle machine; a lower bound holds on a loaded one too.
     it('a body that trickles, ended by the 5 s limit', async () => {
       const { error, ms } = await refusal(`${pictures.url}/slow.png`);
       expect(error).toMatchObject({ status: 422, error: expect.stringMatching(/took too long/) });
-      expect(ms).toBeGreaterThanOrEqual(4_500);
-      expect(ms).toBeLessThan(8_000);
-    }, 15_000);
+      expect(ms).toBeGreaterThanOrEqual(AVATAR_LIMITS.timeoutMs - 500);
+      expect(ms).toBeLessThan(10 * AVATAR_LIMITS.timeoutMs);
+    }, 90_000);
+
+    it("a body that trickles, ended by the cache's own limit rather than the fetcher's 30 s", async () => {
+      const quick = new AvatarCache(new LocalFolderStorage(join(dataDir, 'uploads')), {
+        allow: OutboundAllowList.parse('127.0.0.1'),
+        limits: { timeoutMs: 500 },
+      });
+      const started = Date.now();
+      await expect(quick.cache(`${pictures.url}/slow.png?quick`)).rejects.toMatchObject({
+        body: { status: 422, error: expect.stringMatching(/took too long/) },
+      });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(450);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    });
 
     it('an HTML page, an SVG drawing and a missing picture', async () => {
       const page = await refusal(`${pictures.url}/page.html`);

@@ -174,10 +174,11 @@ describe('createJobQueue', () => {
       seen.push(job);
     });
     try {
-      await waitFor(() => seen.length === 1, 15_000);
+      // 3 s on an idle machine (the stalled-job check); 10 times that, within the test's timeout.
+      await waitFor(() => seen.length === 1, 30_000);
       expect(seen[0]!.id).toBe('job');
     } finally {
       await Promise.all([survivor.close(), dying.close()]);
     }
-  });
+  }, 60_000);
 });
