@@ -107,19 +107,22 @@ export class NewsletterRepository {
     );
   }
 
-  /** The next `limit` waiting claims of the post (by subscriber id), now `sending`, with their addresses. */
-  claimBatch(postId: number, limit: number): Promise<NewsletterRecipientRow[]> {
+  /**
+   * The next `limit` waiting claims of the post after subscriber `cursor` (by id), now `sending`,
+   * with their addresses. The cursor keeps each batch's scan clear of the rows already sent.
+   */
+  claimBatch(postId: number, cursor: number, limit: number): Promise<NewsletterRecipientRow[]> {
     return queryRows<NewsletterRecipientRow>(
       this.db,
       `WITH picked AS (
          SELECT subscriber_id FROM newsletter_deliveries
-         WHERE post_id = $1 AND status = 'claimed'
+         WHERE post_id = $1 AND status = 'claimed' AND subscriber_id > $3
          ORDER BY subscriber_id LIMIT $2 FOR UPDATE SKIP LOCKED)
        UPDATE newsletter_deliveries d SET status = 'sending', claimed_at = now(), attempts = d.attempts + 1
        FROM picked JOIN subscribers s ON s.id = picked.subscriber_id
        WHERE d.post_id = $1 AND d.subscriber_id = picked.subscriber_id
        RETURNING d.subscriber_id AS id, s.email, (${AUDIENCE}) AS wanted`,
-      [postId, limit],
+      [postId, limit, cursor],
     );
   }
 

@@ -138,6 +138,9 @@ export class NewsletterService implements OnModuleDestroy {
     beat.unref();
     let email: NewsletterEmail | undefined;
     let built = '';
+    // One process holds the send, so what lies behind the cursor was taken (a claim put back
+    // when a process stops is found again by the next holder, which starts from the first).
+    let cursor = 0;
     try {
       for (;;) {
         if (this.stopping) {
@@ -155,7 +158,7 @@ export class NewsletterService implements OnModuleDestroy {
           email = await this.email(post);
           built = key;
         }
-        const batch = await this.store.claimBatch(postId, this.config.NEWSLETTER_BATCH_SIZE);
+        const batch = await this.store.claimBatch(postId, cursor, this.config.NEWSLETTER_BATCH_SIZE);
         if (!batch.length) {
           if (await this.store.finishIfDone(postId)) {
             const status = await this.store.status(postId);
@@ -165,6 +168,7 @@ export class NewsletterService implements OnModuleDestroy {
           }
           return;
         }
+        cursor = Math.max(...batch.map((r) => r.id));
         const wanted = batch.filter((r) => r.wanted);
         const tokens = wanted.map(() => newLinkToken());
         await this.store.addUnsubscribeTokens(
