@@ -93,6 +93,7 @@ test('import a CSV, count, search and filter in the URL, reset a bounce, export'
     `UPDATE mail.subscribers SET bounced_at = now(), bounce_count = 2 WHERE email = 'ann@import.example'`,
   );
   await page.getByLabel('How often', { exact: true }).selectOption('');
+  await page.waitForURL((url) => !url.searchParams.has('frequency'));
   await page.getByLabel('Status').selectOption('bounced');
   await page.waitForURL(/status=bounced/);
   const reset = page.getByRole('button', { name: 'Reset the bounce of ann@import.example' });

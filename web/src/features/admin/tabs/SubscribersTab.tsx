@@ -71,7 +71,8 @@ function useFilters(): [SubscriberFilters, (change: Partial<SubscriberFilters>) 
 function Counts({ reload }: { reload: number }) {
   const api = useApi();
   const state = useAsync((signal) => subscriberCounts(api, signal), [reload]);
-  if (state.status === 'loading') return <p role="status">Loading counts...</p>;
+  // The list below announces the loading once; the counts appear when they come.
+  if (state.status === 'loading') return null;
   if (state.status === 'error')
     return <ErrorLine error={errorMessage(state.error, 'Failed to load the counts')} />;
   const { byStatus, byFrequency } = state.data;
