@@ -116,5 +116,6 @@ describe('feeds through the gateway (real services)', () => {
     // does not scale (a quadratic one takes minutes), not a loaded machine; the speed itself is
     // measured by `npm run bench -- seo` (100,000 posts).
     expect(elapsed).toBeLessThan(20_000);
-  }, 240_000);
+    // 50,000 posts seeded in PostgreSQL first: 25 s on an idle machine, 82 s beside two CPU burners.
+  }, 300_000);
 });
