@@ -106,6 +106,27 @@ describe('a post by e-mail through the gateway (real services, real SMTP server)
     expect(test.json).toEqual({ sentTo: 'owner@blog.example' });
     const [mail] = await smtp.waitFor(1, (m) => m.to.includes('owner@blog.example'));
     expect(mail!.parsed.subject).toContain('Tested');
+
+    // A draft can be tried out before it is published; its e-mail is owed to no one.
+    const draft = await send(
+      'POST',
+      '/api/posts',
+      postFields('Draft tried out', { status: 'draft', sendByEmail: 'true' }),
+    );
+    const tried = await api(stack, `/api/admin/posts/${draft.json.id}/email/test`, {
+      method: 'POST',
+      token: admin,
+    });
+    expect(tried.status).toBe(200);
+    await smtp.waitFor(
+      1,
+      (m) => m.to.includes('owner@blog.example') && String(m.parsed.subject).includes('Draft tried out'),
+    );
+    const draftStatus = await api(stack, `/api/admin/posts/${draft.json.id}/email`, { token: admin });
+    expect(draftStatus.json).toMatchObject({ status: 'none', sent: 0 });
+    expect(
+      (await api(stack, '/api/admin/posts/999999/email/test', { method: 'POST', token: admin })).status,
+    ).toBe(404);
   });
 
   it('a post published with sendByEmail reaches an each-post subscriber once; an edit sends nothing more', async () => {

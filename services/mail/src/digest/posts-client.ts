@@ -71,8 +71,9 @@ export class PostsClient implements OnApplicationShutdown {
   }
 
   /** The post as its e-mail carries it, or `{gone: true}` once it is unpublished or deleted. */
-  newsletterPost(postId: number): Promise<NewsletterPostAnswer> {
-    return this.send(Patterns.posts.newsletterPost, { postId });
+  /** `preview`: a draft or scheduled post too (the owner's test e-mail), never for subscribers. */
+  newsletterPost(postId: number, preview = false): Promise<NewsletterPostAnswer> {
+    return this.send(Patterns.posts.newsletterPost, preview ? { postId, preview } : { postId });
   }
 
   private list(query: RpcRequest<typeof Patterns.posts.list>['query']): Promise<PostListResult> {

@@ -85,7 +85,8 @@ export class NewsletterService implements OnModuleDestroy {
         error: 'OWNER_EMAIL is not set: the test e-mail has no address to go to',
       });
     }
-    const post = await this.posts.newsletterPost(postId);
+    // A draft or scheduled post may be tried out before it is published.
+    const post = await this.posts.newsletterPost(postId, true);
     if ('gone' in post) throw new RpcError({ status: 404, error: ErrorText.notFound });
     await this.transport.send((await this.email(post)).test(owner));
     return { sentTo: owner };

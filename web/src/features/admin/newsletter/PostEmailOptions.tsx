@@ -51,7 +51,7 @@ export function PostEmailOptions({ post, checked, onChange }: PostEmailOptionsPr
     } catch (error) {
       const message =
         error instanceof ApiError && error.status === 404
-          ? 'Only a post visitors can see can be sent as a test: publish it first.'
+          ? 'This post no longer exists.'
           : error instanceof ApiError && error.serverMessage
             ? error.serverMessage
             : 'The test could not be sent. Please try again.';
