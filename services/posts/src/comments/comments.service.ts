@@ -45,7 +45,7 @@ export const COMMENTS_CLOCK = Symbol('COMMENTS_CLOCK');
 const HOUR = 3600;
 
 /**
- * Comments' rules (issue 30 §5): which posts take them, one level of threads, sanitised text,
+ * Comments' rules: which posts take them, one level of threads, sanitised text,
  * moderation and auto-approval, the per-account and per-address limits, and the owner's mail.
  */
 @Injectable()

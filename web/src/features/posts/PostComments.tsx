@@ -16,7 +16,7 @@ const CommentForm = lazy(() => import('./CommentForm').then((m) => ({ default: m
 type Loaded = { status: 'ready'; data: PostCommentsResult } | { status: 'error' } | { status: 'loading' };
 
 /**
- * A post's approved comments (issue 30 §5), threaded one level deep, drawn on the server with
+ * A post's approved comments, threaded one level deep, drawn on the server with
  * the post. A signed-in reader writes one (or replies to a top comment); a guest gets a link to
  * sign in that comes back here.
  */
