@@ -8,6 +8,7 @@ import {
   importJwk,
   type Context,
   type Federation,
+  type FederationQueueOptions,
   type KvStore,
   type MessageQueue,
 } from '@fedify/fedify';
@@ -57,8 +58,12 @@ export interface BlogFederationOptions {
   /** Site URL: ids are built from it, never from a request's Host. */
   origin: string;
   kv: KvStore;
-  /** Without one, deliveries are sent at once inside sendActivity (tests). */
-  queue?: MessageQueue;
+  /**
+   * Without one, deliveries are sent at once inside sendActivity (tests). One queue carries
+   * everything; separate ones keep inbox work and delivery from waiting on each other (fanout
+   * shares the outbox queue unless given its own).
+   */
+  queue?: MessageQueue | BlogFederationQueues;
   /** OUTBOUND_ALLOW: every fetch and delivery obeys the outbound address policy. */
   allow: OutboundAllowList;
   /** The process that serves only HTTP leaves the queue to the worker process. Default false. */
@@ -73,6 +78,12 @@ export interface BlogFederationOptions {
   /** An inbox POST the gate refused (before any JSON-LD work), and why. */
   onInboxRefused?: (reason: InboxRefusalReason) => void;
   software?: { name: string; version: string };
+}
+
+export interface BlogFederationQueues {
+  inbox: MessageQueue;
+  outbox: MessageQueue;
+  fanout?: MessageQueue;
 }
 
 export interface BlogFederation {
@@ -108,6 +119,20 @@ const instant = (date: Date) => Temporal.Instant.fromEpochMilliseconds(date.getT
 const wantsActivityJson = (request: Request) =>
   /application\/(activity\+json|ld\+json)/i.test(request.headers.get('accept') ?? '');
 
+/** Fedify's queue option: the outbox queue (which fanout shares by default) watched for deliveries. */
+function fedifyQueues(
+  queue: BlogFederationOptions['queue'],
+  delivering: AsyncLocalStorage<OutboxMessageInfo>,
+  onDelivered: BlogFederationOptions['onDelivered'],
+): MessageQueue | FederationQueueOptions | undefined {
+  if (!queue) return undefined;
+  if ('enqueue' in queue) return watchOutbox(queue, delivering, onDelivered);
+  const outbox = watchOutbox(queue.outbox, delivering, onDelivered);
+  // The same object for both, so that Fedify listens to it once.
+  const fanout = !queue.fanout || queue.fanout === queue.outbox ? outbox : queue.fanout;
+  return { inbox: queue.inbox === queue.outbox ? outbox : queue.inbox, outbox, fanout };
+}
+
 export function createBlogFederation(options: BlogFederationOptions): BlogFederation {
   const { ports } = options;
   const origin = new URL(options.origin);
@@ -120,7 +145,7 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     if (m) m.failed = true;
     await options.onDeliveryGivenUp?.(r);
   };
-  const queue = options.queue && watchOutbox(options.queue, delivering, options.onDelivered);
+  const queue = fedifyQueues(options.queue, delivering, options.onDelivered);
   const loaders = blogLoaders(options.allow, options.kv, options.userAgent);
   const gate = new InboxGate({
     documentLoader: loaders.documents,

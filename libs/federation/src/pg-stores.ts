@@ -15,6 +15,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 export const FEDIFY_KV_TABLE = 'fedify_kv';
 export const FEDIFY_MQ_TABLE = 'fedify_mq';
 const CHANNEL = 'fedify_mq';
+/** The social service's two queues on the one table: inbox work, and outbound delivery with fanout. */
+export const FEDIFY_INBOX_QUEUE = 'inbox';
+export const FEDIFY_OUTBOX_QUEUE = 'outbox';
 
 /**
  * The stores' tables, in the schema on the owning service's search_path (listed among its migrations).
@@ -48,6 +51,50 @@ export class FedifyStores1765000000000 implements MigrationInterface {
   async down(q: QueryRunner): Promise<void> {
     await q.query(`DROP TABLE ${FEDIFY_MQ_TABLE}`);
     await q.query(`DROP TABLE ${FEDIFY_KV_TABLE}`);
+  }
+}
+
+/**
+ * Two queues on one table (a `queue` column), each message tagged with its remote host, and a
+ * fair turn per host (`fair_at`). Rows written by an older replica during a rollout name no queue:
+ * a trigger puts them on the queue their Fedify type belongs to (host unknown, so no turn).
+ * The older index on (run_at, id) stays for those replicas until they are gone.
+ */
+export class FedifyQueues1765400000000 implements MigrationInterface {
+  name = 'FedifyQueues1765400000000';
+
+  async up(q: QueryRunner): Promise<void> {
+    const t = FEDIFY_MQ_TABLE;
+    await q.query(
+      `ALTER TABLE ${t} ADD COLUMN queue text, ADD COLUMN host text, ADD COLUMN fair_at timestamptz`,
+    );
+    await q.query(`
+      CREATE FUNCTION ${t}_fill() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.queue IS NULL THEN
+          NEW.queue := CASE WHEN NEW.message->>'type' = 'inbox' THEN '${FEDIFY_INBOX_QUEUE}' ELSE '${FEDIFY_OUTBOX_QUEUE}' END;
+        END IF;
+        NEW.fair_at := coalesce(NEW.fair_at, NEW.run_at);
+        RETURN NEW;
+      END $$`);
+    await q.query(`UPDATE ${t} SET queue = CASE WHEN message->>'type' = 'inbox' THEN '${FEDIFY_INBOX_QUEUE}'
+      ELSE '${FEDIFY_OUTBOX_QUEUE}' END, fair_at = run_at`);
+    await q.query(`ALTER TABLE ${t} ALTER COLUMN queue SET NOT NULL, ALTER COLUMN fair_at SET NOT NULL`);
+    await q.query(`CREATE TRIGGER ${t}_fill BEFORE INSERT ON ${t} FOR EACH ROW EXECUTE FUNCTION ${t}_fill()`);
+    // The claim's scan, a host's last turn at enqueue, and the hosts at their cap (leased rows only).
+    await q.query(`CREATE INDEX ${t}_claim_idx ON ${t} (queue, fair_at, id)`);
+    await q.query(`CREATE INDEX ${t}_host_idx ON ${t} (queue, host, fair_at) WHERE host IS NOT NULL`);
+    await q.query(
+      `CREATE INDEX ${t}_leased_idx ON ${t} (queue, host) WHERE host IS NOT NULL AND leased_until IS NOT NULL`,
+    );
+  }
+
+  async down(q: QueryRunner): Promise<void> {
+    const t = FEDIFY_MQ_TABLE;
+    await q.query(`DROP TRIGGER ${t}_fill ON ${t}`);
+    await q.query(`DROP FUNCTION ${t}_fill()`);
+    await q.query(`DROP INDEX ${t}_claim_idx, ${t}_host_idx, ${t}_leased_idx`);
+    await q.query(`ALTER TABLE ${t} DROP COLUMN queue, DROP COLUMN host, DROP COLUMN fair_at`);
   }
 }
 
@@ -122,7 +169,42 @@ export class PgKvStore implements KvStore {
   }
 }
 
+/**
+ * The remote server a Fedify message is about: an outbox message's inbox host, an inbox message's
+ * actor host (`activity.actor`: an id, an object with one, or a list of either, the first taken).
+ * Anything else (a fanout, another shape) is no server's, and waits for no server's turn.
+ */
+export function fedifyMessageHost(message: unknown): string | null {
+  if (typeof message !== 'object' || message === null) return null;
+  const m = message as { type?: unknown; inbox?: unknown; activity?: unknown };
+  let url: unknown = null;
+  if (m.type === 'outbox') url = m.inbox;
+  else if (m.type === 'inbox' && typeof m.activity === 'object' && m.activity !== null) {
+    const actor = (m.activity as { actor?: unknown }).actor;
+    const first = Array.isArray(actor) ? actor[0] : actor;
+    url = typeof first === 'object' && first !== null ? (first as { id?: unknown }).id : first;
+  }
+  if (typeof url !== 'string' || !URL.canParse(url)) return null;
+  const { protocol, host } = new URL(url);
+  return (protocol === 'https:' || protocol === 'http:') && host ? host : null;
+}
+
 export interface PgMessageQueueOptions {
+  /** Which queue of the table this is; queues sharing the table never see each other's messages. Default 'default'. */
+  name?: string;
+  /** Handlers running at once in this process. Default 4. */
+  workers?: number;
+  /** Messages of one host in flight at once, across every process. Default 1. */
+  perHost?: number;
+  /**
+   * Each further message of a host already waiting takes its turn this much later (virtual time):
+   * a new host's message goes ahead of another host's backlog. Default 1 s.
+   */
+  turnMs?: number;
+  /** The remote host a message is about (null: none). Default: fedifyMessageHost. */
+  hostOf?: (message: unknown) => string | null;
+  /** A claim or a handler that failed; the queue goes on. */
+  onError?: (error: Error) => void;
   /** A claimed message not finished within this is claimed again (a crashed worker). Default 5 min. */
   leaseMs?: number;
   /** Polling for delayed messages and missed notifications. Default 1 s. */
@@ -134,9 +216,20 @@ export interface PgMessageQueueOptions {
  * it to be claimed again when the lease ends (receivers drop a repeated activity by its id). Messages
  * with the same ordering key run one at a time, in enqueue order. Fedify retries by enqueueing again
  * with a delay (nativeRetrial false), so a failed handler's message is deleted too.
+ *
+ * Fair share: up to `workers` handlers run at once, but no host has more than `perHost` in flight
+ * (counted from live leases, so across replicas) while others wait, and claims go by turn (`fair_at`),
+ * so a server that floods the queue waits behind its own messages, not everyone's. Claims of a queue
+ * take turns under an advisory lock: the host count a claim reads cannot race another claim.
  */
 export class PgMessageQueue implements MessageQueue {
   readonly nativeRetrial = false;
+  readonly name: string;
+  readonly workers: number;
+  readonly perHost: number;
+  private readonly turnMs: number;
+  private readonly hostOf: (message: unknown) => string | null;
+  private readonly onError?: (error: Error) => void;
   private readonly leaseMs: number;
   private readonly pollMs: number;
 
@@ -144,6 +237,12 @@ export class PgMessageQueue implements MessageQueue {
     private readonly pool: Pool,
     options: PgMessageQueueOptions = {},
   ) {
+    this.name = options.name ?? 'default';
+    this.workers = Math.max(1, Math.floor(options.workers ?? 4));
+    this.perHost = Math.max(1, Math.floor(options.perHost ?? 1));
+    this.turnMs = options.turnMs ?? 1000;
+    this.hostOf = options.hostOf ?? fedifyMessageHost;
+    this.onError = options.onError;
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.pollMs = options.pollMs ?? 1000;
   }
@@ -154,28 +253,89 @@ export class PgMessageQueue implements MessageQueue {
 
   async enqueueMany(messages: readonly unknown[], options?: MessageQueueEnqueueOptions): Promise<void> {
     if (messages.length === 0) return;
+    // The k-th message of a host in this batch: one turn after the one before it, and k turns after
+    // the last turn its host already has among due messages (a delayed retry does not push it back).
     await this.pool.query(
-      `INSERT INTO ${FEDIFY_MQ_TABLE} (message, run_at, ordering_key)
-       SELECT m, now() + $2::float8 * interval '1 millisecond', $3
-       FROM unnest($1::jsonb[]) WITH ORDINALITY AS t(m, n) ORDER BY n`,
-      [messages.map((m) => JSON.stringify(m)), ms(options?.delay), options?.orderingKey ?? null],
+      `WITH t AS (
+         SELECT m, h, n, now() + $3::float8 * interval '1 millisecond' AS run_at,
+                row_number() OVER (PARTITION BY h ORDER BY n) AS k
+         FROM unnest($1::jsonb[], $2::text[]) WITH ORDINALITY AS t(m, h, n))
+       INSERT INTO ${FEDIFY_MQ_TABLE} (queue, message, run_at, ordering_key, host, fair_at)
+       SELECT $4, t.m, t.run_at, $5, t.h, CASE WHEN t.h IS NULL THEN t.run_at ELSE greatest(
+           t.run_at + (t.k - 1) * $6::float8 * interval '1 millisecond',
+           (SELECT max(f.fair_at) FROM ${FEDIFY_MQ_TABLE} f
+            WHERE f.queue = $4 AND f.host = t.h AND f.run_at <= now()) + t.k * $6::float8 * interval '1 millisecond')
+         END
+       FROM t ORDER BY t.n`,
+      [
+        messages.map((m) => JSON.stringify(m)),
+        messages.map((m) => this.hostOf(m)),
+        ms(options?.delay),
+        this.name,
+        options?.orderingKey ?? null,
+        this.turnMs,
+      ],
     );
-    await this.pool.query(`SELECT pg_notify($1, '')`, [CHANNEL]);
+    await this.pool.query(`SELECT pg_notify($1, $2)`, [CHANNEL, this.name]);
   }
 
   private async claim(): Promise<{ id: string; message: unknown } | undefined> {
-    // An ordered message waits while an earlier one of its key exists (running, failed-and-delayed or due).
-    const r = await this.pool.query(
-      `UPDATE ${FEDIFY_MQ_TABLE} SET leased_until = now() + $1::float8 * interval '1 millisecond' WHERE id = (
-         SELECT m.id FROM ${FEDIFY_MQ_TABLE} m
-         WHERE m.run_at <= now() AND (m.leased_until IS NULL OR m.leased_until < now())
-           AND (m.ordering_key IS NULL OR NOT EXISTS (
-             SELECT 1 FROM ${FEDIFY_MQ_TABLE} o WHERE o.ordering_key = m.ordering_key AND o.id < m.id))
-         ORDER BY m.run_at, m.id FOR UPDATE SKIP LOCKED LIMIT 1)
-       RETURNING id, message`,
-      [this.leaseMs],
-    );
-    return r.rows[0] as { id: string; message: unknown } | undefined;
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      // Read committed: the UPDATE below takes its snapshot after the lock, so it sees every lease
+      // the previous claim of this queue committed.
+      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, [
+        FEDIFY_MQ_TABLE,
+        this.name,
+      ]);
+      // An ordered message waits while an earlier one of its key exists (running, failed-and-delayed
+      // or due); a message waits while its host has perHost leases live.
+      const r = await client.query(
+        `UPDATE ${FEDIFY_MQ_TABLE} SET leased_until = now() + $2::float8 * interval '1 millisecond' WHERE id = (
+           SELECT m.id FROM ${FEDIFY_MQ_TABLE} m
+           WHERE m.queue = $1 AND m.run_at <= now() AND (m.leased_until IS NULL OR m.leased_until < now())
+             AND (m.host IS NULL OR m.host NOT IN (
+               SELECT b.host FROM ${FEDIFY_MQ_TABLE} b
+               WHERE b.queue = $1 AND b.host IS NOT NULL AND b.leased_until >= now()
+               GROUP BY b.host HAVING count(*) >= $3))
+             AND (m.ordering_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM ${FEDIFY_MQ_TABLE} o
+               WHERE o.queue = $1 AND o.ordering_key = m.ordering_key AND o.id < m.id))
+           ORDER BY m.fair_at, m.id FOR UPDATE SKIP LOCKED LIMIT 1)
+         RETURNING id, message`,
+        [this.name, this.leaseMs, this.perHost],
+      );
+      await client.query('COMMIT');
+      return r.rows[0] as { id: string; message: unknown } | undefined;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** Runs one claimed message, then deletes it; wakes the host's waiting messages in other processes. */
+  private async run(
+    job: { id: string; message: unknown },
+    handler: (message: any) => Promise<void> | void, // eslint-disable-line @typescript-eslint/no-explicit-any
+  ): Promise<void> {
+    try {
+      await handler(job.message);
+    } catch (error) {
+      this.onError?.(error as Error);
+    } finally {
+      await this.pool
+        .query(
+          `WITH d AS (DELETE FROM ${FEDIFY_MQ_TABLE} WHERE id = $1 RETURNING queue, host)
+           SELECT pg_notify($2, d.queue) FROM d WHERE d.host IS NOT NULL AND EXISTS (
+             SELECT 1 FROM ${FEDIFY_MQ_TABLE} w
+             WHERE w.queue = d.queue AND w.host = d.host AND w.run_at <= now() AND w.id <> $1)`,
+          [job.id, CHANNEL],
+        )
+        .catch((error: unknown) => this.onError?.(error as Error)); // the lease runs out: claimed again
+    }
   }
 
   async listen(
@@ -183,36 +343,58 @@ export class PgMessageQueue implements MessageQueue {
     options: MessageQueueListenOptions = {},
   ): Promise<void> {
     const { signal } = options;
+    // A wake-up that comes while a claim is on its way is kept: that claim's snapshot may predate it.
+    let poked: boolean;
     let wake: () => void = () => undefined;
+    const poke = () => {
+      poked = true;
+      wake();
+    };
+    const onNotification = (n: { payload?: string }) => {
+      if (!n.payload || n.payload === this.name) poke();
+    };
     let listener: PoolClient | undefined;
+    const running = new Set<Promise<void>>();
     try {
       listener = await this.pool.connect();
-      listener.on('notification', () => wake());
+      listener.on('notification', onNotification);
       await listener.query(`LISTEN ${CHANNEL}`);
       while (!signal?.aborted) {
-        const job = await this.claim();
-        if (job) {
-          try {
-            await handler(job.message);
-          } finally {
-            await this.pool.query(`DELETE FROM ${FEDIFY_MQ_TABLE} WHERE id = $1`, [job.id]);
+        poked = false;
+        if (running.size < this.workers) {
+          const job = await this.claim().catch((error: unknown) => {
+            this.onError?.(error as Error);
+            return undefined;
+          });
+          if (job) {
+            const done: Promise<void> = this.run(job, handler).finally(() => {
+              running.delete(done);
+              poke(); // a free worker, and perhaps a host under its cap again
+            });
+            running.add(done);
+            continue;
           }
-          continue;
         }
+        if (poked) continue;
+        // A full house waits for a handler to finish; an empty claim polls for delayed messages.
         await new Promise<void>((resolve) => {
-          const done = () => {
+          const settle = () => {
             clearTimeout(timer);
-            signal?.removeEventListener('abort', done);
+            signal?.removeEventListener('abort', settle);
+            wake = () => undefined;
             resolve();
           };
-          const timer = setTimeout(done, this.pollMs);
-          wake = done;
-          signal?.addEventListener('abort', done, { once: true });
+          const timer = setTimeout(settle, this.pollMs);
+          wake = settle;
+          signal?.addEventListener('abort', settle, { once: true });
         });
       }
+      // Shutdown: the messages in hand finish (the caller bounds how long it waits).
+      await Promise.all(running);
     } finally {
       if (listener) {
         await listener.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
+        listener.off('notification', onNotification); // the pool hands this connection out again
         listener.release();
       }
     }
@@ -220,7 +402,9 @@ export class PgMessageQueue implements MessageQueue {
 
   async getDepth(): Promise<{ queued: number; ready: number; delayed: number }> {
     const r = await this.pool.query(
-      `SELECT count(*)::int AS queued, count(*) FILTER (WHERE run_at <= now())::int AS ready FROM ${FEDIFY_MQ_TABLE}`,
+      `SELECT count(*)::int AS queued, count(*) FILTER (WHERE run_at <= now())::int AS ready
+       FROM ${FEDIFY_MQ_TABLE} WHERE queue = $1`,
+      [this.name],
     );
     const { queued, ready } = r.rows[0] as { queued: number; ready: number };
     return { queued, ready, delayed: queued - ready };

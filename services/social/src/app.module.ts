@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { FedifyStores1765000000000 } from '@blog/federation';
+import { FedifyQueues1765400000000, FedifyStores1765000000000 } from '@blog/federation';
 import { ServiceCoreModule } from '@blog/server-kit';
 import { BlocksController } from './blocks/blocks.controller.js';
 import { BlocksRepository, PostgresBlocksRepository } from './blocks/blocks.repository.js';
@@ -52,6 +52,7 @@ export class SocialModule {
             CreateSocial1765100000000,
             CreateDeliveryFailures1765200000000,
             RemoteActorHttpLinks1765330000000,
+            FedifyQueues1765400000000,
           ],
         }),
       ],

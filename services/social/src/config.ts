@@ -26,6 +26,10 @@ export const socialConfigSchema = z
     OUTBOUND_ALLOW: envSchemas.outboundAllow,
     /** How often posts' federation events (publish, edit, delete) are read and handed to delivery. */
     FEDERATION_POLL_MS: envSchemas.positiveInt(5000),
+    /** Inbox activities handled at once; one remote server never has more than one of them. */
+    FEDERATION_INBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),
+    /** Deliveries (and fanouts) sent at once; one remote server never has more than one of them. */
+    FEDERATION_OUTBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),
     /** Fedify's own log lines at this level and above (its info and debug are chatty). */
     FEDERATION_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   })

@@ -1,6 +1,13 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { createBlogFederation, PgKvStore, PgMessageQueue, type BlogFederation } from '@blog/federation';
+import {
+  createBlogFederation,
+  FEDIFY_INBOX_QUEUE,
+  FEDIFY_OUTBOX_QUEUE,
+  PgKvStore,
+  PgMessageQueue,
+  type BlogFederation,
+} from '@blog/federation';
 import { JsonLogger } from '@blog/server-kit';
 import pg from 'pg';
 import { SOCIAL_CONFIG, type SocialConfig } from '../config.js';
@@ -16,15 +23,23 @@ import { PostsClient } from './posts-client.js';
 
 /** The schema the social service's tables (and Fedify's store and queue) live in. */
 const SCHEMA = 'social';
-/** The queue's LISTEN connection, a worker's claim and deletes, enqueues from requests. */
-const POOL_SIZE = 4;
-/** How long shutdown waits for the queue worker's message in hand. */
+/** Connections for the requests this process serves (KV reads, enqueues, the delivery poller). */
+const REQUEST_CONNECTIONS = 2;
+/**
+ * Each queue holds its LISTEN connection and one for its claims; each of its workers one at a time
+ * (KV, enqueues, the delete of its message); the requests beside them.
+ */
+export const federationPoolSize = (
+  config: Pick<SocialConfig, 'FEDERATION_INBOX_WORKERS' | 'FEDERATION_OUTBOX_WORKERS'>,
+) => 2 * 2 + config.FEDERATION_INBOX_WORKERS + config.FEDERATION_OUTBOX_WORKERS + REQUEST_CONNECTIONS;
+/** How long shutdown waits for the queue workers' messages in hand. */
 const WORKER_STOP_MS = 5_000;
 
 /**
- * The one federation of the blog: Fedify on this service's database (its KV store
- * and message queue), with its queue worker, started with the service and stopped before the
- * pool closes (G4). The gateway hands it the federation's HTTP requests over RPC.
+ * The one federation of the blog: Fedify on this service's database (its KV store and two
+ * message queues: inbox work and outbound delivery, each with its workers and a fair share per
+ * remote server), started with the service and stopped before the pool closes (G4). The gateway
+ * hands it the federation's HTTP requests over RPC.
  */
 @Injectable()
 export class FederationRuntime
@@ -37,6 +52,7 @@ export class FederationRuntime
   private pool?: pg.Pool;
   private worker?: Promise<void>;
   private started?: BlogFederation;
+  private queues_?: { inbox: PgMessageQueue; outbox: PgMessageQueue };
 
   constructor(
     @Inject(SOCIAL_CONFIG) private readonly config: SocialConfig,
@@ -57,20 +73,38 @@ export class FederationRuntime
     return this.started;
   }
 
+  /** The inbox and outbox queues, as configured. */
+  get queues(): { inbox: PgMessageQueue; outbox: PgMessageQueue } {
+    if (!this.queues_) throw new Error('the federation has not started');
+    return this.queues_;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     const { config } = this;
     await routeFedifyLogs(this.logger, config.FEDERATION_LOG_LEVEL);
     this.pool = new pg.Pool({
       connectionString: config.DATABASE_URL,
-      max: POOL_SIZE,
+      max: federationPoolSize(config),
       options: `-c search_path=${SCHEMA}`,
     });
     this.pool.on('error', (error) => this.logger.event('warn', 'federation pool', { error: error.message }));
+    const onError = (error: Error) => this.logger.event('warn', 'federation queue', { error: error.message });
+    const inbox = new PgMessageQueue(this.pool, {
+      name: FEDIFY_INBOX_QUEUE,
+      workers: config.FEDERATION_INBOX_WORKERS,
+      onError,
+    });
+    const outbox = new PgMessageQueue(this.pool, {
+      name: FEDIFY_OUTBOX_QUEUE,
+      workers: config.FEDERATION_OUTBOX_WORKERS,
+      onError,
+    });
+    this.queues_ = { inbox, outbox };
     this.started = createBlogFederation({
       ports: blogPorts(this.moduleRef, { posts: this.posts, media: this.media }, config.SITE_URL),
       origin: config.SITE_URL,
       kv: new PgKvStore(this.pool),
-      queue: new PgMessageQueue(this.pool),
+      queue: { inbox, outbox, fanout: outbox },
       allow: config.OUTBOUND_ALLOW,
       manuallyStartQueue: true,
       // Logged, and kept per server for the owner's Fediverse tab.
@@ -93,12 +127,12 @@ export class FederationRuntime
       onInboxRefused: (reason) => this.refusals.refused(reason),
     });
     const blog = this.started;
-    // The worker and the delivery poller run in the policy's scope: their deliveries obey it.
+    // The workers and the delivery poller run in the policy's scope: their deliveries obey it.
     runWithPolicyFetch(config.OUTBOUND_ALLOW, {}, () => {
       this.worker = blog.federation
         .startQueue(undefined, { signal: this.stopping.signal })
         .catch((error: unknown) =>
-          this.logger.event('error', 'federation queue worker stopped', { error: (error as Error).message }),
+          this.logger.event('error', 'federation queue workers stopped', { error: (error as Error).message }),
         );
       this.delivery.start(blog);
     });
