@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import type { SubscriberFrequency, SubscriptionStatus } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@blog/server-kit';
+import { unsubscribeByToken } from './subscriptions.repository.js';
 
 export interface PreferencesRow {
   id: number;
@@ -47,29 +48,13 @@ export class PreferencesRepository {
 
   /** As the unsubscribe link does: at once, confirmation links dropped, failed digests cancelled. */
   unsubscribe(tokenHash: string): Promise<PreferencesRow | undefined> {
-    return this.db.transaction(async (manager) => {
-      const rows = await queryRows<PreferencesRow>(
+    return this.db.transaction((manager) =>
+      unsubscribeByToken<PreferencesRow>(
         manager,
-        `UPDATE subscribers s SET
-           status = 'unsubscribed',
-           unsubscribed_at = CASE WHEN s.status = 'unsubscribed' THEN s.unsubscribed_at ELSE now() END,
-           confirmation_due_at = NULL
-         FROM mail_tokens t
-         WHERE t.hash = $1 AND t.purpose = 'preferences' AND s.id = t.subscriber_id
-         RETURNING s.id, s.email, s.status, s.frequency`,
-        [tokenHash],
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      await manager.query(`DELETE FROM mail_tokens WHERE subscriber_id = $1 AND purpose = 'confirm'`, [
-        row.id,
-      ]);
-      await manager.query(
-        `UPDATE digest_deliveries SET status = 'cancelled', next_attempt_at = NULL
-         WHERE subscriber_id = $1 AND status = 'failed'`,
-        [row.id],
-      );
-      return row;
-    });
+        tokenHash,
+        'preferences',
+        's.id, s.email, s.status, s.frequency',
+      ),
+    );
   }
 }

@@ -1,9 +1,41 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource, InjectRepository } from '@nestjs/typeorm';
 import type { SubscriberFrequency, SubscriberListQuery, SubscriptionStatus } from '@blog/contracts';
-import { DataSource, ILike, IsNull, Not, Repository } from 'typeorm';
+import { DataSource, ILike, IsNull, Not, Repository, type EntityManager } from 'typeorm';
 import { queryRows } from '@blog/server-kit';
 import { Subscriber } from './subscriber.entity.js';
+
+/**
+ * Unsubscribes, at once, the holder of a link token of `purpose` (the unsubscribe link, or the
+ * preferences page): its confirmation links dropped, its failed digests cancelled. `returning`
+ * lists the subscriber's columns (as `s.…`) to answer; none when the token is unknown.
+ */
+export async function unsubscribeByToken<T extends { id: number }>(
+  manager: EntityManager,
+  tokenHash: string,
+  purpose: 'unsubscribe' | 'preferences',
+  returning: string,
+): Promise<T | undefined> {
+  const [row] = await queryRows<T>(
+    manager,
+    `UPDATE subscribers s SET
+       status = 'unsubscribed',
+       unsubscribed_at = CASE WHEN s.status = 'unsubscribed' THEN s.unsubscribed_at ELSE now() END,
+       confirmation_due_at = NULL
+     FROM mail_tokens t
+     WHERE t.hash = $1 AND t.purpose = $2 AND s.id = t.subscriber_id
+     RETURNING ${returning}`,
+    [tokenHash, purpose],
+  );
+  if (!row) return undefined;
+  await manager.query(`DELETE FROM mail_tokens WHERE subscriber_id = $1 AND purpose = 'confirm'`, [row.id]);
+  await manager.query(
+    `UPDATE digest_deliveries SET status = 'cancelled', next_attempt_at = NULL
+     WHERE subscriber_id = $1 AND status = 'failed'`,
+    [row.id],
+  );
+  return row;
+}
 
 /** A subscriber whose confirmation e-mail is being sent: `confirmation_attempts` counts this try. */
 export interface ConfirmationDue {
@@ -120,30 +152,9 @@ export class PostgresSubscriptionsRepository extends SubscriptionsRepository {
   }
 
   unsubscribe(tokenHash: string): Promise<{ email: string } | undefined> {
-    return this.db.transaction(async (manager) => {
-      const rows = await queryRows<{ id: number; email: string }>(
-        manager,
-        `UPDATE subscribers s SET
-           status = 'unsubscribed',
-           unsubscribed_at = CASE WHEN s.status = 'unsubscribed' THEN s.unsubscribed_at ELSE now() END,
-           confirmation_due_at = NULL
-         FROM mail_tokens t
-         WHERE t.hash = $1 AND t.purpose = 'unsubscribe' AND s.id = t.subscriber_id
-         RETURNING s.id, s.email`,
-        [tokenHash],
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      await manager.query(`DELETE FROM mail_tokens WHERE subscriber_id = $1 AND purpose = 'confirm'`, [
-        row.id,
-      ]);
-      await manager.query(
-        `UPDATE digest_deliveries SET status = 'cancelled', next_attempt_at = NULL
-         WHERE subscriber_id = $1 AND status = 'failed'`,
-        [row.id],
-      );
-      return { email: row.email };
-    });
+    return this.db.transaction((manager) =>
+      unsubscribeByToken<{ id: number; email: string }>(manager, tokenHash, 'unsubscribe', 's.id, s.email'),
+    );
   }
 
   takeDueConfirmations(leaseSeconds: number, maxAttempts: number, limit: number): Promise<ConfirmationDue[]> {
