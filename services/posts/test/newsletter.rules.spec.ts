@@ -222,6 +222,28 @@ describe('newsletter events and posts', () => {
     expect((await newsletter.pending(10)).map((e) => e.postId)).toEqual([hidden.id, first.id, second.id]);
   });
 
+  it('waits while the post’s pictures are processing (so the e-mail carries them), at most the media wait', async () => {
+    const post = await create('Pictures on their way', { date: '2024-03-01T00:00:00.000Z' });
+    const item = randomUUID();
+    await source.query(
+      `INSERT INTO posts.media_items (id, post_id, position, type, status, original_key)
+       VALUES ($1, $2, 0, 'image', 'pending', 'private/originals/car.jpg')`,
+      [item, post.id],
+    );
+    const listed = async () => (await newsletter.pending(100)).some((e) => e.postId === post.id);
+    expect(await listed()).toBe(false);
+    await source.query(`UPDATE posts.media_items SET status = 'ready' WHERE id = $1`, [item]);
+    expect(await listed()).toBe(true);
+    // A stuck item holds it no longer than the media wait.
+    await source.query(`UPDATE posts.media_items SET status = 'pending' WHERE id = $1`, [item]);
+    expect(await listed()).toBe(false);
+    await source.query(
+      `UPDATE posts.newsletter_events SET created_at = now() - interval '31 minutes' WHERE post_id = $1`,
+      [post.id],
+    );
+    expect(await listed()).toBe(true);
+  });
+
   it('a post unpublished, scheduled again or deleted mid-send answers gone', async () => {
     const post = await create('Mid-send');
     expect(await newsletter.post(post.id)).toMatchObject({ id: post.id, title: 'Mid-send' });

@@ -20,8 +20,17 @@ export interface FederationState {
   delivered: boolean;
 }
 
-/** How long a due Create or Update waits for its post's media to finish processing. */
+/** How long a due Create or Update (or a post's e-mail) waits for its post's media to finish processing. */
 export const MEDIA_WAIT = '30 minutes';
+
+/**
+ * SQL: event `e` (a row with post_id, due_at, created_at) may go: no picture or video of its
+ * post is still processing, or it has waited MEDIA_WAIT past due (or past its write, for a post
+ * dated back), so a stuck item never holds it.
+ */
+export const mediaSettledSql = (e: string) =>
+  `(greatest(${e}.due_at, ${e}.created_at) <= now() - interval '${MEDIA_WAIT}'
+    OR NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.post_id = ${e}.post_id AND m.status = 'pending'))`;
 
 interface EventRow {
   id: string;
@@ -100,10 +109,9 @@ export class FederationEventsRepository {
     const rows = (await this.db.query(
       `SELECT e.id, e.post_id AS "postId", e.kind, e.due_at AS "dueAt" FROM posts.federation_events e
         WHERE e.done_at IS NULL AND e.due_at <= now()
-          AND (e.kind = 'delete' OR greatest(e.due_at, e.created_at) <= now() - $2::interval
-               OR NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.post_id = e.post_id AND m.status = 'pending'))
+          AND (e.kind = 'delete' OR ${mediaSettledSql('e')})
         ORDER BY e.due_at, e.created_at LIMIT $1`,
-      [limit, MEDIA_WAIT],
+      [limit],
     )) as EventRow[];
     return rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt).toISOString() }));
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { NewsletterEvent } from '@blog/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
+import { mediaSettledSql } from '../federation/federation-events.repository.js';
 import { VISIBILITY_SQL } from '../posts/visibility.js';
 
 interface EventRow {
@@ -41,12 +42,15 @@ export class NewsletterEventsRepository {
   /**
    * Events due by the database's now and not handed over, oldest first, of posts visitors see
    * now (a post made a draft before its e-mail went out is not handed over while it is one).
+   * Like a federation event, one waits while its post's pictures are processing, so the e-mail
+   * carries them (at most MEDIA_WAIT).
    */
   async pending(limit: number): Promise<NewsletterEvent[]> {
     const rows = (await this.db.query(
       `SELECT e.id, e.post_id AS "postId", e.due_at AS "dueAt"
          FROM posts.newsletter_events e JOIN posts.posts p ON p.id = e.post_id
         WHERE e.done_at IS NULL AND e.due_at <= now() AND ${VISIBILITY_SQL.visible}
+          AND ${mediaSettledSql('e')}
         ORDER BY e.due_at, e.created_at LIMIT $1`,
       [limit],
     )) as EventRow[];
