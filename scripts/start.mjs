@@ -338,11 +338,11 @@ async function main() {
   mark('database up');
   if (stopping) return;
   if (mode === 'per-service') {
-    // E-mail links and the fediverse's ids need an absolute address: without SITE_URL, the port
-    // the site answers on. (In one process, scripts/lib/one-process.mjs gives the same default.)
+    // E-mail links, Articles and the fediverse's ids need an absolute address: without SITE_URL,
+    // the port the site answers on. (In one process, scripts/lib/one-process.mjs gives the same default.)
     const siteEnv = { ...env, SITE_URL: process.env.SITE_URL || `http://localhost:${port}` };
     for (const service of SERVICES.filter((s) => s.name !== 'gateway')) {
-      startChild(service, ['mail', 'social'].includes(service.name) ? siteEnv : env);
+      startChild(service, ['posts', 'mail', 'social'].includes(service.name) ? siteEnv : env);
     }
     startChild(
       SERVICES.find((s) => s.name === 'gateway'),

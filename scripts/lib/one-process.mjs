@@ -30,7 +30,8 @@ async function main() {
   // Every config is read before anything starts: a bad variable stops here with its name.
   const configs = {
     auth: loadAuthConfig(env),
-    posts: loadPostsConfig(env),
+    // Articles' and e-mails' absolute links: the same default address as mail and social.
+    posts: loadPostsConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
     media: loadMediaConfig(env),
     // E-mail links need an absolute address: without SITE_URL, the port the site answers on.
     mail: loadMailConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),

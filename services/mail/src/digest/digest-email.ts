@@ -111,8 +111,8 @@ ${post.excerpt ? `<p style="margin:0 0 8px">${escapeHtml(post.excerpt)}</p>` : '
 ${htmlPosts.join('\n')}
 ${more > 0 ? `<p><a href="${escapeHtml(siteUrl)}">…and ${more} more on the site</a></p>` : ''}
 <hr style="border:0;border-top:1px solid #dddddd;margin:24px 0 12px">
-<p style="font-size:12px;color:#777777">You get this e-mail because you subscribed to the weekly posts of ${escapeHtml(siteTitle)}.
-${preferences ? `<a href="${escapeHtml(preferences)}" style="color:#777777">Change how often</a> · ` : ''}<a href="${escapeHtml(unsubscribe)}" style="color:#777777">Unsubscribe</a></p>`,
+<p style="font-size:12px;color:#595959">You get this e-mail because you subscribed to the weekly posts of ${escapeHtml(siteTitle)}.
+${preferences ? `<a href="${escapeHtml(preferences)}" style="color:#595959">Change how often</a> · ` : ''}<a href="${escapeHtml(unsubscribe)}" style="color:#595959">Unsubscribe</a></p>`,
     );
     const split = (body: string) => {
       const parts = body.split(new RegExp(`(${this.placeholder}|${this.preferencesPlaceholder})`));

@@ -186,13 +186,13 @@ export class NewsletterEmail {
       : new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(published);
     this.html = page(
       this.subject,
-      `<p style="margin:0 0 4px;font-size:13px;color:#777777"><a href="${escapeHtml(siteUrl)}" style="color:#777777;text-decoration:none">${escapeHtml(site)}</a>${date ? ` · ${escapeHtml(date)}` : ''}</p>
-<p style="margin:0 0 16px;font-size:12px"><a href="${escapeHtml(postUrl)}" style="color:#777777">View in the browser</a></p>
+      `<p style="margin:0 0 4px;font-size:13px;color:#595959"><a href="${escapeHtml(siteUrl)}" style="color:#595959;text-decoration:none">${escapeHtml(site)}</a>${date ? ` · ${escapeHtml(date)}` : ''}</p>
+<p style="margin:0 0 16px;font-size:12px"><a href="${escapeHtml(postUrl)}" style="color:#595959">View in the browser</a></p>
 <h1 style="font-size:26px;line-height:1.25;margin:0 0 20px"><a href="${escapeHtml(postUrl)}" style="color:#222222;text-decoration:none">${escapeHtml(this.subject)}</a></h1>
 ${emailHtml(post.html, siteUrl)}
 <hr style="border:0;border-top:1px solid #dddddd;margin:24px 0 12px">
-<p style="font-size:12px;color:#777777;margin:0">You get this e-mail because you subscribed to every post of <a href="${escapeHtml(siteUrl)}" style="color:#777777">${escapeHtml(site)}</a>.
-${hasPrefs ? `<a href="${PREFS}" style="color:#777777">Change how often</a> · ` : ''}<a href="${UNSUB}" style="color:#777777">Unsubscribe</a></p>`,
+<p style="font-size:12px;color:#595959;margin:0">You get this e-mail because you subscribed to every post of <a href="${escapeHtml(siteUrl)}" style="color:#595959">${escapeHtml(site)}</a>.
+${hasPrefs ? `<a href="${PREFS}" style="color:#595959">Change how often</a> · ` : ''}<a href="${UNSUB}" style="color:#595959">Unsubscribe</a></p>`,
     );
     this.text =
       `${site} — ${this.subject}\n` +

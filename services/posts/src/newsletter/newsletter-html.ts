@@ -108,7 +108,8 @@ const EMAIL_TAGS = ALLOWED_TAGS.filter(
  * A post's stored HTML (sanitised when it was saved) as its e-mail carries it: each picture of
  * the post as a JPEG or PNG variant (no WebP, AVIF or `srcset`), each video as its poster and
  * each YouTube video as its thumbnail, both linking to the post's page; no script, iframe,
- * video or form input; every link and picture absolute, resolved on the post's page.
+ * video or form input; every link and picture absolute, resolved on the post's page. The post's
+ * pictures and videos that its text does not place follow the text, in order, as on its page.
  */
 export function newsletterHtml(
   html: string,
@@ -121,20 +122,15 @@ export function newsletterHtml(
     for (const key of [item.storageKey, item.thumbnailKey, ...(item.variants ?? []).map((v) => v.key)])
       if (key) byPath.set(uploadsPath(key), item);
   }
-  let out = html.replace(/<\/?picture>|<source\b[^>]*>/g, '');
-  out = out.replace(/<img\b([^>]*?)\/?>/g, (whole, attributes: string) => {
-    const attribs = attributesOf(attributes);
-    const item = byPath.get(attribs.src ?? '');
-    if (!item) return whole;
+  // Items the text shows in place; the rest follow the text, in the post's order, as its page
+  // shows them below it.
+  const shown = new Set<NewsletterMediaRow>();
+  const imageHtml = (item: NewsletterMediaRow, alt: string) => {
     const picture = emailPicture(item, origin);
-    const alt = attribs.alt || item.alt || '';
     if (!picture) return textLink(postUrl, alt || 'Picture');
     return `<img src="${escape(picture.url)}" alt="${escape(alt)}"${sized(picture.width, picture.height)}>`;
-  });
-  out = out.replace(/<video\b([^>]*)>[\s\S]*?<\/video>/g, (_whole, attributes: string) => {
-    const attribs = attributesOf(attributes);
-    const item = byPath.get(attribs.src ?? '') ?? byPath.get(attribs.poster ?? '');
-    const label = attribs['aria-label'] || item?.alt || 'Video';
+  };
+  const videoHtml = (item: NewsletterMediaRow | undefined, label: string) => {
     const poster = item?.thumbnailKey ?? null;
     if (!poster || !EMAIL_FILE.test(poster)) return textLink(postUrl, `▶ ${label}`);
     const frame = item!.variants.find((v) => v.format === 'poster');
@@ -145,14 +141,39 @@ export function newsletterHtml(
       frame?.width ?? item!.width,
       frame?.height ?? item!.height,
     );
+  };
+  const youtubeHtml = (id: string | undefined, title: string) => {
+    const label = `▶ ${title || 'YouTube video'}`;
+    if (!id) return textLink(postUrl, label);
+    return linkedPicture(postUrl, `https://i.ytimg.com/vi/${id}/hqdefault.jpg`, label, 480, 360);
+  };
+  let out = html.replace(/<\/?picture>|<source\b[^>]*>/g, '');
+  out = out.replace(/<img\b([^>]*?)\/?>/g, (whole, attributes: string) => {
+    const attribs = attributesOf(attributes);
+    const item = byPath.get(attribs.src ?? '');
+    if (!item) return whole;
+    shown.add(item);
+    return imageHtml(item, attribs.alt || item.alt || '');
+  });
+  out = out.replace(/<video\b([^>]*)>[\s\S]*?<\/video>/g, (_whole, attributes: string) => {
+    const attribs = attributesOf(attributes);
+    const item = byPath.get(attribs.src ?? '') ?? byPath.get(attribs.poster ?? '');
+    if (item) shown.add(item);
+    return videoHtml(item, attribs['aria-label'] || item?.alt || 'Video');
   });
   out = out.replace(/<iframe\b([^>]*)>[\s\S]*?<\/iframe>/g, (_whole, attributes: string) => {
     const attribs = attributesOf(attributes);
     const id = /\/embed\/([A-Za-z0-9_-]{1,32})/.exec(attribs.src ?? '')?.[1];
-    const label = `▶ ${attribs.title || 'YouTube video'}`;
-    if (!id) return textLink(postUrl, label);
-    return linkedPicture(postUrl, `https://i.ytimg.com/vi/${id}/hqdefault.jpg`, label, 480, 360);
+    for (const item of media) if (id && item.youtubeId === id) shown.add(item);
+    return youtubeHtml(id, attribs.title ?? '');
   });
+  for (const item of media) {
+    if (shown.has(item)) continue;
+    const label = item.title || item.alt || '';
+    if (item.type === 'image') out += `<p>${imageHtml(item, item.alt ?? '')}</p>`;
+    else if (item.type === 'video') out += `<p>${videoHtml(item, label || 'Video')}</p>`;
+    else out += `<p>${youtubeHtml(item.youtubeId ?? undefined, label)}</p>`;
+  }
   out = out.replace(/<input\b([^>]*?)\/?>/g, (_whole, attributes: string) =>
     'checked' in attributesOf(attributes) ? '☑' : '☐',
   );
