@@ -17,8 +17,7 @@ export const ALLOWED = [
   },
   {
     commit: 'cf1dc71, d9a65ed',
-    reason:
-      "Comments in the web : the comments' stylesheet joins the critical CSS inlined in every page",
+    reason: "Comments in the web : the comments' stylesheet joins the critical CSS inlined in every page",
     urls: /^(GET \/(?!api\/|rss\.xml|sitemap|robots\.txt|uploads\/)|POST \/about)/,
     side: 'build',
     // Every rule of the comments' stylesheet, first in the inlined CSS (with or without its
@@ -102,8 +101,7 @@ export const ALLOWED = [
   },
   {
     commit: '6eb2ee2',
-    reason:
-      "Posts as Articles: a visible post's page links its ActivityPub Article in the head",
+    reason: "Posts as Articles: a visible post's page links its ActivityPub Article in the head",
     urls: /^GET \/(?!api\/)/,
     side: 'build',
     from: / {4}<link rel="alternate" type="application\/activity\+json" href="https:\/\/blog\.example\/post\/\d+" \/>\n/,
