@@ -190,11 +190,13 @@ export function useHostileImportStack(): HostileImportStack {
     // Reads are held back by the event loop's stalls, so the stall is what is bounded, in this
     // thread's CPU time: the wall-clock read it causes took under 100 ms alone, yet 1.7 s in a full
     // CI run (every suite at once on 2 cores); the unguarded parsers stalled reads 3.4 s and more.
-    // The stall bound, 500 ms of CPU, is 10 times the longest these files cause (41 ms, the
-    // 1.5 MB post); the slowest read is printed with the figures. The import's own time is bounded
+    // The longest these files cause alone is 41 ms of CPU (the 1.5 MB post); beside two CPU
+    // burners a run measured 1.4 s, since the gap between two late ticks also holds the rest of
+    // the stack's queued work on this thread. The bound, 2.5 s, still catches a parser that never
+    // yields; the slowest read is printed with the figures. The import's own time is bounded
     // at 10 times an idle run too (under 2 s, 30 s allowed): it catches a parser that loops, not a
     // slow machine.
-    expectBounded(label, run, { ms = 30_000, stall = 500, heapMb = 256 } = {}) {
+    expectBounded(label, run, { ms = 30_000, stall = 2500, heapMb = 256 } = {}) {
       figures.push(
         `${label}: ${run.report.state} in ${run.ms} ms, slowest of ${run.reads} reads ${Math.round(run.slowestRead)} ms, longest stall ${Math.round(run.stallMs)} ms of CPU, heap +${Math.round(run.heapGrowthMb)} MB`,
       );

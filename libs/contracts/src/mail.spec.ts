@@ -120,7 +120,11 @@ describe('contact form rules (docs/product.md#limits-and-timings)', () => {
 
 describe('subscribe form and links', () => {
   it('requires a valid e-mail', () => {
-    expect(subscribeSchema.parse({ email: ' reader@example.org ' })).toEqual({ email: 'reader@example.org' });
+    // Without a frequency, the weekly digest, as before readers could choose.
+    expect(subscribeSchema.parse({ email: ' reader@example.org ' })).toEqual({
+      email: 'reader@example.org',
+      frequency: 'weekly',
+    });
     const result = subscribeSchema.safeParse({});
     expect(result.success).toBe(false);
     if (!result.success) expect(describeValidationError(result.error).message).toBe('email is required');

@@ -39,7 +39,7 @@ export class NewsletterSends1764950000000 implements MigrationInterface {
       )`);
     await queryRunner.query(
       `CREATE INDEX newsletter_deliveries_waiting_idx ON newsletter_deliveries (post_id, subscriber_id)
-         WHERE status IN ('claimed', 'sending')`,
+         WHERE status = 'claimed' OR status = 'sending'`,
     );
   }
 
