@@ -24,6 +24,7 @@ export * from './stats.js';
 export * from './regexp.js';
 export * from './comments.js';
 export * from './social.js';
+export * from './fediverse-owner.js';
 export * from './federation.js';
 export * from './inbox-shape.js';
 export * from './newsletter.js';

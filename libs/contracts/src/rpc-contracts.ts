@@ -97,6 +97,19 @@ import {
   type RemoteCommentResult,
 } from './comments.js';
 import { Patterns } from './rpc.js';
+import {
+  followAccountSchema,
+  notificationsQuerySchema,
+  notificationsReadSchema,
+  objectActionSchema,
+  OWN_REACTION_KINDS,
+  readerQuerySchema,
+  type FollowingListResult,
+  type FollowingView,
+  type NotificationsPage,
+  type OwnReactionResult,
+  type ReaderPage,
+} from './fediverse-owner.js';
 import { settingsUpdateSchema } from './settings.js';
 import {
   blockedQuerySchema,
@@ -340,6 +353,16 @@ export const RpcContracts = {
   [Patterns.social.reaction]: rpc(reactionCommandSchema).answers<{ recorded: boolean }>(),
   [Patterns.social.undoReaction]: rpc(undoReactionCommandSchema).answers<{ removed: boolean }>(),
   [Patterns.social.reactionCounts]: rpc(reactionCountsQuerySchema).answers<ReactionCounts>(),
+  [Patterns.social.ownerFollow]: rpc(followAccountSchema).answers<FollowingView>(),
+  [Patterns.social.ownerFollowing]: rpc(none).answers<FollowingListResult>(),
+  [Patterns.social.ownerUnfollow]: rpc(socialIdSchema).answers<{ removed: true }>(),
+  [Patterns.social.readerPage]: rpc(orEmpty(readerQuerySchema)).answers<ReaderPage>(),
+  [Patterns.social.ownReaction]: rpc(
+    objectActionSchema.extend({ kind: z.enum(OWN_REACTION_KINDS), active: z.boolean() }),
+  ).answers<OwnReactionResult>(),
+  [Patterns.social.notifications]: rpc(orEmpty(notificationsQuerySchema)).answers<NotificationsPage>(),
+  [Patterns.social.notificationsUnread]: rpc(none).answers<{ unread: number }>(),
+  [Patterns.social.notificationsRead]: rpc(orEmpty(notificationsReadSchema)).answers<{ marked: number }>(),
   [Patterns.posts.comments]: rpc(z.object({ postId })).answers<PostCommentsResult>(),
   /** The reader is the gateway's verified account; `ip` for the per-address limit. */
   [Patterns.posts.commentCreate]: rpc(

@@ -178,6 +178,17 @@ export const Patterns = {
     /** Servers deliveries were given up for (newest first, at most 100), and the owner's dismissal of one. */
     deliveryFailures: 'social.deliveries.failures',
     dismissDeliveryFailure: 'social.deliveries.dismiss',
+    /** The owner follows an account (a handle or URL, looked up and sent a Follow), lists them, stops. */
+    ownerFollow: 'social.owner.follow',
+    ownerFollowing: 'social.owner.following',
+    ownerUnfollow: 'social.owner.unfollow',
+    /** The Reader: what the followed accounts post and boost, newest first. */
+    readerPage: 'social.reader.page',
+    /** The owner's like or boost of an object (or its Undo). */
+    ownReaction: 'social.owner.react',
+    notifications: 'social.notifications.page',
+    notificationsUnread: 'social.notifications.unread',
+    notificationsRead: 'social.notifications.read',
   },
 } as const;
 

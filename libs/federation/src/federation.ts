@@ -41,10 +41,12 @@ import {
   type OutboxMessageInfo,
 } from './delivery.js';
 import { acceptOf, listenToInbox, shortHash } from './inbox.js';
+import { ownerActions, type OwnerActions } from './owner-actions.js';
 import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS } from './paths.js';
 import type { ArticleData, FederationPorts, RemoteFollower } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
+export { AccountLookupError, type OwnerActions, type OwnReaction } from './owner-actions.js';
 export { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, SHARED_INBOX_PATH } from './paths.js';
 
 const BLOG_ACTOR = FEDERATION_ACTOR_IDENTIFIER;
@@ -110,6 +112,8 @@ export interface BlogFederation {
   ): Promise<void>;
   /** Sends a Follow to a remote actor (by its URI: webfinger of loopback handles is refused, G12). Returns the Follow id. */
   follow(actorUri: string): Promise<string>;
+  /** The owner's lookups, unfollows, likes and boosts. */
+  owner: OwnerActions;
   context(): Context<void>;
 }
 
@@ -389,6 +393,14 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     articleUri,
     activityFor,
     context,
+    owner: ownerActions({
+      context,
+      actorUri,
+      followersUri,
+      documents: loaders.documents,
+      allow: options.allow,
+      userAgent: options.userAgent,
+    }),
     signerOf: (request) => signers.get(request) ?? null,
     async respond(request) {
       let passed = false;

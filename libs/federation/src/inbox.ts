@@ -8,18 +8,38 @@ import { httpUrlOrNull } from '@blog/contracts';
 import {
   Accept,
   Announce,
+  Article,
   Create,
   Delete,
+  Document,
   Follow,
+  Image,
   isActor,
   Like,
+  Mention,
   Note,
+  Page,
+  Question,
+  Reject,
   Undo,
   Update,
   type Actor,
 } from '@fedify/vocab';
 import { FEDERATION_ACTOR_IDENTIFIER as BLOG_ACTOR, SHARED_INBOX_PATH, ACTOR_PATH } from './paths.js';
-import type { FederationPorts, RemoteComment, RemoteFollower } from './ports.js';
+import type {
+  FederationPorts,
+  OwnerNotificationKind,
+  ReaderEntry,
+  RemoteComment,
+  RemoteFollower,
+} from './ports.js';
+
+/** Pictures a Reader entry keeps of a post (Mastodon allows 4). */
+const READER_ATTACHMENTS_MAX = 4;
+/** What the Reader shows: posts and notes, not chat messages or profile updates. */
+type PostLike = Note | Article | Question | Page;
+const isPostLike = (object: unknown): object is PostLike =>
+  object instanceof Note || object instanceof Article || object instanceof Question || object instanceof Page;
 
 export const shortHash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 const asDate = (value: Temporal.Instant | null | undefined) =>
@@ -43,7 +63,7 @@ export function listenToInbox(
    * it is fetched from its own id. A fetch that times out throws, so the queue parks the
    * activity for a retry; any other failure is no object.
    */
-  const objectOf = async (ctx: Context<void>, activity: Create | Update): Promise<unknown> => {
+  const objectOf = async (ctx: Context<void>, activity: Create | Update | Announce): Promise<unknown> => {
     const options = { documentLoader: deps.quickDocuments, contextLoader: ctx.contextLoader };
     try {
       const object = await activity.getObject(options);
@@ -57,6 +77,91 @@ export function listenToInbox(
   const ours = (uri: URL | null) => uri !== null && uri.origin === origin.origin;
   const isOurArticle = (ctx: Context<void>, uri: URL) => ctx.parseUri(uri)?.type === 'object';
   const blocked = (actorId: URL) => ports.blocked(actorId.href);
+  const quick = (ctx: Context<void>) => ({
+    documentLoader: deps.quickDocuments,
+    contextLoader: ctx.contextLoader,
+    suppressError: true,
+  });
+
+  /** A remote account by its id, in the blog's words; null when it cannot be had as an actor. */
+  const accountOf = async (ctx: Context<void>, id: URL): Promise<RemoteFollower | null> => {
+    const found = await ctx.lookupObject(id.href, { documentLoader: deps.quickDocuments }).catch(() => null);
+    return isActor(found) && found.id?.href === id.href ? describe(found) : null;
+  };
+
+  const notify = async (
+    ctx: Context<void>,
+    kind: OwnerNotificationKind,
+    activityId: URL | null,
+    actor: URL | RemoteFollower,
+    objectUri: string | null,
+    html: string | null = null,
+  ) => {
+    if (!ports.notify || !activityId) return;
+    const who = actor instanceof URL ? await accountOf(ctx, actor) : actor;
+    if (who) await ports.notify({ kind, activityId: activityId.href, actor: who, objectUri, html });
+  };
+
+  /** Whether a post names the blog's actor in a Mention. */
+  const mentionsUs = async (ctx: Context<void>, object: PostLike) => {
+    for await (const tag of object.getTags(quick(ctx)))
+      if (tag instanceof Mention && tag.href?.href === actorUri.href) return true;
+    return false;
+  };
+
+  /** A followed account's post (or one it boosted) as a Reader entry; pictures only, at most 4. */
+  const readerEntryOf = async (
+    ctx: Context<void>,
+    object: PostLike,
+    activityId: URL,
+    author: RemoteFollower,
+    boostedBy: RemoteFollower | null,
+  ): Promise<ReaderEntry | null> => {
+    if (!object.id) return null;
+    const attachments: ReaderEntry['attachments'] = [];
+    for await (const a of object.getAttachments(quick(ctx))) {
+      if (attachments.length >= READER_ATTACHMENTS_MAX) break;
+      if (!(a instanceof Document || a instanceof Image)) continue;
+      const url = httpUrlOrNull(a.url instanceof URL ? a.url.href : a.url?.href?.href);
+      const mediaType = a.mediaType ?? '';
+      if (url && /^image\//.test(mediaType))
+        attachments.push({ url, mediaType, alt: a.name?.toString() ?? '' });
+    }
+    const url = object.url instanceof URL ? object.url.href : (object.url?.href?.href ?? null);
+    return {
+      activityId: activityId.href,
+      objectUri: object.id.href,
+      url: httpUrlOrNull(url),
+      type:
+        object instanceof Article
+          ? 'Article'
+          : object instanceof Question
+            ? 'Question'
+            : object instanceof Page
+              ? 'Page'
+              : 'Note',
+      name: object.name?.toString() ?? null,
+      html: object.content?.toString() ?? '',
+      summary: object.summary?.toString() || null,
+      sensitive: object.sensitive ?? false,
+      attachments,
+      published: asDate(object.published),
+      inReplyTo: object.replyTargetId?.href ?? null,
+      author,
+      boostedBy,
+    };
+  };
+
+  /** What a followed account wrote itself reaches the Reader. */
+  const toReader = async (ctx: Context<void>, activity: Create | Update, object: unknown, actorId: URL) => {
+    const reader = ports.reader;
+    if (!reader || !isPostLike(object) || object.attributionId?.href !== actorId.href) return;
+    if (!activity.id || !(await reader.follows(actorId.href))) return;
+    const author = await accountOf(ctx, actorId);
+    const entry = author && (await readerEntryOf(ctx, object, activity.id, author, null));
+    if (!entry) return;
+    await (activity instanceof Update ? reader.update(entry) : reader.add(entry));
+  };
 
   /** A Note that answers one of our Articles, or anything not ours (the port knows its comments). */
   const commentOf = async (
@@ -79,6 +184,20 @@ export function listenToInbox(
     };
   };
 
+  /** A followed account boosted someone's post: it reaches the Reader, with who boosted it. */
+  const boostToReader = async (ctx: Context<void>, announce: Announce, actorId: URL) => {
+    const reader = ports.reader;
+    if (!reader || !announce.id || !(await reader.follows(actorId.href))) return;
+    const object = await objectOf(ctx, announce);
+    if (!isPostLike(object) || !object.attributionId) return;
+    const [author, booster] = await Promise.all([
+      accountOf(ctx, object.attributionId),
+      accountOf(ctx, actorId),
+    ]);
+    const entry = author && booster && (await readerEntryOf(ctx, object, announce.id, author, booster));
+    if (entry) await reader.add(entry);
+  };
+
   federation
     .setInboxListeners(`${ACTOR_PATH}/inbox`, SHARED_INBOX_PATH)
     .withIdempotency('per-inbox')
@@ -87,10 +206,9 @@ export function listenToInbox(
       if (await blocked(follow.actorId)) return;
       const follower = await follow.getActor(ctx);
       if (!follower?.id || !follower.inboxId || follower.id.href !== follow.actorId.href) return;
-      const status = await ports.followers.add({
-        ...(await describe(follower)),
-        followActivityId: follow.id.href,
-      });
+      const who = await describe(follower);
+      const status = await ports.followers.add({ ...who, followActivityId: follow.id.href });
+      await notify(ctx, 'follow', follow.id, who, null);
       if (status !== 'accepted') return;
       await ctx.sendActivity({ identifier: BLOG_ACTOR }, follower, acceptOf(actorUri, follow));
     })
@@ -98,6 +216,10 @@ export function listenToInbox(
       // By objectId, never by dereferencing the Follow (G8): its id need not resolve.
       if (!accept.objectId || !accept.actorId || (await blocked(accept.actorId))) return;
       await ports.followAccepted?.(accept.objectId.href, accept.actorId.href);
+    })
+    .on(Reject, async (_ctx, reject) => {
+      if (!reject.objectId || !reject.actorId) return;
+      await ports.followRejected?.(reject.objectId.href, reject.actorId.href);
     })
     .on(Undo, async (ctx, undo) => {
       if (!undo.actorId) return;
@@ -112,28 +234,51 @@ export function listenToInbox(
         if (inner.actorId?.href === undo.actorId.href && inner.objectId?.href === actorUri.href)
           await ports.followers.remove(undo.actorId.href);
       } else if (inner instanceof Like || inner instanceof Announce) {
-        if (inner.id && inner.actorId?.href === undo.actorId.href)
+        if (inner.id && inner.actorId?.href === undo.actorId.href) {
           await ports.undoReaction(inner.id.href, undo.actorId.href);
+          if (inner instanceof Announce) await ports.reader?.removeBoost(inner.id.href, undo.actorId.href);
+        }
       } else if (!inner && undo.objectId) {
         // Only an id that does not resolve: a reaction is found by it (and its actor), anything else is nothing.
         await ports.undoReaction(undo.objectId.href, undo.actorId.href);
+        await ports.reader?.removeBoost(undo.objectId.href, undo.actorId.href);
       }
     })
     .on(Create, async (ctx, create) => {
       if (!create.actorId || (await blocked(create.actorId))) return;
-      const comment = await commentOf(ctx, await objectOf(ctx, create), create.actorId);
+      const object = await objectOf(ctx, create);
+      const comment = await commentOf(ctx, object, create.actorId);
       if (comment) await ports.comments.create(comment);
+      // The owner hears of a reply to something of the blog's, or of a post that mentions it.
+      if (isPostLike(object) && object.id) {
+        const toUs = ours(object.replyTargetId);
+        if (toUs || (await mentionsUs(ctx, object)))
+          await notify(
+            ctx,
+            toUs ? 'reply' : 'mention',
+            object.id,
+            create.actorId,
+            object.id.href,
+            object.content?.toString() ?? '',
+          );
+      }
+      await toReader(ctx, create, object, create.actorId);
     })
     .on(Update, async (ctx, update) => {
       if (!update.actorId || (await blocked(update.actorId))) return;
-      const comment = await commentOf(ctx, await objectOf(ctx, update), update.actorId);
+      const object = await objectOf(ctx, update);
+      const comment = await commentOf(ctx, object, update.actorId);
       if (comment) await ports.comments.update(comment);
+      await toReader(ctx, update, object, update.actorId);
     })
     .on(Delete, async (_ctx, del) => {
       if (!del.actorId || !del.objectId) return;
       // An account deleting itself: it follows no more.
       if (del.objectId.href === del.actorId.href) await ports.followers.remove(del.actorId.href);
-      else await ports.comments.delete(del.objectId.href, del.actorId.href);
+      else {
+        await ports.comments.delete(del.objectId.href, del.actorId.href);
+        await ports.reader?.remove(del.objectId.href, del.actorId.href);
+      }
     })
     .on(Like, async (ctx, like) => {
       if (!like.id || !like.objectId || !like.actorId || (await blocked(like.actorId))) return;
@@ -144,17 +289,23 @@ export function listenToInbox(
         actorUri: like.actorId.href,
         objectUri: like.objectId.href,
       });
+      await notify(ctx, 'like', like.id, like.actorId, like.objectId.href);
     })
     .on(Announce, async (ctx, announce) => {
       if (!announce.id || !announce.objectId || !announce.actorId || (await blocked(announce.actorId)))
         return;
-      if (!ours(announce.objectId) || !isOurArticle(ctx, announce.objectId)) return;
+      if (!ours(announce.objectId)) {
+        await boostToReader(ctx, announce, announce.actorId);
+        return;
+      }
+      if (!isOurArticle(ctx, announce.objectId)) return;
       await ports.reaction({
         kind: 'announce',
         activityId: announce.id.href,
         actorUri: announce.actorId.href,
         objectUri: announce.objectId.href,
       });
+      await notify(ctx, 'boost', announce.id, announce.actorId, announce.objectId.href);
     })
     .onError((_ctx, error) => deps.onInboxError?.(error, null));
 }

@@ -75,6 +75,38 @@ export interface Reaction {
   objectUri: string;
 }
 
+/** A post or note of an account the blog follows (or one it boosted), for the Reader. */
+export interface ReaderEntry {
+  /** The Create's or Announce's id: one Reader entry each. */
+  activityId: string;
+  objectUri: string;
+  url: string | null;
+  type: string;
+  name: string | null;
+  /** As received: the receiver sanitises it. */
+  html: string;
+  summary: string | null;
+  sensitive: boolean;
+  /** Remote picture URLs: the receiver caches them (never hot-linked). */
+  attachments: { url: string; mediaType: string; alt: string }[];
+  published: Date;
+  inReplyTo: string | null;
+  author: RemoteFollower;
+  boostedBy: RemoteFollower | null;
+}
+
+export type OwnerNotificationKind = 'follow' | 'mention' | 'reply' | 'like' | 'boost' | 'quote';
+
+/** Something the owner is told about; one per activity id. */
+export interface OwnerNotification {
+  kind: OwnerNotificationKind;
+  activityId: string;
+  actor: RemoteFollower;
+  objectUri: string | null;
+  /** As received (a reply's or mention's HTML): the receiver reduces it to plain text. */
+  html: string | null;
+}
+
 export interface FederationPorts {
   site(): Promise<SiteData>;
   /** Made once and kept: the actor's keys never change on their own. */
@@ -92,6 +124,21 @@ export interface FederationPorts {
   following(): Promise<string[]>;
   /** A remote actor accepted the blog's Follow (matched by the Follow's id). Optional. */
   followAccepted?(followActivityId: string, actorUri: string): Promise<void>;
+  /** A remote actor refused the blog's Follow (matched by the Follow's id). Optional. */
+  followRejected?(followActivityId: string, actorUri: string): Promise<void>;
+  /** The Reader: what followed accounts post and boost. Optional (no Reader without it). */
+  reader?: {
+    /** Whether the blog follows this actor (accepted): only their activities reach the Reader. */
+    follows(actorUri: string): Promise<boolean>;
+    add(entry: ReaderEntry): Promise<void>;
+    /** The author edited it: every entry of the object takes the new text. */
+    update(entry: ReaderEntry): Promise<void>;
+    /** The author deleted it (or undid a boost: `activityId`). */
+    remove(objectUri: string, actorUri: string): Promise<void>;
+    removeBoost(activityId: string, actorUri: string): Promise<void>;
+  };
+  /** Tells the owner (follows, mentions, replies, likes, boosts, quotes). Optional. */
+  notify?(notification: OwnerNotification): Promise<void>;
   /** True when the actor or its domain is blocked. */
   blocked(actorUri: string): Promise<boolean>;
   reaction(reaction: Reaction): Promise<void>;
