@@ -13,6 +13,7 @@ const common = {
     '^@blog/contracts/(.*)$': '<rootDir>/libs/contracts/src/$1.ts',
     '^@blog/server-kit$': '<rootDir>/libs/server-kit/src/index.ts',
     '^@blog/server-kit/testing$': '<rootDir>/libs/server-kit/src/testing/index.ts',
+    '^@blog/server-kit/remote-html$': '<rootDir>/libs/server-kit/src/remote-html.ts',
     '^@blog/federation$': '<rootDir>/libs/federation/src/index.ts',
     '^@blog/(auth|posts|media|mail|social)$': '<rootDir>/services/$1/src/index.ts',
     '^@blog/gateway$': '<rootDir>/gateway/src/index.ts',

@@ -5,6 +5,7 @@ import { AdminGuard, AuthGuard } from './common/auth.guard.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FediverseAdminController } from './fediverse/fediverse-admin.controller.js';
+import { FediverseOwnerController } from './fediverse/fediverse-owner.controller.js';
 import { MailAdminController } from './mail/mail-admin.controller.js';
 import { NewsletterAdminController } from './mail/newsletter-admin.controller.js';
 import { MailController } from './mail/mail.controller.js';
@@ -16,6 +17,8 @@ import { PostWriter } from './posts/post-writer.js';
 import { SettingsController } from './settings/settings.controller.js';
 import { FeedsController } from './feeds/feeds.controller.js';
 import { FeedsService } from './feeds/feeds.service.js';
+import { NotesAdminController } from './notes/notes-admin.controller.js';
+import { NotesPagesController } from './notes/notes-pages.controller.js';
 import { PagesController } from './pages/pages.controller.js';
 import { PagesService } from './pages/pages.service.js';
 import { SiteConfigSource } from './site/site-config-source.js';
@@ -49,12 +52,15 @@ export class GatewayModule {
         MailAdminController,
         NewsletterAdminController,
         FediverseAdminController,
+        FediverseOwnerController,
         FeedsController,
         SiteAdminController,
         ImportsController,
         ExportController,
         StatsController,
         CommentsController,
+        NotesAdminController,
+        NotesPagesController,
         // Last: its catch-all route answers only what no other route did.
         PagesController,
       ],

@@ -137,6 +137,21 @@ import {
   type FollowResult,
   type ReactionCounts,
 } from './social.js';
+import {
+  commentReplySchema,
+  federatedNoteQuerySchema,
+  noteEditSchema,
+  noteIdSchema,
+  noteMentionSchema,
+  notesQuerySchema,
+  noteWriteSchema,
+  type CommentReplyResult,
+  type FederatedNoteAnswer,
+  type NoteAnswer,
+  type NoteMention,
+  type NotesPage,
+  type NoteView,
+} from './notes.js';
 import type { SiteConfig } from './site.js';
 import {
   recentViewsRequestSchema,
@@ -299,6 +314,13 @@ export const RpcContracts = {
   [Patterns.media.cacheAvatar]: rpc(
     z.object({ url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(2000) }),
   ).answers<{ key: string }>(),
+  /** `key`: the stored WebP (at most 1280 px wide); its keys start with media/pictures/. */
+  [Patterns.media.cachePicture]: rpc(
+    z.object({ url: z.url({ protocol: /^https?$/, error: 'url must be an http(s) URL' }).max(2000) }),
+  ).answers<{ key: string }>(),
+  [Patterns.media.dropPictures]: rpc(
+    z.object({ keys: z.array(z.string().regex(/^media\/pictures\/[0-9a-f]{64}\/\d{12}\.webp$/)).max(1000) }),
+  ).answers<{ dropped: number }>(),
   [Patterns.mail.contact]: rpc(contactSchema.extend(senderIp)).answers<MailAck>(),
   [Patterns.mail.subscribe]: rpc(subscribeSchema.extend(senderIp)).answers<MailAck>(),
   /** A link's token (a malformed one is answered like an unknown one: 404, the link is invalid). */
@@ -393,7 +415,21 @@ export const RpcContracts = {
   [Patterns.posts.articleOutbox]: rpc(orEmpty(articleOutboxQuerySchema)).answers<ArticleOutboxPage>(),
   [Patterns.posts.federationPending]: rpc(orEmpty(federationPendingQuerySchema)).answers<FederationEvent[]>(),
   [Patterns.posts.federationDone]: rpc(federationEventDoneSchema).answers<{ done: boolean }>(),
+  [Patterns.posts.noteCreate]: rpc(
+    noteWriteSchema.extend({ mention: noteMentionSchema.nullable().default(null) }),
+  ).answers<NoteView>(),
+  [Patterns.posts.noteUpdate]: rpc(noteEditSchema.extend({ id: noteIdSchema })).answers<NoteView>(),
+  [Patterns.posts.noteDelete]: rpc(z.object({ id: noteIdSchema })).answers<{ deleted: true }>(),
+  /** Any caller: a deleted note answers `gone` (its page is a 410). */
+  [Patterns.posts.noteGet]: rpc(z.object({ id: noteIdSchema })).answers<NoteAnswer>(),
+  [Patterns.posts.notesPage]: rpc(orEmpty(notesQuerySchema)).answers<NotesPage>(),
+  [Patterns.posts.federatedNote]: rpc(federatedNoteQuerySchema).answers<FederatedNoteAnswer>(),
+  /** The reply (an approved comment of the blog's owner) under the comment's post. */
+  [Patterns.posts.commentOwnerReply]: rpc(
+    commentReplySchema.extend({ commentId: commentIdSchema }),
+  ).answers<CommentReplyResult>(),
   [Patterns.social.http]: rpc(federationHttpRequestSchema).answers<FederationHttpAnswer>(),
+  [Patterns.social.replyTarget]: rpc(z.object({ objectUri: z.url().max(2048) })).answers<NoteMention>(),
   [Patterns.social.deliveryFailures]: rpc(none).answers<DeliveryFailureListResult>(),
   [Patterns.social.dismissDeliveryFailure]: rpc(deliveryFailureHostSchema).answers<{ removed: boolean }>(),
   [Patterns.mail.commentPending]: rpc(

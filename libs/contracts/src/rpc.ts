@@ -102,6 +102,15 @@ export const Patterns = {
     newsletterDone: 'posts.newsletter.done',
     /** A visible post as its e-mail carries it (NewsletterPostAnswer). */
     newsletterPost: 'posts.newsletter.post',
+    /** The owner's notes (short posts with their own pages), and a note or owner's reply as a Note. */
+    noteCreate: 'posts.notes.create',
+    noteUpdate: 'posts.notes.update',
+    noteDelete: 'posts.notes.delete',
+    noteGet: 'posts.notes.get',
+    notesPage: 'posts.notes.page',
+    federatedNote: 'posts.notes.federated',
+    /** The owner answers a comment under a post (an approved comment of the blog's own). */
+    commentOwnerReply: 'posts.comments.ownerReply',
   },
   media: {
     getSettings: 'media.settings.get',
@@ -112,6 +121,9 @@ export const Patterns = {
     renderBanner: 'media.banner.render',
     /** A remote author's avatar fetched, re-encoded and stored here (its storage key; never hot-linked). */
     cacheAvatar: 'media.avatar.cache',
+    /** A picture of a post in the owner's Reader, re-encoded and stored (never hot-linked), and its removal. */
+    cachePicture: 'media.picture.cache',
+    dropPictures: 'media.picture.drop',
   },
   mail: {
     contact: 'mail.contact',
@@ -175,6 +187,8 @@ export const Patterns = {
     reactionCounts: 'social.reactions.counts',
     /** An HTTP request for the federation (FederationHttpRequest → FederationHttpAnswer). */
     http: 'social.federation.http',
+    /** Who wrote a remote post or note (fetched through the outbound policy): the author a reply mentions. */
+    replyTarget: 'social.federation.replyTarget',
     /** Servers deliveries were given up for (newest first, at most 100), and the owner's dismissal of one. */
     deliveryFailures: 'social.deliveries.failures',
     dismissDeliveryFailure: 'social.deliveries.dismiss',

@@ -22,6 +22,8 @@ import {
   Hashtag,
   Image,
   isActor,
+  Mention,
+  Note,
   Person,
   PUBLIC_COLLECTION,
   Tombstone,
@@ -43,7 +45,7 @@ import {
 import { acceptOf, listenToInbox, shortHash } from './inbox.js';
 import { ownerActions, type OwnerActions } from './owner-actions.js';
 import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS } from './paths.js';
-import type { ArticleData, FederationPorts, RemoteFollower } from './ports.js';
+import type { ArticleData, FederationPorts, NoteData, RemoteFollower } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
 export { AccountLookupError, type OwnerActions, type OwnReaction } from './owner-actions.js';
@@ -102,6 +104,13 @@ export interface BlogFederation {
   activityFor(kind: ArticleActivityKind, article: ArticleData): Create | Update | Delete;
   /** Sends an Article's activity to every follower (shared inboxes), in order per Article. */
   publish(kind: ArticleActivityKind, article: ArticleData): Promise<void>;
+  /** Create, Update or Delete{Tombstone} of a note's (or an owner's reply's) Note. */
+  noteActivityFor(kind: ArticleActivityKind, note: NoteData): Create | Update | Delete;
+  /**
+   * Sends a Note's activity to every follower and, for a reply, to the author it mentions (their
+   * actor looked up through the outbound policy when it is sent), in order per Note.
+   */
+  publishNote(kind: ArticleActivityKind, note: NoteData): Promise<void>;
   /**
    * Sends the Accept of a Follow the owner approved later (the same Accept id the inbox gives one
    * accepted at once). The follower as stored: no fetch, only a queued delivery.
@@ -258,6 +267,37 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     return new Delete({ id: new URL(`${id.href}#delete`), ...common, object: new Tombstone({ id }) });
   };
 
+  // A reply is addressed to the followers and the author it answers, and names them in a Mention.
+  const noteOf = (n: NoteData) =>
+    new Note({
+      id: new URL(n.uri),
+      attribution: actorUri,
+      content: n.html,
+      url: new URL(n.url),
+      published: instant(n.published),
+      updated: n.updated ? instant(n.updated) : null,
+      to: PUBLIC_COLLECTION,
+      ccs: n.mention ? [followersUri, new URL(n.mention.actorUri)] : [followersUri],
+      replyTarget: n.inReplyTo ? new URL(n.inReplyTo) : null,
+      tags: n.mention
+        ? [new Mention({ href: new URL(n.mention.actorUri), name: `@${n.mention.handle}` })]
+        : [],
+    });
+
+  const noteActivityFor = (kind: ArticleActivityKind, n: NoteData): Create | Update | Delete => {
+    const id = new URL(n.uri);
+    const ccs = n.mention ? [followersUri, new URL(n.mention.actorUri)] : [followersUri];
+    const common = { actor: actorUri, to: PUBLIC_COLLECTION, ccs };
+    // The activity ids hang off the Note's id without its fragment (a reply's id has one).
+    const base = `${id.origin}${id.pathname}${id.search}${id.hash ? `${id.hash}-` : '#'}`;
+    if (kind === 'create') return new Create({ id: new URL(`${base}create`), ...common, object: noteOf(n) });
+    if (kind === 'update') {
+      const at = (n.updated ?? n.published).getTime();
+      return new Update({ id: new URL(`${base}update-${at}`), ...common, object: noteOf(n) });
+    }
+    return new Delete({ id: new URL(`${base}delete`), ...common, object: new Tombstone({ id }) });
+  };
+
   // ---- the actor ----
   const actor = federation.setActorDispatcher(ACTOR_PATH, async (ctx, identifier) => {
     if (identifier !== BLOG_ACTOR) return null;
@@ -293,6 +333,13 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     const found = await ports.articles.byPostId(Number(values.id));
     if (found === 'gone') gone.add(ctx.request);
     return found && found !== 'gone' ? articleOf(found) : null;
+  });
+
+  federation.setObjectDispatcher(Note, '/notes/{id}', async (ctx, values) => {
+    if (!ports.notes || !/^[1-9]\d{0,9}$/.test(values.id)) return null;
+    const found = await ports.notes.byId(Number(values.id));
+    if (found === 'gone') gone.add(ctx.request);
+    return found && found !== 'gone' ? noteOf(found) : null;
   });
 
   const outbox = federation.setOutboxDispatcher(`${ACTOR_PATH}/outbox`, async (_ctx, identifier, cursor) => {
@@ -392,6 +439,7 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     actorUri,
     articleUri,
     activityFor,
+    noteActivityFor,
     context,
     owner: ownerActions({
       context,
@@ -432,6 +480,17 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
         preferSharedInbox: true,
         orderingKey: articleUri(article.id).href, // Create, Update, Delete arrive in order per server
       });
+    },
+    async publishNote(kind, note) {
+      const ctx = context();
+      const activity = noteActivityFor(kind, note);
+      const options = { preferSharedInbox: true, orderingKey: note.uri };
+      await ctx.sendActivity({ identifier: BLOG_ACTOR }, 'followers', activity, options);
+      if (!note.mention) return;
+      // Through the federation's loaders (the outbound policy); a failure leaves the event for the next poll.
+      const author = await ctx.lookupObject(note.mention.actorUri);
+      if (!isActor(author) || !author.id) throw new Error(`not an actor: ${note.mention.actorUri}`);
+      await ctx.sendActivity({ identifier: BLOG_ACTOR }, author, activity, options);
     },
     async acceptFollow(follower, followActivityId) {
       const follow = new Follow({

@@ -31,7 +31,10 @@ export interface OwnerActions {
   /** The account a handle (`@user@host`) or an actor or profile URL names, as the blog keeps it. */
   lookup(account: string): Promise<RemoteFollower>;
   /** Undo{Follow} of the blog's Follow, to the account. */
-  unfollow(target: RemoteFollower, followActivityId: string): Promise<void>;
+  unfollow(
+    target: Pick<RemoteFollower, 'actorUri' | 'inbox' | 'sharedInbox'>,
+    followActivityId: string,
+  ): Promise<void>;
   /**
    * A Like or Announce of another server's post (to its author, and an Announce to the blog's
    * followers too), or its Undo (`undo`: the activity taken back). Answers the activity's id.

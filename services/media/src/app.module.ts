@@ -8,7 +8,7 @@ import {
 } from '@blog/server-kit';
 import type { PendingMediaItem } from '@blog/contracts';
 import { AvatarCache } from './avatars/avatar-cache.js';
-import { AvatarsController } from './avatars/avatars.controller.js';
+import { AvatarsController, PICTURE_CACHE } from './avatars/avatars.controller.js';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
 import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
 import { BannerRenderer } from './processing/banner-renderer.js';
@@ -47,6 +47,10 @@ export class MediaModule {
         { provide: MEDIA_CONFIG, useValue: config },
         { provide: STORAGE, useValue: deps.storage },
         { provide: AvatarCache, useValue: new AvatarCache(deps.storage, { allow: config.OUTBOUND_ALLOW }) },
+        {
+          provide: PICTURE_CACHE,
+          useValue: new AvatarCache(deps.storage, { allow: config.OUTBOUND_ALLOW, kind: 'picture' }),
+        },
         { provide: JOB_QUEUE, useValue: deps.queue },
         { provide: FFMPEG, useValue: deps.ffmpeg },
         {

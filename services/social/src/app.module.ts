@@ -14,6 +14,7 @@ import { DeliveryFailuresService } from './deliveries/delivery-failures.service.
 import { FederationController } from './federation/federation.controller.js';
 import { FederationDelivery } from './federation/federation-delivery.js';
 import { FederationHttpService } from './federation/federation-http.service.js';
+import { FederationRef } from './federation/federation-ref.js';
 import { FederationRuntime } from './federation/federation-runtime.js';
 import {
   OutboundActivitiesRepository,
@@ -31,11 +32,24 @@ import { KeysController } from './keys/keys.controller.js';
 import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSocial.js';
 import { CreateDeliveryFailures1765200000000 } from './migrations/1765200000000-CreateDeliveryFailures.js';
 import { RemoteActorHttpLinks1765330000000 } from './migrations/1765330000000-RemoteActorHttpLinks.js';
+import { OwnerFediverse1765600000000 } from './migrations/1765600000000-OwnerFediverse.js';
+import { NotificationsController } from './notifications/notifications.controller.js';
+import {
+  NotificationsRepository,
+  PostgresNotificationsRepository,
+} from './notifications/notifications.repository.js';
+import { NotificationsService } from './notifications/notifications.service.js';
+import { OwnerFollowingController } from './followers/owner-following.controller.js';
+import { OwnerFollowingService } from './followers/owner-following.service.js';
+import { RemoteActorsService } from './followers/remote-actors.service.js';
 import { PostgresReactionsRepository, ReactionsRepository } from './reactions/reactions.repository.js';
+import { ReaderController } from './reader/reader.controller.js';
+import { PostgresReaderRepository, ReaderRepository } from './reader/reader.repository.js';
+import { ReaderService } from './reader/reader.service.js';
 import { ReactionsController } from './reactions/reactions.controller.js';
 import { ReactionsService } from './reactions/reactions.service.js';
 
-/** The blog's followers, remote actors, actor keys, blocks, reactions and its federation. */
+/** The blog's followers, remote actors, actor keys, blocks, reactions, the owner's following, Reader and notifications, and its federation. */
 @Module({})
 export class SocialModule {
   static forRoot(config: SocialConfig): DynamicModule {
@@ -53,6 +67,7 @@ export class SocialModule {
             CreateDeliveryFailures1765200000000,
             RemoteActorHttpLinks1765330000000,
             FedifyQueues1765400000000,
+            OwnerFediverse1765600000000,
           ],
         }),
       ],
@@ -63,6 +78,9 @@ export class SocialModule {
         ReactionsController,
         FederationController,
         DeliveryFailuresController,
+        OwnerFollowingController,
+        ReaderController,
+        NotificationsController,
       ],
       providers: [
         { provide: SOCIAL_CONFIG, useValue: config },
@@ -82,7 +100,14 @@ export class SocialModule {
         DeliveryFailuresService,
         FederationRuntime,
         { provide: FollowAccepts, useExisting: FederationRuntime },
+        { provide: FederationRef, useExisting: FederationRuntime },
         FederationHttpService,
+        RemoteActorsService,
+        OwnerFollowingService,
+        { provide: ReaderRepository, useClass: PostgresReaderRepository },
+        ReaderService,
+        { provide: NotificationsRepository, useClass: PostgresNotificationsRepository },
+        NotificationsService,
       ],
     };
   }

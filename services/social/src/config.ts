@@ -30,6 +30,10 @@ export const socialConfigSchema = z
     FEDERATION_INBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),
     /** Deliveries (and fanouts) sent at once; one remote server never has more than one of them. */
     FEDERATION_OUTBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),
+    /** Reader entries (and their cached pictures) older than this many days are deleted. */
+    READER_RETENTION_DAYS: envSchemas.positiveInt(30).pipe(z.number().max(3650)),
+    /** How often old Reader entries are looked for (an hour; tests make it short). */
+    READER_PURGE_MS: envSchemas.positiveInt(3_600_000),
     /** Fedify's own log lines at this level and above (its info and debug are chatty). */
     FEDERATION_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('warn'),
   })

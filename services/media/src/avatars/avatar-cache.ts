@@ -38,12 +38,30 @@ export const AVATAR_LIMITS: AvatarLimits = {
 /** The stored avatar's edge: square, cropped to cover. */
 export const AVATAR_SIZE = 96;
 
+/** Where cached Reader pictures live: public like avatars, one folder per remote URL. */
+export const PICTURE_FOLDER = 'media/pictures';
+/** A Reader picture's stored width at most (never enlarged). */
+export const PICTURE_WIDTH = 1280;
+/** A post's picture may be larger than an avatar; it is kept as long as an entry shows it. */
+export const PICTURE_LIMITS: AvatarLimits = {
+  timeoutMs: 10_000,
+  maxBytes: 10 * 1024 * 1024,
+  maxPixels: 8192 * 8192,
+  decodeSeconds: 5,
+  freshSeconds: Number.POSITIVE_INFINITY,
+};
+
+/** What is cached: an avatar (a 96 px square) or a Reader picture (up to 1280 px wide). */
+export type CachedImageKind = 'avatar' | 'picture';
+
 /** Types fetched (SVG never: it is a document that can script and fetch, not pixels). */
 const IMAGE_TYPES = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp', 'image/avif']);
 /** What sharp must find in the bytes, whatever the Content-Type said (AVIF reads as heif). */
 const DECODED_FORMATS = new Set(['png', 'jpeg', 'gif', 'webp', 'heif']);
 
 export interface AvatarCacheOptions {
+  /** Default 'avatar'. */
+  kind?: CachedImageKind;
   /** OUTBOUND_ALLOW: private hosts the fetch may reach (none by default). */
   allow?: OutboundAllowList;
   limits?: Partial<AvatarLimits>;
@@ -53,8 +71,9 @@ export interface AvatarCacheOptions {
   resolve?: OutboundFetchOptions['resolve'];
 }
 
-/** Why an avatar was not cached, in words the caller may log or show. */
-const failure = (reason: string) => RpcError.unprocessable(`The avatar was not cached: ${reason}`);
+/** Why an image was not cached, in words the caller may log or show. */
+const failureOf = (kind: CachedImageKind) => (reason: string) =>
+  RpcError.unprocessable(`The ${kind} was not cached: ${reason}`);
 
 /**
  * A remote author's avatar, kept here so pages never hot-link another server: fetched
@@ -69,6 +88,8 @@ export class AvatarCache {
   private readonly limits: AvatarLimits;
   private readonly allow: OutboundAllowList;
   private readonly now: () => number;
+  private readonly kind: CachedImageKind;
+  private readonly failure: (reason: string) => RpcError;
   /** Callers asking for one URL at once share one fetch. */
   private readonly running = new Map<string, Promise<string>>();
 
@@ -76,7 +97,9 @@ export class AvatarCache {
     private readonly storage: ObjectStorage,
     private readonly options: AvatarCacheOptions = {},
   ) {
-    this.limits = { ...AVATAR_LIMITS, ...options.limits };
+    this.kind = options.kind ?? 'avatar';
+    this.failure = failureOf(this.kind);
+    this.limits = { ...(this.kind === 'avatar' ? AVATAR_LIMITS : PICTURE_LIMITS), ...options.limits };
     this.allow = options.allow ?? new OutboundAllowList();
     this.now = options.now ?? Date.now;
   }
@@ -92,7 +115,8 @@ export class AvatarCache {
   }
 
   private async fetchOrReuse(href: string): Promise<string> {
-    const folder = `${AVATAR_FOLDER}/${createHash('sha256').update(href).digest('hex')}`;
+    const base = this.kind === 'avatar' ? AVATAR_FOLDER : PICTURE_FOLDER;
+    const folder = `${base}/${createHash('sha256').update(href).digest('hex')}`;
     const newest = (await this.storage.list(`${folder}/`)).at(-1);
     const fetchedAt = newest ? Number(/\/(\d+)\.webp$/.exec(newest)?.[1]) : NaN;
     const nowSeconds = Math.floor(this.now() / 1000);
@@ -124,7 +148,7 @@ export class AvatarCache {
         resolve: this.options.resolve,
       });
     } catch (error) {
-      throw failure(fetchProblem(error, this.limits.maxBytes));
+      throw this.failure(fetchProblem(error, this.limits.maxBytes));
     }
     const type = String(response.headers['content-type'] ?? '')
       .split(';')[0]!
@@ -132,16 +156,18 @@ export class AvatarCache {
       .toLowerCase();
     if (response.status !== 200) {
       response.body.destroy();
-      throw failure(`its server answered ${response.status}`);
+      throw this.failure(`its server answered ${response.status}`);
     }
     if (!IMAGE_TYPES.has(type)) {
       response.body.destroy();
-      throw failure(`it is not a PNG, JPEG, GIF, WebP or AVIF image (${type.slice(0, 100) || 'no type'})`);
+      throw this.failure(
+        `it is not a PNG, JPEG, GIF, WebP or AVIF image (${type.slice(0, 100) || 'no type'})`,
+      );
     }
     try {
       return await readAll(response.body);
     } catch (error) {
-      throw failure(fetchProblem(error, this.limits.maxBytes));
+      throw this.failure(fetchProblem(error, this.limits.maxBytes));
     }
   }
 
@@ -156,23 +182,37 @@ export class AvatarCache {
       });
       const meta = await image.metadata();
       if (!meta.format || !DECODED_FORMATS.has(meta.format))
-        throw failure(`its bytes are not a PNG, JPEG, GIF, WebP or AVIF image (${meta.format ?? 'unknown'})`);
+        throw this.failure(
+          `its bytes are not a PNG, JPEG, GIF, WebP or AVIF image (${meta.format ?? 'unknown'})`,
+        );
       if ((meta.width ?? 0) * (meta.pageHeight ?? meta.height ?? 0) > this.limits.maxPixels)
-        throw failure(`it has more than ${this.limits.maxPixels} pixels`);
+        throw this.failure(`it has more than ${this.limits.maxPixels} pixels`);
       return await image
         .rotate()
-        .resize(AVATAR_SIZE, AVATAR_SIZE, { fit: 'cover' })
+        .resize(
+          this.kind === 'avatar'
+            ? { width: AVATAR_SIZE, height: AVATAR_SIZE, fit: 'cover' }
+            : { width: PICTURE_WIDTH, withoutEnlargement: true },
+        )
         .webp({ quality: 80 })
         .timeout({ seconds: this.limits.decodeSeconds })
         .toBuffer();
     } catch (error) {
       if (error instanceof RpcError) throw error;
       const message = error instanceof Error ? error.message : String(error);
-      if (/pixel limit/i.test(message)) throw failure(`it has more than ${this.limits.maxPixels} pixels`);
-      if (/timeout/i.test(message)) throw failure('decoding it took too long');
-      throw failure('its bytes are not a readable image');
+      if (/pixel limit/i.test(message))
+        throw this.failure(`it has more than ${this.limits.maxPixels} pixels`);
+      if (/timeout/i.test(message)) throw this.failure('decoding it took too long');
+      throw this.failure('its bytes are not a readable image');
     }
   }
+}
+
+/** Removes cached Reader pictures (keys under PICTURE_FOLDER only; anything else is refused). */
+export async function dropPictures(storage: ObjectStorage, keys: string[]): Promise<number> {
+  const ours = keys.filter((key) => key.startsWith(`${PICTURE_FOLDER}/`) && !key.includes('..'));
+  if (ours.length > 0) await storage.deleteMany(ours);
+  return ours.length;
 }
 
 /** An absolute http(s) URL without credentials, as the fetcher will see it; a 400 otherwise. */

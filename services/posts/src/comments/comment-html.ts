@@ -1,31 +1,8 @@
 import { escapeHtml } from '@blog/contracts';
+import { REMOTE_HTML_POLICY, sanitiseRemoteHtml } from '@blog/server-kit/remote-html';
 import sanitizeHtml from 'sanitize-html';
 
-/** What a comment may hold, whoever wrote it: text formatting and links, nothing that runs or loads. */
-const COMMENT_TAGS = ['p', 'br', 'a', 'span', 'strong', 'em', 'code', 'pre', 'blockquote', 'ul', 'ol', 'li'];
-const REL = 'nofollow ugc noopener';
-
-const STRICT: sanitizeHtml.IOptions = {
-  allowedTags: COMMENT_TAGS,
-  allowedAttributes: { a: ['href', 'rel'] },
-  allowedSchemes: ['http', 'https'],
-  allowedSchemesAppliedToAttributes: ['href'],
-  allowProtocolRelative: false,
-  // Every link is the commenter's: search engines and the opened page get no credit or handle.
-  transformTags: {
-    a: (_tag, attribs) => {
-      const kept: sanitizeHtml.Attributes = attribs.href === undefined ? {} : { href: attribs.href };
-      return { tagName: 'a', attribs: { ...kept, rel: REL } };
-    },
-  },
-  // script, style, textarea…: their text goes with them (sanitize-html's nonTextTags).
-  disallowedTagsMode: 'discard',
-};
-
-/** A remote reply's HTML (a Note's `content`), through the strict allow-list. */
-export function sanitiseRemoteHtml(html: string): string {
-  return sanitizeHtml(html, STRICT).trim();
-}
+export { sanitiseRemoteHtml };
 
 /**
  * A site reader's plain text as HTML: escaped (no Markdown, no tags), paragraphs at blank
@@ -38,5 +15,5 @@ export function plainTextToHtml(text: string): string {
     .map((paragraph) => paragraph.trim())
     .filter((paragraph) => paragraph.length > 0)
     .map((paragraph) => `<p>${paragraph.split('\n').map(escapeHtml).join('<br />')}</p>`);
-  return sanitizeHtml(paragraphs.join(''), STRICT);
+  return sanitizeHtml(paragraphs.join(''), REMOTE_HTML_POLICY);
 }

@@ -11,12 +11,24 @@ import type { INestApplicationContext } from '@nestjs/common';
 import { BlocksService } from '../blocks/blocks.service.js';
 import { FollowersService } from '../followers/followers.service.js';
 import { ActorKeysService } from '../keys/actor-keys.service.js';
+import { OwnerFollowingService } from '../followers/owner-following.service.js';
+import { NotificationsService } from '../notifications/notifications.service.js';
 import { ReactionsService } from '../reactions/reactions.service.js';
+import { ReaderService } from '../reader/reader.service.js';
 
 /** The part of the federation's ports this service answers itself (the rest is posts' and the site's). */
 export type SocialPorts = Pick<
   FederationPorts,
-  'actorKeys' | 'followers' | 'following' | 'blocked' | 'reaction' | 'undoReaction'
+  | 'actorKeys'
+  | 'followers'
+  | 'following'
+  | 'followAccepted'
+  | 'followRejected'
+  | 'reader'
+  | 'notify'
+  | 'blocked'
+  | 'reaction'
+  | 'undoReaction'
 >;
 
 /** Enough for the following collection; a blog follows few accounts. */
@@ -43,6 +55,9 @@ export function socialPorts(
   const followers = app.get(FollowersService);
   const blocks = app.get(BlocksService);
   const reactions = app.get(ReactionsService);
+  const owner = app.get(OwnerFollowingService);
+  const reader = app.get(ReaderService);
+  const notifications = app.get(NotificationsService);
   return {
     actorKeys: () => keys.pairs(),
     followers: {
@@ -64,6 +79,16 @@ export function socialPorts(
       const query = checked(Patterns.social.followingPage, { offset: 0, limit: FOLLOWING_MAX });
       return (await followers.following(query)).items;
     },
+    followAccepted: (followActivityId, actorUri) => owner.answered(followActivityId, actorUri, true),
+    followRejected: (followActivityId, actorUri) => owner.answered(followActivityId, actorUri, false),
+    reader: {
+      follows: (actorUri) => reader.follows(actorUri),
+      add: (entry) => reader.add(entry),
+      update: (entry) => reader.update(entry),
+      remove: (objectUri, actorUri) => reader.remove(objectUri, actorUri),
+      removeBoost: (activityId, actorUri) => reader.removeBoost(activityId, actorUri),
+    },
+    notify: (notification) => notifications.add(notification),
     blocked: (actorUri) => blocks.blocked(checked(Patterns.social.blocked, { actorUri }).actorUri),
     // Likes and announces of anything but one of our posts are not counted.
     async reaction({ kind, activityId, actorUri, objectUri }) {

@@ -5,6 +5,7 @@ import type {
   FollowersPage,
   FollowerStatus,
   FollowingPage,
+  FollowingStatus,
   RemoteActor,
 } from '@blog/contracts';
 import { DataSource } from 'typeorm';
@@ -55,7 +56,40 @@ export abstract class FollowersRepository {
   abstract acceptFollowing(followActivityId: string): Promise<boolean>;
   abstract removeFollowing(targetUri: string): Promise<boolean>;
   abstract following(offset: number, limit: number): Promise<FollowingPage>;
+  /** The icon an actor names now, and the one its cached avatar was made from. */
+  abstract avatarState(
+    actorId: number,
+  ): Promise<{ iconUrl: string | null; avatarSource: string | null; avatarKey: string | null }>;
+  abstract setAvatar(actorId: number, key: string | null, source: string | null): Promise<void>;
+  /** The owner's Follow of an account: pending until its Accept (a repeat sends a new Follow). */
+  abstract saveFollowing(actorId: number, targetUri: string, followActivityId: string): Promise<FollowingRow>;
+  /** Every account the blog follows or asked to follow, newest first. */
+  abstract followingList(): Promise<FollowingRow[]>;
+  abstract findFollowing(id: number): Promise<FollowingRow | undefined>;
+  abstract removeFollowingById(id: number): Promise<boolean>;
+  /** The account refused the Follow with this id. */
+  abstract rejectFollowing(followActivityId: string, actorUri: string): Promise<boolean>;
+  /** Whether the blog follows this account and it accepted. */
+  abstract isFollowing(actorUri: string): Promise<boolean>;
 }
+
+/** An account the blog follows, with its actor as last seen. */
+export interface FollowingRow {
+  id: number;
+  target_uri: string;
+  follow_activity_id: string;
+  status: FollowingStatus;
+  created_at: Date;
+  handle: string | null;
+  name: string | null;
+  url: string | null;
+  inbox: string | null;
+  shared_inbox: string | null;
+  avatar_key: string | null;
+}
+
+const FOLLOWING_COLUMNS = `g.id, g.target_uri, g.follow_activity_id, g.status, g.created_at, a.handle, a.name, a.url,
+  a.inbox, a.shared_inbox, a.avatar_key`;
 
 @Injectable()
 export class PostgresFollowersRepository extends FollowersRepository {
@@ -236,5 +270,85 @@ export class PostgresFollowersRepository extends FollowersRepository {
       `SELECT count(*)::int AS n FROM following WHERE status = 'accepted'`,
     );
     return { items: rows.map((row) => row.target_uri), total: count!.n };
+  }
+
+  async avatarState(actorId: number) {
+    const [row] = await queryRows<{
+      iconUrl: string | null;
+      avatarSource: string | null;
+      avatarKey: string | null;
+    }>(
+      this.db,
+      `SELECT icon_url AS "iconUrl", avatar_source AS "avatarSource", avatar_key AS "avatarKey"
+       FROM remote_actors WHERE id = $1`,
+      [actorId],
+    );
+    return row ?? { iconUrl: null, avatarSource: null, avatarKey: null };
+  }
+
+  async setAvatar(actorId: number, key: string | null, source: string | null): Promise<void> {
+    await this.db.query(`UPDATE remote_actors SET avatar_key = $2, avatar_source = $3 WHERE id = $1`, [
+      actorId,
+      key,
+      source,
+    ]);
+  }
+
+  async saveFollowing(actorId: number, targetUri: string, followActivityId: string): Promise<FollowingRow> {
+    const [row] = await queryRows<{ id: number }>(
+      this.db,
+      `INSERT INTO following (target_uri, follow_activity_id, remote_actor_id, status) VALUES ($1, $2, $3, 'pending')
+       ON CONFLICT (target_uri) DO UPDATE SET follow_activity_id = excluded.follow_activity_id,
+         remote_actor_id = excluded.remote_actor_id,
+         status = CASE WHEN following.status = 'accepted' THEN 'accepted' ELSE 'pending' END
+       RETURNING id`,
+      [targetUri, followActivityId, actorId],
+    );
+    return (await this.findFollowing(row!.id))!;
+  }
+
+  followingList(): Promise<FollowingRow[]> {
+    return queryRows<FollowingRow>(
+      this.db,
+      `SELECT ${FOLLOWING_COLUMNS} FROM following g LEFT JOIN remote_actors a ON a.id = g.remote_actor_id
+       ORDER BY g.id DESC`,
+    );
+  }
+
+  async findFollowing(id: number): Promise<FollowingRow | undefined> {
+    const [row] = await queryRows<FollowingRow>(
+      this.db,
+      `SELECT ${FOLLOWING_COLUMNS} FROM following g LEFT JOIN remote_actors a ON a.id = g.remote_actor_id
+       WHERE g.id = $1`,
+      [id],
+    );
+    return row;
+  }
+
+  async removeFollowingById(id: number): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `DELETE FROM following WHERE id = $1 RETURNING id`,
+      [id],
+    );
+    return rows.length > 0;
+  }
+
+  async rejectFollowing(followActivityId: string, actorUri: string): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `UPDATE following SET status = 'rejected' WHERE follow_activity_id = $1 AND target_uri = $2 RETURNING id`,
+      [followActivityId, actorUri],
+    );
+    return rows.length > 0;
+  }
+
+  async isFollowing(actorUri: string): Promise<boolean> {
+    const rows = await queryRows<{ id: number }>(
+      this.db,
+      `SELECT id FROM following WHERE target_uri = $1 AND status = 'accepted'`,
+      [actorUri],
+    );
+    return rows.length > 0;
   }
 }
