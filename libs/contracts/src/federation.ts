@@ -14,6 +14,8 @@ export const FEDERATION_MAX_BODY_BYTES = 256 * 1024;
 const FEDERATION_ONLY_PATHS = /^\/(?:\.well-known\/(?:webfinger|nodeinfo)|nodeinfo\/|ap\/)/;
 /** The Article of a post: `/post/{id}`, the stable id (the tree URL changes with slug or category). */
 const ARTICLE_PATH = /^\/post\/[1-9]\d{0,15}\/?$/;
+/** A note's page, which is also its Note's id. */
+const NOTE_PATH = /^\/notes\/[1-9]\d{0,9}\/?$/;
 /** What an ActivityPub client sends in Accept (or a JSON-LD client with the ActivityStreams profile). */
 const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/i;
 
@@ -24,7 +26,7 @@ const ACTIVITY_JSON = /application\/(?:activity\+json|ld\+json)/i;
  */
 export function isFederationRequest(path: string, accept: string | undefined): boolean {
   if (FEDERATION_ONLY_PATHS.test(path)) return true;
-  return ARTICLE_PATH.test(path) && ACTIVITY_JSON.test(accept ?? '');
+  return (ARTICLE_PATH.test(path) || NOTE_PATH.test(path)) && ACTIVITY_JSON.test(accept ?? '');
 }
 
 /** Whether a federation request is an inbox POST (rate-limited per remote server, body-capped). */
@@ -118,7 +120,12 @@ export type FederationEventKind = (typeof FEDERATION_EVENT_KINDS)[number];
  */
 export interface FederationEvent {
   id: string;
-  postId: number;
+  /** The post whose Article it is; null for a note's or an owner's reply's Note. */
+  postId: number | null;
+  /** A note's (its Note is `/notes/{id}`). */
+  noteId?: number | null;
+  /** An owner's reply to a fediverse comment (its Note is the comment's URL under its post). */
+  commentId?: number | null;
   kind: FederationEventKind;
   dueAt: string;
 }

@@ -28,3 +28,4 @@ export * from './fediverse-owner.js';
 export * from './federation.js';
 export * from './inbox-shape.js';
 export * from './newsletter.js';
+export * from './notes.js';

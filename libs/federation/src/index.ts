@@ -6,3 +6,4 @@ export * from './ports.js';
 export * from './loaders.js';
 export * from './pg-stores.js';
 export * from './federation.js';
+export { replyTargetOf } from './reply-target.js';

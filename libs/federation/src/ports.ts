@@ -32,6 +32,19 @@ export interface ArticleData {
   replies?: { total: number; items: string[] };
 }
 
+/** A note of the blog's, or the owner's reply to a fediverse comment, as a Note; `html` holds absolute links only. */
+export interface NoteData {
+  /** The Note's id: `{origin}/notes/{id}`, or the reply's comment URL under its post. */
+  uri: string;
+  url: string;
+  html: string;
+  published: Date;
+  updated: Date | null;
+  /** What it answers (a remote object's id), and that object's author, whom it mentions and is sent to. */
+  inReplyTo: string | null;
+  mention: { actorUri: string; handle: string } | null;
+}
+
 /** A reply (a Note) from the fediverse to one of our Articles or to a comment on one. */
 export interface RemoteComment {
   /** The Note's id, which Update and Delete refer to. */
@@ -151,6 +164,11 @@ export interface FederationPorts {
       offset: number,
       limit: number,
     ): Promise<{ items: { id: number; published: Date }[]; total: number }>;
+  };
+  /** The blog's notes (`/notes/{id}`). Optional (no Notes without it). */
+  notes?: {
+    /** null: no such note (404); 'gone': deleted (410). */
+    byId(id: number): Promise<NoteData | 'gone' | null>;
   };
   comments: {
     create(comment: RemoteComment): Promise<void>;

@@ -72,6 +72,12 @@ import { NewsletterController } from './newsletter/newsletter.controller.js';
 import { NewsletterEventsRepository } from './newsletter/newsletter-events.repository.js';
 import { NewsletterRepository } from './newsletter/newsletter.repository.js';
 import { NewsletterService } from './newsletter/newsletter.service.js';
+import { Notes1765700000000 } from './migrations/1765700000000-Notes.js';
+import { NotesController } from './notes/notes.controller.js';
+import { NotesRepository } from './notes/notes.repository.js';
+import { NotesService } from './notes/notes.service.js';
+import { OwnerReplies } from './notes/owner-replies.js';
+import { OwnerRepliesRepository } from './notes/owner-replies.repository.js';
 
 /** In the order they run (a test runs those before PostContent on old data, then the rest). */
 export const POSTS_MIGRATIONS = [
@@ -98,6 +104,7 @@ export const POSTS_MIGRATIONS = [
   CommentPendingChanges1765310000000,
   CommentHttpLinks1765320000000,
   NewsletterEvents1765400000000,
+  Notes1765700000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
@@ -124,6 +131,7 @@ export class PostsModule {
         CommentsController,
         FederationController,
         NewsletterController,
+        NotesController,
       ],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
@@ -162,6 +170,10 @@ export class PostsModule {
         NewsletterEventsRepository,
         NewsletterRepository,
         NewsletterService,
+        NotesRepository,
+        NotesService,
+        OwnerRepliesRepository,
+        OwnerReplies,
         {
           provide: VISITOR_STORE,
           // Shared by the replicas through Redis; one process keeps them in memory.

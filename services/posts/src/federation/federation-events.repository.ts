@@ -34,7 +34,9 @@ export const mediaSettledSql = (e: string) =>
 
 interface EventRow {
   id: string;
-  postId: number;
+  postId: number | null;
+  noteId: number | null;
+  commentId: number | null;
   kind: FederationEventKind;
   dueAt: Date;
 }
@@ -107,13 +109,47 @@ export class FederationEventsRepository {
    */
   async pending(limit: number): Promise<FederationEvent[]> {
     const rows = (await this.db.query(
-      `SELECT e.id, e.post_id AS "postId", e.kind, e.due_at AS "dueAt" FROM posts.federation_events e
+      `SELECT e.id, e.post_id AS "postId", e.note_id AS "noteId", e.comment_id AS "commentId", e.kind,
+              e.due_at AS "dueAt" FROM posts.federation_events e
         WHERE e.done_at IS NULL AND e.due_at <= now()
           AND (e.kind = 'delete' OR ${mediaSettledSql('e')})
         ORDER BY e.due_at, e.created_at LIMIT $1`,
       [limit],
     )) as EventRow[];
-    return rows.map((row) => ({ ...row, dueAt: new Date(row.dueAt).toISOString() }));
+    return rows.map(({ noteId, commentId, ...row }) => ({
+      ...row,
+      // Only on the events of a note or an owner's reply: a post's event reads as it always did.
+      ...(noteId !== null ? { noteId } : {}),
+      ...(commentId !== null ? { commentId } : {}),
+      dueAt: new Date(row.dueAt).toISOString(),
+    }));
+  }
+
+  /**
+   * An event of a note's or an owner's reply's Note, due now. Its Create and Update (when not
+   * handed over yet) are dropped with a Delete: followers never hear of what is gone already.
+   */
+  async addForNote(
+    manager: EntityManager,
+    object: { noteId: number } | { commentId: number },
+    kind: FederationEventKind,
+  ): Promise<void> {
+    const [column, id] = 'noteId' in object ? ['note_id', object.noteId] : ['comment_id', object.commentId];
+    if (kind === 'delete') {
+      const [, dropped] = (await manager.query(
+        `DELETE FROM posts.federation_events WHERE ${column} = $1 AND kind = 'create' AND done_at IS NULL`,
+        [id],
+      )) as [unknown, number];
+      await manager.query(
+        `DELETE FROM posts.federation_events WHERE ${column} = $1 AND kind = 'update' AND done_at IS NULL`,
+        [id],
+      );
+      if (dropped > 0) return; // its Create never went out: nothing to take back
+    }
+    await manager.query(
+      `INSERT INTO posts.federation_events (${column}, kind, due_at) VALUES ($1, $2, now())`,
+      [id, kind],
+    );
   }
 
   /** Marks event `id` done; false when it was done already (or there is none). */

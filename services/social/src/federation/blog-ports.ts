@@ -2,10 +2,11 @@ import {
   fediverseOf,
   isRpcErrorBody,
   type ArticleView,
+  type FederatedNoteView,
   type RemoteCommentCreate,
   type SiteConfig,
 } from '@blog/contracts';
-import type { ArticleData, FederationPorts, RemoteComment, SiteData } from '@blog/federation';
+import type { ArticleData, FederationPorts, NoteData, RemoteComment, SiteData } from '@blog/federation';
 import type { INestApplicationContext } from '@nestjs/common';
 import type { MediaClient } from './media-client.js';
 import type { PostsClient } from './posts-client.js';
@@ -53,6 +54,18 @@ export function articleDataOf(view: ArticleView): ArticleData {
     tags: view.tags,
     images: view.images,
     replies: view.replies,
+  };
+}
+
+export function noteDataOf(view: FederatedNoteView): NoteData {
+  return {
+    uri: view.uri,
+    url: view.url,
+    html: view.html,
+    published: new Date(view.published),
+    updated: view.updated ? new Date(view.updated) : null,
+    inReplyTo: view.inReplyTo,
+    mention: view.mention,
   };
 }
 
@@ -122,6 +135,14 @@ export function blogPorts(
           items: page.items.map((item) => ({ id: item.id, published: new Date(item.published) })),
           total: page.total,
         };
+      },
+    },
+    notes: {
+      async byId(id) {
+        const answer = await posts.federatedNote('note', id);
+        if (answer === null) return null;
+        if ('gone' in answer) return 'gone';
+        return noteDataOf(answer);
       },
     },
     comments: {

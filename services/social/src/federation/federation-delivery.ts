@@ -1,9 +1,9 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import type { FederationEvent } from '@blog/contracts';
-import type { ArticleData, BlogFederation } from '@blog/federation';
+import type { ArticleData, BlogFederation, NoteData } from '@blog/federation';
 import { JsonLogger } from '@blog/server-kit';
 import { SOCIAL_CONFIG, type SocialConfig } from '../config.js';
-import { articleDataOf } from './blog-ports.js';
+import { articleDataOf, noteDataOf } from './blog-ports.js';
 import { OutboundActivitiesRepository } from './outbound-activities.repository.js';
 import { PostsClient } from './posts-client.js';
 
@@ -78,6 +78,7 @@ export class FederationDelivery implements OnApplicationShutdown {
 
   /** Queues the event's activity once (by its id); false when there was nothing (more) to send. */
   private async deliver(blog: BlogFederation, event: FederationEvent): Promise<boolean> {
+    if (event.postId === null) return this.deliverNote(blog, event);
     let article: ArticleData;
     if (event.kind === 'delete') article = tombstoneOf(event.postId);
     else {
@@ -89,6 +90,44 @@ export class FederationDelivery implements OnApplicationShutdown {
     const activityId = blog.activityFor(event.kind, article).id!.href;
     return this.outbound.sendOnce({ activityId, postId: event.postId, kind: event.kind }, () =>
       blog.publish(event.kind, article),
+    );
+  }
+
+  /**
+   * A note's or an owner's reply's Note, sent like an Article (recorded once by its activity id;
+   * outbound_activities keeps post 0 for them, its activity id names the Note).
+   */
+  private async deliverNote(blog: BlogFederation, event: FederationEvent): Promise<boolean> {
+    const [kind, id] = event.noteId
+      ? (['note', event.noteId] as const)
+      : (['comment', event.commentId!] as const);
+    const answer = await this.posts.federatedNote(kind, id);
+    let note: NoteData;
+    if (event.kind === 'delete') {
+      // Only its id is read; a reply deleted since still names its comment URL.
+      const uri =
+        answer && !('gone' in answer)
+          ? answer.uri
+          : kind === 'note'
+            ? `${blog.origin.origin}/notes/${id}`
+            : null;
+      if (!uri) return false;
+      note = {
+        uri,
+        url: uri,
+        html: '',
+        published: new Date(0),
+        updated: null,
+        inReplyTo: null,
+        mention: null,
+      };
+    } else {
+      if (answer === null || 'gone' in answer) return false; // deleted since: its Delete says the rest
+      note = noteDataOf(answer);
+    }
+    const activityId = blog.noteActivityFor(event.kind, note).id!.href;
+    return this.outbound.sendOnce({ activityId, postId: 0, kind: event.kind }, () =>
+      blog.publishNote(event.kind, note),
     );
   }
 

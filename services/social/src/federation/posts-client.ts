@@ -32,6 +32,11 @@ export class PostsClient implements OnApplicationShutdown {
     return this.call(Patterns.posts.articleOutbox, { offset, limit }, READ_TIMEOUT_MS);
   }
 
+  /** A note's (or an owner's reply's) Note. */
+  federatedNote(kind: 'note' | 'comment', id: number) {
+    return this.call(Patterns.posts.federatedNote, { kind, id }, READ_TIMEOUT_MS);
+  }
+
   pendingEvents(limit: number) {
     return this.call(Patterns.posts.federationPending, { limit }, READ_TIMEOUT_MS);
   }
