@@ -19,6 +19,7 @@ import {
   removeBlock,
   removeFollower,
 } from './fediverseApi';
+import { follow, listFollowing } from './ownerApi';
 import './fediverse-tab.css';
 import { blockLabel, countOf, deliveryProblemText } from './fediverseTab';
 import { RowAction, useRowActions } from './RowAction';
@@ -52,6 +53,9 @@ export function FediverseTab() {
   );
   const blocks = useAsync((signal) => listBlocks(api, signal), [api, reload]);
   const deliveries = useAsync((signal) => listDeliveryFailures(api, signal), [api, reload]);
+  const following = useAsync((signal) => listFollowing(api, signal), [api, reload]);
+  // Followed already (or asked): no Follow back button. Handles are `@user@server` on both lists.
+  const followed = new Set(following.status === 'ready' ? following.data.items.map((f) => f.handle) : []);
   const counts = followers.status === 'ready' ? followers.data.counts : null;
 
   // Refuse (a request) and Remove (a follower) are the same call.
@@ -140,7 +144,24 @@ export function FediverseTab() {
             label="Followers pages"
           />
         )}
-        renderActions={(follower) => <RowAction label="Remove" {...removal(follower)} />}
+        renderActions={(follower) => (
+          <>
+            {following.status === 'ready' && !followed.has(follower.handle) && (
+              <RowAction
+                actions={actions}
+                label="Follow back"
+                target={follower.handle}
+                tone="secondary"
+                actionKey={`follow-back-${follower.id}`}
+                busyLabel="Following..."
+                work={() => follow(api, follower.handle)}
+                done={`Follow request sent to ${follower.handle}.`}
+                failed="The follower could not be followed back."
+              />
+            )}
+            <RowAction label="Remove" {...removal(follower)} />
+          </>
+        )}
       />
 
       <section className="fediverse-section" aria-labelledby="fediverse-blocks-heading">
