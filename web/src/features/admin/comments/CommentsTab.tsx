@@ -20,6 +20,7 @@ import { formatDateTime } from '../../../lib/format';
 import { pageCount } from '../../../lib/pagination';
 import { addBlock } from '../fediverse/fediverseApi';
 import { blockDoneText, blockTargetsOf } from '../fediverse/fediverseTab';
+import { useRefreshBadges } from '../nav/badges';
 import { useNotify } from '../ui/Notifications';
 import { AutoApproveSwitch } from './AutoApproveSwitch';
 import './comments.css';
@@ -58,6 +59,8 @@ const AUTO_APPROVE_SAVED = {
 export function CommentsTab() {
   const api = useApi();
   const notify = useNotify();
+  // The navigation's count of comments waiting follows each action.
+  const refreshBadges = useRefreshBadges();
   const [params, setParams] = useSearchParams();
   const status = statusFromParams(params);
   const [page, setPage] = usePageParam();
@@ -128,6 +131,7 @@ export function CommentsTab() {
       focusAfter.current = data.items.findIndex((item) => item.id === comment.id);
       setChanged({ from: loaded, now: afterAction(data, comment.id, action) });
       notify('success', texts.done);
+      refreshBadges();
     } catch (error) {
       notify('error', errorMessage(error, texts.failed));
     } finally {
@@ -154,6 +158,7 @@ export function CommentsTab() {
       focusAfter.current = data?.items.findIndex((item) => item.id === comment.id) ?? null;
       setChanged(null);
       setReload((n) => n + 1);
+      refreshBadges();
     } catch (error) {
       notify('error', errorMessage(error, 'The block could not be added.'));
     } finally {
