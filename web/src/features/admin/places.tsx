@@ -3,6 +3,10 @@ import { listAdminComments } from '../../api/comments';
 import { AccountSettings } from '../account';
 import { CommentsTab } from './comments/CommentsTab';
 import { FediverseTab } from './fediverse/FediverseTab';
+import { FollowingTab } from './fediverse/FollowingTab';
+import { NotificationsTab } from './fediverse/NotificationsTab';
+import { unreadNotifications } from './fediverse/ownerApi';
+import { ReaderTab } from './fediverse/ReaderTab';
 import { checkRegistry, type PlaceEntry } from './nav/placeRules';
 import { PostsTab } from './posts/PostsTab';
 import { BackupTab } from './tabs/BackupTab';
@@ -43,6 +47,15 @@ export const PLACES: readonly AdminPlace[] = [
       describe: (n) => `${n} pending`,
     },
   },
+  { id: 'reader', label: 'Reader', group: 'fediverse', component: ReaderTab },
+  {
+    id: 'notifications',
+    label: 'Notifications',
+    group: 'fediverse',
+    component: NotificationsTab,
+    badge: { load: (api, signal) => unreadNotifications(api, signal), describe: (n) => `${n} unread` },
+  },
+  { id: 'following', label: 'Following', group: 'fediverse', component: FollowingTab },
   { id: 'fediverse', label: 'Followers', group: 'fediverse', component: FediverseTab },
   { id: 'subscribers', label: 'Subscribers', group: 'audience', component: SubscribersTab },
   { id: 'messages', label: 'Messages', group: 'audience', component: MessagesTab },

@@ -61,7 +61,7 @@ export function FollowingTab() {
   };
 
   return (
-    <section className="card admin-following" aria-labelledby="following-heading">
+    <section className="card fediverse-following" aria-labelledby="following-heading">
       <h2 id="following-heading" ref={headingRef} tabIndex={-1}>
         Following
       </h2>

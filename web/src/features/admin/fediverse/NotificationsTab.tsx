@@ -6,6 +6,7 @@ import { errorMessage } from '../../../api/client';
 import { LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
+import { useRefreshBadges } from '../nav/badges';
 import { useNotify } from '../ui/Notifications';
 import { listNotifications, markNotificationsRead } from './ownerApi';
 import { AccountLine } from './ReaderTab';
@@ -27,6 +28,7 @@ const WHAT: Record<NotificationKind, string> = {
 export function NotificationsTab() {
   const api = useApi();
   const notify = useNotify();
+  const refreshBadges = useRefreshBadges();
   const [params, setParams] = useSearchParams();
   const raw = params.get('before');
   const before = raw && /^[1-9][0-9]{0,17}$/.test(raw) ? raw : null;
@@ -48,7 +50,7 @@ export function NotificationsTab() {
     try {
       await markNotificationsRead(api);
       setReload((n) => n + 1);
-      window.dispatchEvent(new Event('admin-badges-changed'));
+      refreshBadges();
     } catch (error) {
       notify('error', errorMessage(error, 'The notifications could not be marked read.'));
     } finally {
@@ -58,7 +60,7 @@ export function NotificationsTab() {
   const unread = page.status === 'ready' ? page.data.unread : 0;
 
   return (
-    <section className="card admin-notifications" aria-labelledby="notifications-heading">
+    <section className="card fediverse-notifications" aria-labelledby="notifications-heading">
       <h2 id="notifications-heading" ref={headingRef} tabIndex={-1}>
         Notifications
       </h2>

@@ -42,7 +42,7 @@ export function ReaderTab() {
   };
 
   return (
-    <section className="card admin-reader" aria-labelledby="reader-heading">
+    <section className="card fediverse-reader" aria-labelledby="reader-heading">
       <h2 id="reader-heading" ref={headingRef} tabIndex={-1}>
         Reader
       </h2>
