@@ -26,7 +26,8 @@ const common = {
 export default {
   globalSetup: '<rootDir>/libs/server-kit/test-setup/global-setup.mjs',
   globalTeardown: '<rootDir>/libs/server-kit/test-setup/global-teardown.mjs',
-  testTimeout: 30000,
+  // A test's own bound, not a speed check: CI machines are busy (10x room over an idle run's slowest).
+  testTimeout: 120000,
   projects: [
     {
       ...common,
