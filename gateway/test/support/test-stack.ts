@@ -66,7 +66,7 @@ export async function startTestStack(
   };
   const gateway = await createGateway(loadGatewayConfig(env), env);
   return {
-    baseUrl: `http://127.0.0.1:${gatewayPort}`,
+    baseUrl: `http://127.0.0.1:${env.PORT}`, // the caller may choose the port (PORT)
     env,
     gateway,
     services,
