@@ -106,7 +106,8 @@ export async function startStack(
     async state() {
       return JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8')) as StackState;
     },
-    async waitHealthy(timeoutMs = 60_000) {
+    // A start is 10-20 s idle (a new database cluster, migrations); a busy CI machine gets far more room.
+    async waitHealthy(timeoutMs = 150_000) {
       const deadline = Date.now() + timeoutMs;
       while (Date.now() < deadline) {
         if (launcher.exitCode !== null || launcher.signalCode !== null)
