@@ -3,8 +3,13 @@ import {
   deriveSegment,
   FEDIVERSE_AVATAR,
   FEDIVERSE_AVATAR_ERROR,
+  ALSO_KNOWN_AS_MAX,
+  FEDIVERSE_ACCOUNT_URI_ERROR,
+  FEDIVERSE_ACCOUNT_URI_MAX,
   FEDIVERSE_AVATAR_MAX,
   FEDIVERSE_DEFAULTS,
+  FEDIVERSE_POST_FORMATS,
+  QUOTE_POLICIES,
   FEDIVERSE_HANDLE,
   FEDIVERSE_HANDLE_ERROR,
   NEWSLETTER_DEFAULTS,
@@ -44,6 +49,12 @@ const categoryInput = z.object({
   emptyText: z.string().optional(),
   subcategories: z.array(subcategoryInput).min(1, 'a category needs at least one sub-category'),
 });
+/** An account's actor URI (an alias, or where the followers moved). */
+const fediverseAccountUri = z
+  .string({ error: FEDIVERSE_ACCOUNT_URI_ERROR })
+  .trim()
+  .max(FEDIVERSE_ACCOUNT_URI_MAX, FEDIVERSE_ACCOUNT_URI_ERROR)
+  .pipe(z.url({ protocol: /^https?$/, error: FEDIVERSE_ACCOUNT_URI_ERROR }));
 export const fediverseSettingsSchema = z.object({
   handle: z.string().regex(FEDIVERSE_HANDLE, FEDIVERSE_HANDLE_ERROR).default(FEDIVERSE_DEFAULTS.handle),
   approveFollowers: z.boolean().default(FEDIVERSE_DEFAULTS.approveFollowers),
@@ -52,6 +63,21 @@ export const fediverseSettingsSchema = z.object({
     .max(FEDIVERSE_AVATAR_MAX, FEDIVERSE_AVATAR_ERROR)
     .regex(FEDIVERSE_AVATAR, FEDIVERSE_AVATAR_ERROR)
     .default(FEDIVERSE_DEFAULTS.avatarImage),
+  postFormat: z
+    .enum(FEDIVERSE_POST_FORMATS, { error: 'postFormat must be "article" or "note"' })
+    .default(FEDIVERSE_DEFAULTS.postFormat),
+  quotePolicy: z
+    .enum(QUOTE_POLICIES, { error: 'quotePolicy must be "anyone", "followers" or "nobody"' })
+    .default(FEDIVERSE_DEFAULTS.quotePolicy),
+  alsoKnownAs: z
+    .array(fediverseAccountUri)
+    .max(ALSO_KNOWN_AS_MAX, `alsoKnownAs takes at most ${ALSO_KNOWN_AS_MAX} accounts`)
+    .default([]),
+  movedTo: z.union([z.literal(''), fediverseAccountUri]).default(FEDIVERSE_DEFAULTS.movedTo),
+  indexable: z.boolean({ error: 'indexable must be true or false' }).default(FEDIVERSE_DEFAULTS.indexable),
+  discoverable: z
+    .boolean({ error: 'discoverable must be true or false' })
+    .default(FEDIVERSE_DEFAULTS.discoverable),
 });
 export const newsletterSettingsSchema = z.object({
   sendByDefault: z

@@ -78,7 +78,28 @@ export interface FediverseSettings {
   approveFollowers: boolean;
   /** The actor's icon (a site path such as the banner's), or '' for none. */
   avatarImage: string;
+  /** How a post reaches Mastodon: an Article (a title and a link there) or a Note (its whole text). */
+  postFormat: FediversePostFormat;
+  /** Who may quote the blog's posts and notes (FEP-044f): answered per quote request. */
+  quotePolicy: QuotePolicy;
+  /** The blog's other accounts (actor URIs): a Mastodon account moving here lists them, FEP-7628. */
+  alsoKnownAs: string[];
+  /** The account the blog's followers were moved to ('' for none): the actor shows it until cleared. */
+  movedTo: string;
+  /** Search consent (FEP-5feb): the blog's posts may be found by full-text search. */
+  indexable: boolean;
+  /** The blog may be suggested in directories and profile search. */
+  discoverable: boolean;
 }
+
+export const FEDIVERSE_POST_FORMATS = ['article', 'note'] as const;
+export type FediversePostFormat = (typeof FEDIVERSE_POST_FORMATS)[number];
+export const QUOTE_POLICIES = ['anyone', 'followers', 'nobody'] as const;
+export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
+/** A handful of earlier accounts; Mastodon itself allows a few aliases. */
+export const ALSO_KNOWN_AS_MAX = 10;
+export const FEDIVERSE_ACCOUNT_URI_MAX = 500;
+export const FEDIVERSE_ACCOUNT_URI_ERROR = 'an account must be the http(s) URL of its actor';
 
 /** The fediverse handle: like a username (docs/product.md), since it is one on other servers. */
 export const FEDIVERSE_HANDLE = /^[a-z0-9_]{1,30}$/;
@@ -93,6 +114,14 @@ export const FEDIVERSE_DEFAULTS: FediverseSettings = {
   handle: 'blog',
   approveFollowers: false,
   avatarImage: '',
+  postFormat: 'article',
+  // A blog writes to be read and cited: a quote links back to the post. The owner can narrow it.
+  quotePolicy: 'anyone',
+  alsoKnownAs: [],
+  movedTo: '',
+  // The posts are public web pages that search engines index already.
+  indexable: true,
+  discoverable: true,
 };
 
 /** The site's fediverse settings, the defaults filling what an older stored configuration lacks. */

@@ -43,13 +43,20 @@ describe('block input', () => {
 
 describe('fediverse site settings', () => {
   it('default to the handle "blog", followers accepted at once, no avatar', () => {
-    expect(parseSiteConfig(site()).fediverse).toEqual({
+    const defaults = {
       handle: 'blog',
       approveFollowers: false,
       avatarImage: '',
-    });
+      postFormat: 'article',
+      quotePolicy: 'anyone',
+      alsoKnownAs: [],
+      movedTo: '',
+      indexable: true,
+      discoverable: true,
+    };
+    expect(parseSiteConfig(site()).fediverse).toEqual(defaults);
     // A configuration stored before the blog joined the fediverse has none: fediverseOf fills the defaults.
-    expect(fediverseOf({})).toEqual({ handle: 'blog', approveFollowers: false, avatarImage: '' });
+    expect(fediverseOf({})).toEqual(defaults);
   });
 
   it('keeps a valid handle, approval and avatar path', () => {
@@ -57,6 +64,12 @@ describe('fediverse site settings', () => {
       handle: 'anna_garage',
       approveFollowers: true,
       avatarImage: '/uploads/site/avatar.webp',
+      postFormat: 'note',
+      quotePolicy: 'followers',
+      alsoKnownAs: ['https://mastodon.example/users/anna'],
+      movedTo: 'https://other.example/users/anna',
+      indexable: false,
+      discoverable: false,
     };
     expect(parseSiteConfig(site({ fediverse })).fediverse).toEqual(fediverse);
   });
@@ -68,6 +81,12 @@ describe('fediverse site settings', () => {
     [{ handle: 'anna@garage' }, /fediverse handle/],
     [{ avatarImage: 'https://elsewhere.example/a.png' }, /fediverse avatar must be a path of this site/],
     [{ approveFollowers: 'yes' }, /fediverse → approveFollowers/],
+    [{ postFormat: 'page' }, /postFormat must be "article" or "note"/],
+    [{ quotePolicy: 'friends' }, /quotePolicy must be/],
+    [{ alsoKnownAs: ['javascript:alert(1)'] }, /fediverse → alsoKnownAs.*actor/],
+    [{ alsoKnownAs: Array.from({ length: 11 }, (_, i) => `https://m.example/u/${i}`) }, /at most 10/],
+    [{ movedTo: 'not a url' }, /fediverse → movedTo/],
+    [{ indexable: 'no' }, /indexable must be true or false/],
   ])('refuses %j naming the setting', (fediverse, message) => {
     expect(() => parseSiteConfig(site({ fediverse }))).toThrow(SiteConfigError);
     expect(() => parseSiteConfig(site({ fediverse }))).toThrow(message);

@@ -26,6 +26,7 @@ import {
   Note,
   Person,
   PUBLIC_COLLECTION,
+  QuoteAuthorization,
   Tombstone,
   Update,
   type Recipient,
@@ -42,14 +43,33 @@ import {
   type DeliveryGivenUp,
   type OutboxMessageInfo,
 } from './delivery.js';
-import { acceptOf, listenToInbox, shortHash } from './inbox.js';
+import { acceptOf, describe, listenToInbox, shortHash } from './inbox.js';
+import {
+  fetchActor,
+  interactionPolicyOf,
+  listsAlias,
+  moveOf,
+  postNoteHtml,
+  QUOTE_STAMP_PATH,
+  quoteAuthorizationOf,
+  type InteropDeps,
+} from './interop.js';
 import { ownerActions, type OwnerActions } from './owner-actions.js';
 import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS } from './paths.js';
-import type { ArticleData, FederationPorts, NoteData, RemoteFollower } from './ports.js';
+import type { ArticleData, FederationPorts, NoteData, RemoteFollower, SiteData } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
 export { AccountLookupError, type OwnerActions, type OwnReaction } from './owner-actions.js';
 export { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, SHARED_INBOX_PATH } from './paths.js';
+export { interactionPolicyOf, postNoteHtml, QUOTE_STAMP_PATH } from './interop.js';
+
+/** How the site wants its posts and notes sent: the post's form and who may quote. */
+export type ObjectStyle = Pick<SiteData, 'postFormat' | 'quotePolicy'>;
+
+/** The owner's Move was refused: the target is not an account, or does not list the blog (422). */
+export class MoveRefusedError extends Error {
+  override name = 'MoveRefusedError';
+}
 
 const BLOG_ACTOR = FEDERATION_ACTOR_IDENTIFIER;
 const PAGE = 20;
@@ -101,11 +121,11 @@ export interface BlogFederation {
   /** The host of the verified signer of an inbox POST `respond` took in (null: refused, or not one). */
   signerOf(request: Request): string | null;
   /** Create, Update or Delete{Tombstone} of an Article, with ids stable per event (receivers drop repeats). */
-  activityFor(kind: ArticleActivityKind, article: ArticleData): Create | Update | Delete;
+  activityFor(kind: ArticleActivityKind, article: ArticleData, style?: ObjectStyle): Create | Update | Delete;
   /** Sends an Article's activity to every follower (shared inboxes), in order per Article. */
   publish(kind: ArticleActivityKind, article: ArticleData): Promise<void>;
   /** Create, Update or Delete{Tombstone} of a note's (or an owner's reply's) Note. */
-  noteActivityFor(kind: ArticleActivityKind, note: NoteData): Create | Update | Delete;
+  noteActivityFor(kind: ArticleActivityKind, note: NoteData, style?: ObjectStyle): Create | Update | Delete;
   /**
    * Sends a Note's activity to every follower and, for a reply, to the author it mentions (their
    * actor looked up through the outbound policy when it is sent), in order per Note.
@@ -121,6 +141,12 @@ export interface BlogFederation {
   ): Promise<void>;
   /** Sends a Follow to a remote actor (by its URI: webfinger of loopback handles is refused, G12). Returns the Follow id. */
   follow(actorUri: string): Promise<string>;
+  /**
+   * Moves the blog's followers to `target` (FEP-7628): its actor, fetched fresh through the
+   * outbound policy, must list the blog's actor in alsoKnownAs (else MoveRefusedError); then a
+   * Move goes to every follower. Answers the target's actor id. Storing movedTo is the caller's.
+   */
+  moveFollowersTo(target: string): Promise<string>;
   /** The owner's lookups, unfollows, likes and boosts. */
   owner: OwnerActions;
   context(): Context<void>;
@@ -232,8 +258,29 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   const actorUri = new URL(ACTOR_PATH.replace('{identifier}', BLOG_ACTOR), origin);
   const followersUri = new URL(`${actorUri.pathname}/followers`, origin);
 
-  const articleOf = (a: ArticleData) =>
-    new Article({
+  // A post goes out as an Article, or as a Note (the site's choice) with the same id and URL, so
+  // replies and likes keep finding it.
+  const articleOf = (a: ArticleData, style: ObjectStyle = {}) => {
+    const interactionPolicy = interactionPolicyOf(style, { actorUri, followersUri });
+    if (style.postFormat === 'note')
+      return new Note({
+        id: articleUri(a.id),
+        attribution: actorUri,
+        content: postNoteHtml(a),
+        url: new URL(a.url),
+        published: instant(a.published),
+        updated: a.updated ? instant(a.updated) : null,
+        to: PUBLIC_COLLECTION,
+        cc: followersUri,
+        tags: a.tags.map(
+          (t) => new Hashtag({ name: `#${t}`, href: new URL(`/tags/${encodeURIComponent(t)}`, origin) }),
+        ),
+        attachments: a.images.map(
+          (i) => new Image({ url: new URL(i.url), mediaType: i.mediaType, name: i.alt || null }),
+        ),
+        interactionPolicy,
+      });
+    return new Article({
       id: articleUri(a.id),
       attribution: actorUri,
       name: a.title,
@@ -253,22 +300,28 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       replies: a.replies
         ? new Collection({ totalItems: a.replies.total, items: a.replies.items.map((id) => new URL(id)) })
         : null,
+      interactionPolicy,
     });
+  };
 
-  const activityFor = (kind: ArticleActivityKind, a: ArticleData): Create | Update | Delete => {
+  const activityFor = (
+    kind: ArticleActivityKind,
+    a: ArticleData,
+    style: ObjectStyle = {},
+  ): Create | Update | Delete => {
     const id = articleUri(a.id);
     const common = { actor: actorUri, to: PUBLIC_COLLECTION, cc: followersUri };
     if (kind === 'create')
-      return new Create({ id: new URL(`${id.href}#create`), ...common, object: articleOf(a) });
+      return new Create({ id: new URL(`${id.href}#create`), ...common, object: articleOf(a, style) });
     if (kind === 'update') {
       const at = (a.updated ?? a.published).getTime();
-      return new Update({ id: new URL(`${id.href}#update-${at}`), ...common, object: articleOf(a) });
+      return new Update({ id: new URL(`${id.href}#update-${at}`), ...common, object: articleOf(a, style) });
     }
     return new Delete({ id: new URL(`${id.href}#delete`), ...common, object: new Tombstone({ id }) });
   };
 
   // A reply is addressed to the followers and the author it answers, and names them in a Mention.
-  const noteOf = (n: NoteData) =>
+  const noteOf = (n: NoteData, style: ObjectStyle = {}) =>
     new Note({
       id: new URL(n.uri),
       attribution: actorUri,
@@ -282,18 +335,24 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       tags: n.mention
         ? [new Mention({ href: new URL(n.mention.actorUri), name: `@${n.mention.handle}` })]
         : [],
+      interactionPolicy: interactionPolicyOf(style, { actorUri, followersUri }),
     });
 
-  const noteActivityFor = (kind: ArticleActivityKind, n: NoteData): Create | Update | Delete => {
+  const noteActivityFor = (
+    kind: ArticleActivityKind,
+    n: NoteData,
+    style: ObjectStyle = {},
+  ): Create | Update | Delete => {
     const id = new URL(n.uri);
     const ccs = n.mention ? [followersUri, new URL(n.mention.actorUri)] : [followersUri];
     const common = { actor: actorUri, to: PUBLIC_COLLECTION, ccs };
     // The activity ids hang off the Note's id without its fragment (a reply's id has one).
     const base = `${id.origin}${id.pathname}${id.search}${id.hash ? `${id.hash}-` : '#'}`;
-    if (kind === 'create') return new Create({ id: new URL(`${base}create`), ...common, object: noteOf(n) });
+    if (kind === 'create')
+      return new Create({ id: new URL(`${base}create`), ...common, object: noteOf(n, style) });
     if (kind === 'update') {
       const at = (n.updated ?? n.published).getTime();
-      return new Update({ id: new URL(`${base}update-${at}`), ...common, object: noteOf(n) });
+      return new Update({ id: new URL(`${base}update-${at}`), ...common, object: noteOf(n, style) });
     }
     return new Delete({ id: new URL(`${base}delete`), ...common, object: new Tombstone({ id }) });
   };
@@ -319,7 +378,11 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       publicKey: keys[0]?.cryptographicKey ?? null, // RSA first: Mastodon reads publicKey only
       assertionMethods: keys.map((k) => k.multikey), // FEP-521a: RSA and Ed25519
       manuallyApprovesFollowers: site.approveFollowers,
-      discoverable: true,
+      // Search consent (FEP-5feb) and the blog's other accounts and move (FEP-7628): site settings.
+      discoverable: site.discoverable ?? true,
+      indexable: site.indexable ?? true,
+      aliases: (site.alsoKnownAs ?? []).map((uri) => new URL(uri)),
+      successor: site.movedTo ? new URL(site.movedTo) : null,
     });
   });
   // Separate statements, not a chain (G7).
@@ -332,14 +395,24 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     if (!/^[1-9]\d{0,15}$/.test(values.id)) return null;
     const found = await ports.articles.byPostId(Number(values.id));
     if (found === 'gone') gone.add(ctx.request);
-    return found && found !== 'gone' ? articleOf(found) : null;
+    if (!found || found === 'gone') return null;
+    // The site may send posts as Notes: the same URL then serves the Note (Fedify serialises what it is given).
+    return articleOf(found, await ports.site()) as Article;
   });
 
   federation.setObjectDispatcher(Note, '/notes/{id}', async (ctx, values) => {
     if (!ports.notes || !/^[1-9]\d{0,9}$/.test(values.id)) return null;
     const found = await ports.notes.byId(Number(values.id));
     if (found === 'gone') gone.add(ctx.request);
-    return found && found !== 'gone' ? noteOf(found) : null;
+    return found && found !== 'gone' ? noteOf(found, await ports.site()) : null;
+  });
+
+  // An accepted quote's stamp (FEP-044f): dereferenceable for anyone checking the quote.
+  const stampUri = (id: string) => new URL(QUOTE_STAMP_PATH.replace('{id}', id), origin);
+  federation.setObjectDispatcher(QuoteAuthorization, QUOTE_STAMP_PATH, async (_ctx, values) => {
+    if (!ports.quotes || !/^[A-Za-z0-9_-]{22}$/.test(values.id)) return null;
+    const stamp = await ports.quotes.stamp(values.id);
+    return stamp ? quoteAuthorizationOf(stamp, stampUri(values.id), actorUri) : null;
   });
 
   const outbox = federation.setOutboxDispatcher(`${ACTOR_PATH}/outbox`, async (_ctx, identifier, cursor) => {
@@ -403,12 +476,36 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     openRegistrations: false,
   }));
 
+  const interop: InteropDeps = {
+    ports,
+    actorUri,
+    stampUri,
+    stampId: shortHash,
+    documents: loaders.freshDocuments,
+    describe,
+    // One of our visible posts or notes (a quote of anything else is not ours to allow).
+    async isOurObject(ctx, uri) {
+      const parsed = ctx.parseUri(uri);
+      if (parsed?.type !== 'object' || uri.origin !== origin.origin) return false;
+      const id = Number(parsed.values.id);
+      if (!Number.isSafeInteger(id) || id < 1) return false;
+      const found =
+        parsed.class === Article
+          ? await ports.articles.byPostId(id)
+          : parsed.class === Note
+            ? ((await ports.notes?.byId(id)) ?? null)
+            : null;
+      return found !== null && found !== 'gone';
+    },
+  };
+
   listenToInbox(federation, {
     ports,
     origin,
     actorUri,
     quickDocuments: loaders.quickDocuments,
     onInboxError: options.onInboxError,
+    interop,
   });
 
   /**
@@ -476,14 +573,20 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       return null;
     },
     async publish(kind, article) {
-      await context().sendActivity({ identifier: BLOG_ACTOR }, 'followers', activityFor(kind, article), {
-        preferSharedInbox: true,
-        orderingKey: articleUri(article.id).href, // Create, Update, Delete arrive in order per server
-      });
+      const style = kind === 'delete' ? {} : await ports.site();
+      await context().sendActivity(
+        { identifier: BLOG_ACTOR },
+        'followers',
+        activityFor(kind, article, style),
+        {
+          preferSharedInbox: true,
+          orderingKey: articleUri(article.id).href, // Create, Update, Delete arrive in order per server
+        },
+      );
     },
     async publishNote(kind, note) {
       const ctx = context();
-      const activity = noteActivityFor(kind, note);
+      const activity = noteActivityFor(kind, note, kind === 'delete' ? {} : await ports.site());
       const options = { preferSharedInbox: true, orderingKey: note.uri };
       await ctx.sendActivity({ identifier: BLOG_ACTOR }, 'followers', activity, options);
       if (!note.mention) return;
@@ -507,6 +610,19 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
         },
         acceptOf(actorUri, follow),
       );
+    },
+    async moveFollowersTo(target) {
+      const ctx = context();
+      const account = await fetchActor(ctx, target, loaders.freshDocuments);
+      if (!account?.id) throw new MoveRefusedError(`No fediverse account answers at ${target}`);
+      if (!listsAlias(account, actorUri.href))
+        throw new MoveRefusedError(
+          `${target} does not list this blog (${actorUri.href}) among its other accounts (alsoKnownAs): add it there first`,
+        );
+      await ctx.sendActivity({ identifier: BLOG_ACTOR }, 'followers', moveOf(actorUri, account.id), {
+        preferSharedInbox: true,
+      });
+      return account.id.href;
     },
     async follow(target) {
       const ctx = context();

@@ -17,14 +17,17 @@ import {
   isActor,
   Like,
   Mention,
+  Move,
   Note,
   Page,
   Question,
+  QuoteRequest,
   Reject,
   Undo,
   Update,
   type Actor,
 } from '@fedify/vocab';
+import { answerQuoteRequest, followerMoved, type InteropDeps } from './interop.js';
 import { FEDERATION_ACTOR_IDENTIFIER as BLOG_ACTOR, SHARED_INBOX_PATH, ACTOR_PATH } from './paths.js';
 import type {
   FederationPorts,
@@ -54,6 +57,8 @@ export function listenToInbox(
     /** Documents with a short whole-fetch deadline. */
     quickDocuments: DocumentLoader;
     onInboxError?: (error: Error, activityId: string | null) => void;
+    /** Quote requests (FEP-044f) and moves (FEP-7628). */
+    interop: InteropDeps;
   },
 ): void {
   const { ports, origin, actorUri } = deps;
@@ -307,6 +312,8 @@ export function listenToInbox(
       });
       await notify(ctx, 'boost', announce.id, announce.actorId, announce.objectId.href);
     })
+    .on(QuoteRequest, (ctx, request) => answerQuoteRequest(ctx, request, deps.interop))
+    .on(Move, (ctx, move) => followerMoved(ctx, move, deps.interop))
     .onError((_ctx, error) => deps.onInboxError?.(error, null));
 }
 

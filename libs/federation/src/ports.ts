@@ -67,6 +67,32 @@ export interface SiteData {
   imageUrl: string | null;
   approveFollowers: boolean;
   postCount: number;
+  /** How posts are sent: an Article (default) or a Note carrying the title, the whole text and the link. */
+  postFormat?: 'article' | 'note';
+  /** Who may quote the blog's posts and notes (FEP-044f); default anyone. */
+  quotePolicy?: QuotePolicy;
+  /** The blog's other accounts (actor URIs), FEP-7628. */
+  alsoKnownAs?: string[];
+  /** Where the blog's followers were moved (an actor URI), or null. */
+  movedTo?: string | null;
+  /** Search consent, FEP-5feb (default true each). */
+  indexable?: boolean;
+  discoverable?: boolean;
+}
+
+export type QuotePolicy = 'anyone' | 'followers' | 'nobody';
+
+/** An accepted quote (FEP-044f): the stamp is served at `{origin}/ap/quotes/{id}` for third parties to check. */
+export interface QuoteStamp {
+  /** The stamp's path id. */
+  id: string;
+  /** The QuoteRequest's id. */
+  activityId: string;
+  actorUri: string;
+  /** Our post's or note's id. */
+  objectUri: string;
+  /** The quoting post's id. */
+  quoteUri: string;
 }
 
 export interface JwkPair {
@@ -132,6 +158,18 @@ export interface FederationPorts {
     /** 'pending' when the owner approves followers: no Accept is sent then. */
     add(follower: RemoteFollower & { followActivityId: string }): Promise<'accepted' | 'pending'>;
     remove(actorUri: string): Promise<void>;
+    /** Whether this actor is an accepted follower (the quote policy "followers"). Optional. */
+    isFollower?(actorUri: string): Promise<boolean>;
+    /**
+     * A follower moved (FEP-7628): its row now names the new account, kept accepted; false when
+     * the old account was no follower. Optional.
+     */
+    move?(oldActorUri: string, account: RemoteFollower): Promise<boolean>;
+  };
+  /** Accepted quotes (counted with likes and boosts) and their stamps. Optional (quotes refused without it). */
+  quotes?: {
+    add(stamp: QuoteStamp): Promise<void>;
+    stamp(id: string): Promise<QuoteStamp | null>;
   };
   /** Actor URIs the blog follows. */
   following(): Promise<string[]>;

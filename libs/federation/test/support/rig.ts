@@ -16,6 +16,7 @@ import {
   type BlogFederation,
   type BlogFederationOptions,
   type FederationPorts,
+  type QuoteStamp,
   type Reaction,
   type RemoteComment,
   type RemoteFollower,
@@ -89,6 +90,23 @@ export class MemoryPorts implements FederationPorts {
       this.writes++;
       this.followerRows.delete(actorUri);
     },
+    isFollower: async (actorUri: string) => this.followerRows.get(actorUri)?.status === 'accepted',
+    move: async (oldActorUri: string, account: RemoteFollower) => {
+      const row = this.followerRows.get(oldActorUri);
+      if (!row) return false;
+      this.writes++;
+      this.followerRows.delete(oldActorUri);
+      this.followerRows.set(account.actorUri, { ...row, ...account });
+      return true;
+    },
+  };
+  quoteStamps = new Map<string, QuoteStamp>();
+  quotes = {
+    add: async (stamp: QuoteStamp) => {
+      this.writes++;
+      this.quoteStamps.set(stamp.id, stamp);
+    },
+    stamp: async (id: string) => this.quoteStamps.get(id) ?? null,
   };
   async following() {
     return this.followingRows;
