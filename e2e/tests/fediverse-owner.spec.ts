@@ -12,7 +12,12 @@ import type { AddressInfo } from 'node:net';
 import type express from 'express';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
-import { startPeer, type Peer, type PeerAccount } from '../../libs/federation/test/support/peer.js';
+import {
+  serveWebFinger,
+  startPeer,
+  type Peer,
+  type PeerAccount,
+} from '../../libs/federation/test/support/peer.js';
 import { axeProblems } from '../support/axe.js';
 import {
   adminGet,
@@ -42,18 +47,7 @@ const received: Json[] = [];
 beforeAll(async () => {
   peer = await startPeer();
   [alice, bob] = await Promise.all([peer.account('alice'), peer.account('bob')]);
-  const host = new URL(peer.origin).host;
-  peer.serve('/.well-known/webfinger', (req: express.Request) => {
-    const user = /^acct:([^@]+)@/.exec(String(req.query.resource))?.[1];
-    if (user !== 'alice' && user !== 'bob') return { status: 404 };
-    return {
-      headers: { 'content-type': 'application/jrd+json' },
-      body: {
-        subject: `acct:${user}@${host}`,
-        links: [{ rel: 'self', type: 'application/activity+json', href: `${peer.origin}/users/${user}` }],
-      },
-    };
-  });
+  serveWebFinger(peer, ['alice', 'bob']);
   const inbox = (req: express.Request) => {
     received.push(JSON.parse(String(req.body)) as Json);
     return { status: 202 };

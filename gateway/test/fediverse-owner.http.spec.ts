@@ -19,7 +19,12 @@ import {
   type NotificationsPage,
   type ReaderPage,
 } from '@blog/contracts';
-import { startPeer, type Peer, type PeerAccount } from '../../libs/federation/test/support/peer.js';
+import {
+  serveWebFinger,
+  startPeer,
+  type Peer,
+  type PeerAccount,
+} from '../../libs/federation/test/support/peer.js';
 import { raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, type TestStack } from './support/test-stack.js';
@@ -105,18 +110,7 @@ describe('the owner in the fediverse', () => {
       peer.account('bob'),
       peer.account('carol'),
     ]);
-    const host = new URL(peer.origin).host;
-    peer.serve('/.well-known/webfinger', (req: express.Request) => {
-      const user = /^acct:([^@]+)@/.exec(String(req.query.resource))?.[1];
-      if (!user || !['alice', 'bob', 'carol'].includes(user)) return { status: 404 };
-      return {
-        headers: { 'content-type': 'application/jrd+json' },
-        body: {
-          subject: `acct:${user}@${host}`,
-          links: [{ rel: 'self', type: 'application/activity+json', href: `${peer.origin}/users/${user}` }],
-        },
-      };
-    });
+    serveWebFinger(peer, ['alice', 'bob', 'carol']);
     for (const account of [alice, bob, carol])
       peer.serve(`/users/${account.actorId.split('/').pop()}/inbox`, async (req: express.Request) => {
         const headers = new Headers();

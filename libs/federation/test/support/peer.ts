@@ -122,3 +122,19 @@ export async function startPeer(): Promise<Peer> {
     },
   };
 }
+
+/** WebFinger for the peer's accounts `names` (`acct:{name}@{host}` → its actor), 404 for anyone else. */
+export function serveWebFinger(peer: Peer, names: string[]): void {
+  const host = new URL(peer.origin).host;
+  peer.serve('/.well-known/webfinger', (req) => {
+    const user = /^acct:([^@]+)@/.exec(String(req.query.resource))?.[1];
+    if (!user || !names.includes(user)) return { status: 404 };
+    return {
+      headers: { 'content-type': 'application/jrd+json' },
+      body: {
+        subject: `acct:${user}@${host}`,
+        links: [{ rel: 'self', type: 'application/activity+json', href: `${peer.origin}/users/${user}` }],
+      },
+    };
+  });
+}

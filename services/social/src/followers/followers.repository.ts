@@ -308,21 +308,20 @@ export class PostgresFollowersRepository extends FollowersRepository {
   }
 
   followingList(): Promise<FollowingRow[]> {
-    return queryRows<FollowingRow>(
-      this.db,
-      `SELECT ${FOLLOWING_COLUMNS} FROM following g LEFT JOIN remote_actors a ON a.id = g.remote_actor_id
-       ORDER BY g.id DESC`,
-    );
+    return this.followingRows('', []);
   }
 
   async findFollowing(id: number): Promise<FollowingRow | undefined> {
-    const [row] = await queryRows<FollowingRow>(
+    return (await this.followingRows('WHERE g.id = $1', [id]))[0];
+  }
+
+  private followingRows(where: string, values: unknown[]): Promise<FollowingRow[]> {
+    return queryRows<FollowingRow>(
       this.db,
       `SELECT ${FOLLOWING_COLUMNS} FROM following g LEFT JOIN remote_actors a ON a.id = g.remote_actor_id
-       WHERE g.id = $1`,
-      [id],
+       ${where} ORDER BY g.id DESC`,
+      values,
     );
-    return row;
   }
 
   async removeFollowingById(id: number): Promise<boolean> {

@@ -1,6 +1,5 @@
 import type { NotificationKind, NotificationView } from '@blog/contracts/fediverse-owner';
 import { useRef, useState } from 'react';
-import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { LoadFailed } from '../../../components/ui';
@@ -8,6 +7,7 @@ import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
 import { useRefreshBadges } from '../nav/badges';
 import { useNotify } from '../ui/Notifications';
+import { CursorPages, useBeforeParam } from './cursorPages';
 import { listNotifications, markNotificationsRead } from './ownerApi';
 import { AccountLine } from './ReaderTab';
 import './owner.css';
@@ -29,20 +29,13 @@ export function NotificationsTab() {
   const api = useApi();
   const notify = useNotify();
   const refreshBadges = useRefreshBadges();
-  const [params, setParams] = useSearchParams();
-  const raw = params.get('before');
-  const before = raw && /^[1-9][0-9]{0,17}$/.test(raw) ? raw : null;
+  const [before, setBefore] = useBeforeParam();
   const [reload, setReload] = useState(0);
   const [marking, setMarking] = useState(false);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const page = useAsync((signal) => listNotifications(api, before, signal), [api, before, reload]);
   const go = (next: string | null) => {
-    setParams((current) => {
-      const copy = new URLSearchParams(current);
-      if (next) copy.set('before', next);
-      else copy.delete('before');
-      return copy;
-    });
+    setBefore(next);
     headingRef.current?.focus();
   };
   const markAll = async () => {
@@ -100,18 +93,13 @@ export function NotificationsTab() {
             ))}
           </ol>
         ))}
-      <nav className="reader-pages" aria-label="Notification pages">
-        {before && (
-          <button type="button" className="button button-secondary" onClick={() => go(null)}>
-            Newest
-          </button>
-        )}
-        {page.status === 'ready' && page.data.next && (
-          <button type="button" className="button button-secondary" onClick={() => go(page.data.next)}>
-            Older notifications
-          </button>
-        )}
-      </nav>
+      <CursorPages
+        label="Notification pages"
+        older="Older notifications"
+        before={before}
+        next={page.status === 'ready' ? page.data.next : null}
+        onGo={go}
+      />
     </section>
   );
 }

@@ -1,29 +1,14 @@
 import type { ReaderItem, RemoteAccountView } from '@blog/contracts/fediverse-owner';
 import { useId, useRef, useState, type FormEvent } from 'react';
-import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
 import { ErrorLine, LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
 import { useNotify } from '../ui/Notifications';
+import { CursorPages, useBeforeParam } from './cursorPages';
 import { react, readerPage, replyTo } from './ownerApi';
 import './owner.css';
-
-/** A Reader page's cursor in the URL (`?before=`), so an older page can be shared and reloaded. */
-function useBeforeParam(): [string | null, (before: string | null) => void] {
-  const [params, setParams] = useSearchParams();
-  const value = params.get('before');
-  const before = value && /^[1-9][0-9]{0,17}$/.test(value) ? value : null;
-  const set = (next: string | null) =>
-    setParams((current) => {
-      const copy = new URLSearchParams(current);
-      if (next) copy.set('before', next);
-      else copy.delete('before');
-      return copy;
-    });
-  return [before, set];
-}
 
 /**
  * The Reader: what the accounts the blog follows post and boost, newest first, a page at a
@@ -72,18 +57,13 @@ export function ReaderTab() {
             ))}
           </ol>
         ))}
-      <nav className="reader-pages" aria-label="Reader pages">
-        {before && (
-          <button type="button" className="button button-secondary" onClick={() => go(null)}>
-            Newest
-          </button>
-        )}
-        {page.status === 'ready' && page.data.next && (
-          <button type="button" className="button button-secondary" onClick={() => go(page.data.next)}>
-            Older posts
-          </button>
-        )}
-      </nav>
+      <CursorPages
+        label="Reader pages"
+        older="Older posts"
+        before={before}
+        next={page.status === 'ready' ? page.data.next : null}
+        onGo={go}
+      />
     </section>
   );
 }
