@@ -78,6 +78,21 @@ export async function openAsAdmin(rig: AdminRig, page: Page, path = '/admin') {
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
 }
 
+/** The Admin Dashboard's navigation: a side column on a wide screen, behind its menu button on a phone. */
+export function dashboardNav(page: Page) {
+  return page.getByRole('navigation', { name: 'Dashboard', exact: true });
+}
+
+/** A place's link in the dashboard's navigation, by its name ("Users"; a badge adds ", 3 pending"). */
+export function placeLink(page: Page, name: string | RegExp) {
+  return dashboardNav(page).getByRole('link', { name });
+}
+
+/** The place marked current (aria-current="page") in the dashboard's navigation. */
+export function currentPlace(page: Page, name: string | RegExp) {
+  return placeLink(page, name).and(page.locator('[aria-current="page"]'));
+}
+
 /** Screens for a person to look at (SCREENSHOTS=dir); nothing is written otherwise. */
 export async function screenshot(page: Page, name: string) {
   const dir = process.env.SCREENSHOTS;
@@ -107,7 +122,7 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 15_000)
 
 /**
  * Elements that reach past the right edge of a `width`-pixel screen, outside the strips meant to
- * scroll sideways (the dashboard's tab row): the page itself must not need sideways scrolling.
+ * scroll sideways (a place's own tab row): the page itself must not need sideways scrolling.
  */
 export function pastTheScreen(page: Page, width: number): Promise<string[]> {
   return page.evaluate(

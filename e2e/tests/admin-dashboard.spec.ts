@@ -1,5 +1,5 @@
 /**
- * The Admin Dashboard's tabs, post list filters and paging, settings, the mail lists and the
+ * The Admin Dashboard's places, post list filters and paging, settings, the mail lists and the
  * digest, and its guards (docs/product.md#screens, #how-the-screens-behave, #error-texts), in Chromium against the whole built stack.
  */
 import { AdminText, SETTINGS_MESSAGE_MS } from '@blog/contracts/admin';
@@ -9,8 +9,10 @@ import { createPost } from '../support/content.js';
 import {
   eventually,
   adminGet,
+  currentPlace,
   newAdminPage,
   openAsAdmin,
+  placeLink,
   screenshot,
   useAdminRig,
 } from '../support/admin-rig.js';
@@ -44,7 +46,7 @@ afterEach(() => context.close());
 const countLine = () => page.locator('.admin-count');
 const rowTitles = () => page.locator('.admin-post-title').allTextContents();
 
-test('the dashboard greets the owner; each tab passes axe and stays open across reload and back', async () => {
+test('the dashboard greets the owner; each place passes axe and stays open across reload and back', async () => {
   await openAsAdmin(rig(), page);
   await page.getByText(`Welcome, ${rig().stack.admin.username}`, { exact: true }).waitFor();
   await page.getByRole('button', { name: 'New Post' }).waitFor();
@@ -52,34 +54,38 @@ test('the dashboard greets the owner; each tab passes axe and stays open across 
   expect(await axeProblems(page)).toEqual([]);
   await screenshot(page, 'dashboard-posts');
 
-  for (const [tab, heading] of [
-    ['Users', 'Users'],
-    ['Settings', 'Image Settings'],
-    ['Messages', 'Messages'],
-    ['Subscribers', 'Subscribers'],
+  for (const [place, heading, id] of [
+    ['Users', 'Users', 'users'],
+    ['Settings', 'Image Settings', 'settings'],
+    ['Messages', 'Messages', 'messages'],
+    ['Subscribers', 'Subscribers', 'subscribers'],
   ] as const) {
-    await page.getByRole('tab', { name: tab }).click();
+    await placeLink(page, place).click();
     await page.getByRole('heading', { name: heading }).waitFor();
     await page.locator('[role=status]:has-text("Loading")').waitFor({ state: 'detached' });
-    expect(new URL(page.url()).searchParams.get('tab')).toBe(tab.toLowerCase());
+    expect(new URL(page.url()).searchParams.get('tab')).toBe(id);
+    await currentPlace(page, place).waitFor();
     expect(await axeProblems(page)).toEqual([]);
-    await screenshot(page, `dashboard-${tab.toLowerCase()}`);
+    await screenshot(page, `dashboard-${id}`);
   }
-  await page.getByRole('tab', { name: 'Users' }).click();
+  await placeLink(page, 'Users').click();
   // Username, role and created date.
   await page
     .getByRole('row', { name: new RegExp(`^${rig().stack.admin.username} admin \\w{3} \\d{1,2}, \\d{4}$`) })
     .waitFor();
 
   await page.reload();
-  await page.getByRole('tab', { name: 'Users', selected: true }).waitFor();
+  await currentPlace(page, 'Users').waitFor();
   await page.goBack();
-  await page.getByRole('tab', { name: 'Subscribers', selected: true }).waitFor();
+  await currentPlace(page, 'Subscribers').waitFor();
 
-  // Keyboard: arrows move between tabs.
-  await page.getByRole('tab', { name: 'Subscribers' }).focus();
-  await page.keyboard.press('ArrowLeft');
-  await page.getByRole('tab', { name: 'Messages', selected: true }).waitFor();
+  // Keyboard: Tab moves on to the next place's link (Messages, after Subscribers), Enter opens it.
+  await placeLink(page, 'Subscribers').focus();
+  await page.keyboard.press('Tab');
+  expect(await placeLink(page, 'Messages').evaluate((el) => el === document.activeElement)).toBe(true);
+  await page.keyboard.press('Enter');
+  await currentPlace(page, 'Messages').waitFor();
+  expect(new URL(page.url()).searchParams.get('tab')).toBe('messages');
 });
 
 test('filters, count line and paging run in the API over 25 posts; the URL keeps them', async () => {

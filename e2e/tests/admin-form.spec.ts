@@ -15,6 +15,7 @@ import {
   eventually,
   newAdminPage,
   openAsAdmin,
+  placeLink,
   screenshot,
   useAdminRig,
 } from '../support/admin-rig.js';
@@ -235,7 +236,7 @@ test('an answer lost on the way after the post was stored, then Retry: one post,
   expect(posts[0]!.media).toHaveLength(1);
   expect(await page.evaluate((key) => localStorage.getItem(key), SUBMISSION_KEY)).toBeNull();
   // The dashboard's list shows it once.
-  await page.getByRole('tab', { name: 'Posts' }).click();
+  await placeLink(page, 'Posts').click();
   const rows = page.locator('.admin-post-row', { hasText: 'Answer lost' });
   await rows.first().waitFor();
   expect(await rows.count()).toBe(1);

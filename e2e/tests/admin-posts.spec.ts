@@ -16,6 +16,7 @@ import {
   eventually,
   newAdminPage,
   openAsAdmin,
+  placeLink,
   screenshot,
   useAdminRig,
 } from '../support/admin-rig.js';
@@ -252,7 +253,7 @@ test('saved settings drive the next upload: max size 400 scales a 1200 px photo 
   await page.getByRole('button', { name: 'Save Settings' }).click();
   await page.getByText(AdminText.settingsSaved).waitFor();
 
-  await page.getByRole('tab', { name: 'Posts' }).click();
+  await placeLink(page, 'Posts').click();
   await page.getByRole('button', { name: 'New Post' }).click();
   const form = page.locator('.admin-form-card');
   await form.getByLabel('Title', { exact: true }).fill('Small pictures');

@@ -4,7 +4,7 @@
  * the keyboard, a known reader's next comment then shows under the post at once while a new
  * reader's still waits; a failed save says so and puts the box back; the post form's own switch
  * acts on its post only, and a new post says it comes after the first save. The dashboard's
- * tab row stays one line at 1280 px and scrolls sideways at 390 px. axe checks the tab;
+ * navigation is a column beside the tab at 1280 px and a menu button at 390 px. axe checks the tab;
  * screenshots at desktop and phone sizes (SCREENSHOTS=dir).
  */
 import type { CommentSettings, CommentView, PostCommentSettings, PostView } from '@blog/contracts';
@@ -13,8 +13,11 @@ import { axeProblems } from '../support/axe.js';
 import {
   adminGet,
   eventually,
+  currentPlace,
+  dashboardNav,
   newAdminPage,
   openAsAdmin,
+  placeLink,
   screenshot,
   useAdminRig,
 } from '../support/admin-rig.js';
@@ -95,19 +98,22 @@ async function open(viewport = DESKTOP): Promise<Page> {
   return page;
 }
 
-/** The dashboard's tab row: each tab's top edge, and whether the row is wider than its box. */
-async function tabRow(page: Page) {
-  return page.getByRole('tablist', { name: 'Admin sections' }).evaluate((row) => ({
-    tops: [...row.querySelectorAll('[role="tab"]')].map((tab) => Math.round(tab.getBoundingClientRect().top)),
-    scrolls: row.scrollWidth > row.clientWidth,
-    // The open tab lies inside the row's visible part.
-    activeShown: (() => {
-      const active = row.querySelector('[aria-selected="true"]')!.getBoundingClientRect();
-      const box = row.getBoundingClientRect();
-      return active.left >= box.left - 1 && active.right <= box.right + 1;
-    })(),
-    pageOverflows: document.documentElement.scrollWidth > window.innerWidth,
-  }));
+/** The dashboard's navigation: its links on screen, their left edges, where it sits by the open place. */
+async function navLayout(page: Page) {
+  return dashboardNav(page).evaluate((nav) => {
+    const links = [...nav.querySelectorAll('a')];
+    const shown = links.filter((a) => a.getClientRects().length > 0);
+    const box = nav.getBoundingClientRect();
+    const panel = document.querySelector('.admin-panel')!.getBoundingClientRect();
+    return {
+      links: links.length,
+      shown: shown.length,
+      lefts: new Set(shown.map((a) => Math.round(a.getBoundingClientRect().left))).size,
+      // A column to the left of the open place, which keeps most of the width.
+      beside: box.right <= panel.left && panel.width >= 900,
+      pageOverflows: document.documentElement.scrollWidth > window.innerWidth,
+    };
+  });
 }
 
 test("the site-wide switch, turned on by the keyboard, lets a known reader's next comment show at once", async () => {
@@ -122,10 +128,14 @@ test("the site-wide switch, turned on by the keyboard, lets a known reader's nex
     /^Known: someone with an approved comment before\./,
   );
 
-  // The tab row: one line at 1280 px, nothing to scroll.
-  const wide = await tabRow(admin);
-  expect(new Set(wide.tops).size).toBe(1);
-  expect(wide.scrolls).toBe(false);
+  // The navigation at 1280 px: every place in one column beside the tab, no menu button.
+  const wide = await navLayout(admin);
+  expect(wide.shown).toBe(wide.links);
+  expect(wide.links).toBeGreaterThanOrEqual(11);
+  expect(wide.lefts).toBe(1);
+  expect(wide.beside).toBe(true);
+  expect(wide.pageOverflows).toBe(false);
+  expect(await dashboardNav(admin).getByRole('button').isVisible()).toBe(false);
   expect(await axeProblems(admin)).toEqual([]);
   await screenshot(admin, 'comments-settings-off-desktop');
 
@@ -146,27 +156,32 @@ test("the site-wide switch, turned on by the keyboard, lets a known reader's nex
   expect(await axeProblems(admin)).toEqual([]);
   await screenshot(admin, 'comments-settings-on-desktop');
 
-  // On a phone the row keeps one line and scrolls; the open tab is in view; the page does not overflow.
+  // On a phone the places wait behind the menu button, which names the open one; the page does not overflow.
   await admin.setViewportSize(PHONE);
   await admin.reload();
   await box.waitFor();
   expect(await box.isChecked()).toBe(true);
-  const narrow = await tabRow(admin);
-  expect(new Set(narrow.tops).size).toBe(1);
-  expect(narrow.scrolls).toBe(true);
-  expect(narrow.activeShown).toBe(true);
+  const menu = dashboardNav(admin).getByRole('button', { name: 'Dashboard menu: Comments' });
+  expect(await menu.getAttribute('aria-expanded')).toBe('false');
+  const narrow = await navLayout(admin);
+  expect(narrow.shown).toBe(0);
   expect(narrow.pageOverflows).toBe(false);
   expect(await axeProblems(admin)).toEqual([]);
   await screenshot(admin, 'comments-settings-on-phone');
-  // Opening a tab far along the row (by the arrows) scrolls the row to it.
-  await admin.getByRole('tab', { name: 'Comments', exact: true }).focus();
-  await admin.keyboard.press('ArrowLeft');
-  await admin.keyboard.press('ArrowLeft');
-  await admin.getByRole('tab', { name: 'Account', selected: true }).waitFor();
-  // Past the arrow key's own (smooth) scroll, which once pulled the row back by a notch.
-  await admin.waitForTimeout(600);
-  expect((await tabRow(admin)).activeShown).toBe(true);
-  await screenshot(admin, 'tab-row-account-phone');
+  // Opening the last place by the keyboard: the menu opens, Enter on Account opens it, the menu closes.
+  await menu.focus();
+  await admin.keyboard.press('Enter');
+  expect(await menu.getAttribute('aria-expanded')).toBe('true');
+  expect((await navLayout(admin)).shown).toBe(narrow.links);
+  await placeLink(admin, 'Account').focus();
+  await admin.keyboard.press('Enter');
+  await currentPlace(admin, 'Account').waitFor({ state: 'attached' });
+  expect(new URL(admin.url()).searchParams.get('tab')).toBe('account');
+  await dashboardNav(admin)
+    .getByRole('button', { name: 'Dashboard menu: Account', expanded: false })
+    .waitFor();
+  expect((await navLayout(admin)).shown).toBe(0);
+  await screenshot(admin, 'dashboard-menu-account-phone');
 
   // The known reader, in the browser: the comment is published and shows under the post at once.
   const reader = await open();

@@ -23,6 +23,7 @@ import {
   eventually,
   newAdminPage,
   openAsAdmin,
+  placeLink,
   pastTheScreen,
   screenshot,
   useAdminRig,
@@ -134,7 +135,7 @@ const host = () => new URL(`http://localhost:${new URL(rig().stack.baseUrl).port
 test('the Fediverse tab lists followers with counts, approves a follow request and removes a follower', async () => {
   const admin = await open();
   await openAsAdmin(rig(), admin, '/admin?tab=fediverse');
-  const tab = admin.getByRole('tabpanel', { name: 'Fediverse' });
+  const tab = admin.getByRole('region', { name: 'Fediverse', exact: true });
   await tab.getByText(`@blog@${host()}`, { exact: true }).waitFor();
   await tab.getByRole('button', { name: "Copy the blog's fediverse handle" }).waitFor();
   const counts = tab.getByRole('list', { name: 'Counts' });
@@ -209,7 +210,7 @@ test("blocking a reply's server from the Comments tab deletes the reply and list
   await row.waitFor({ state: 'detached' });
   await admin.getByText('No comments wait for approval.').waitFor();
 
-  await admin.getByRole('tab', { name: 'Fediverse' }).click();
+  await placeLink(admin, 'Followers').click();
   const blocks = admin.getByRole('region', { name: 'Blocked (1)' });
   await blocks.locator('.fediverse-row-title').getByText('spam.example', { exact: true }).waitFor();
   expect(await blocks.getByRole('listitem').innerText()).toMatch(/Server · blocked /);

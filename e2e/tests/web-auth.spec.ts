@@ -4,6 +4,7 @@
  */
 import { ErrorText, SessionKeys } from '@blog/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { placeLink } from '../support/admin-rig.js';
 import { launchBrowser } from '../support/browser.js';
 import { startStack, stopAllStacks } from '../support/stack.js';
 
@@ -83,7 +84,7 @@ test('an admin signs in, lands on the dashboard, sees the users and logs out', a
   await page.getByRole('heading', { name: 'Admin Dashboard' }).waitFor();
   await page.getByText(`Welcome, ${username} (admin)`).waitFor();
   await page.getByRole('link', { name: 'Admin Dashboard' }).waitFor();
-  await page.getByRole('tab', { name: 'Users' }).click();
+  await placeLink(page, 'Users').click();
   await page.getByRole('table').waitFor();
   const firstCells = await page.locator('tbody tr td:first-child').allInnerTexts();
   expect(firstCells).toContain(username);

@@ -27,7 +27,7 @@ export function AdminPage() {
   const [creating, setCreating] = useState(false);
   const [uploading, setUploading] = useState(false);
   const [counts, refreshBadges] = useBadgeCounts(PLACES, place.id);
-  const panelRef = useRef<HTMLElement>(null);
+  const panelRef = useRef<HTMLDivElement>(null);
   useSignOutAtExpiry();
   useServerSessionCheck();
   useLeaveWarning(uploading);
@@ -64,10 +64,10 @@ export function AdminPage() {
                 counts={counts}
                 onChosenFromMenu={() => panelRef.current?.focus()}
               />
-              {/* Named after its place, and the focus lands here after a choice in the phone's menu. */}
-              <section ref={panelRef} className="admin-panel" aria-label={place.label} tabIndex={-1}>
+              {/* The phone's menu hands the focus here after a choice: a screen reader goes on with the place. */}
+              <div ref={panelRef} className="admin-panel" tabIndex={-1}>
                 <Place key={place.id} creating={creating} onCreatingChange={setCreating} />
-              </section>
+              </div>
             </div>
           </div>
         </BadgeRefreshProvider>

@@ -32,10 +32,12 @@ function render(current: string, counts: Record<string, number>): string {
   );
 }
 
-/** The text a screen reader takes as a link's name: its content with the hidden parts dropped. */
+/** The name a screen reader reads for each link: its aria-label, else its text without the hidden parts. */
 function linkNames(html: string): string[] {
-  return [...html.matchAll(/<a [^>]*>(.*?)<\/a>/g)].map((m) =>
-    m[1]!.replace(/<span[^>]*aria-hidden="true"[^>]*>.*?<\/span>/g, '').replace(/<[^>]+>/g, ''),
+  return [...html.matchAll(/<a ([^>]*)>(.*?)<\/a>/g)].map(
+    (m) =>
+      m[1]!.match(/aria-label="([^"]+)"/)?.[1] ??
+      m[2]!.replace(/<span[^>]*aria-hidden="true"[^>]*>.*?<\/span>/g, '').replace(/<[^>]+>/g, ''),
   );
 }
 

@@ -72,15 +72,18 @@ export function AdminNav({ places, current, counts, onChosenFromMenu }: AdminNav
                         to={placeHref(place.id)}
                         className={here ? 'admin-nav-link current' : 'admin-nav-link'}
                         aria-current={here ? 'page' : undefined}
+                        // The count's meaning in words ("Comments, 2 pending"): the badge alone is a bare number.
+                        aria-label={name !== place.label ? name : undefined}
                         onClick={chosen}
                       >
                         <span className="admin-nav-label">{place.label}</span>
                         {name !== place.label && (
+                          // The space keeps the visible text "Comments 2", a part of the name.
                           <>
+                            {' '}
                             <span className="admin-nav-badge" aria-hidden="true">
                               {badgeText(count!)}
                             </span>
-                            <span className="visually-hidden">{name.slice(place.label.length)}</span>
                           </>
                         )}
                       </Link>
