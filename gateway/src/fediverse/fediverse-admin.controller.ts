@@ -1,9 +1,23 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, Param, Post, Query } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Req,
+  Res,
+} from '@nestjs/common';
+import type { Request, Response } from 'express';
 import {
   blockInputSchema,
   followerListQuerySchema,
   Patterns,
   type BlockInput,
+  type BlocklistImportReport,
   type BlockListResult,
   type DeliveryFailureListResult,
   type FollowerListQuery,
@@ -14,6 +28,7 @@ import {
 import { AdminOnly } from '../common/auth.guard.js';
 import { ZodPipe } from '../common/zod.pipe.js';
 import { ServiceClients } from '../rpc/service-clients.js';
+import { blocklistCsv, parseBlocklist, readBlocklistUpload } from './blocklist-csv.js';
 import {
   FediverseAdminService,
   reactionIdsQuerySchema,
@@ -75,6 +90,31 @@ export class FediverseAdminController {
   @Header('Cache-Control', 'no-store')
   blocks(): Promise<BlockListResult> {
     return this.services.read('social', Patterns.social.listBlocks, {});
+  }
+
+  /**
+   * Mastodon's domain-block CSV (the body as text/csv, or the field `file` of a form): each
+   * suspended server is blocked, its comments removed; silence and noop rows are skipped, wrong
+   * lines reported by number. Importing the same list twice adds nothing.
+   */
+  @Post('blocks/import')
+  @AdminOnly()
+  @HttpCode(200)
+  async importBlocks(@Req() req: Request): Promise<BlocklistImportReport> {
+    return this.admin.importBlocklist(parseBlocklist(await readBlocklistUpload(req)));
+  }
+
+  /** The blocked servers as Mastodon's domain-block CSV, to import elsewhere. */
+  @Get('blocks/export')
+  @AdminOnly()
+  @Header('Cache-Control', 'no-store')
+  async exportBlocks(@Res({ passthrough: true }) res: Response): Promise<string> {
+    const { items } = await this.services.read('social', Patterns.social.listBlocks, {});
+    res.set({
+      'Content-Type': 'text/csv; charset=utf-8',
+      'Content-Disposition': 'attachment; filename="domain_blocks.csv"',
+    });
+    return blocklistCsv(items);
   }
 
   @Delete('blocks/:id')

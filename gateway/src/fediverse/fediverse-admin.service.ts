@@ -3,11 +3,14 @@ import {
   Patterns,
   reactionCountsQuerySchema,
   type BlockInput,
+  type BlocklistImportReport,
   type BlockResult,
   type ReactionCounts,
 } from '@blog/contracts';
 import { z } from 'zod';
 import type { ServiceClients } from '../rpc/service-clients.js';
+import { isRpcErrorBody } from '@blog/contracts';
+import type { ParsedBlocklist } from './blocklist-csv.js';
 
 /** A block's answer in the dashboard: the followers it removed and the comments it deleted. */
 export interface BlockWithCommentsResult extends BlockResult {
@@ -32,6 +35,35 @@ export class FediverseAdminService {
     const { deleted } = await this.services.call('posts', Patterns.posts.commentPurge, purge);
     const result = await this.services.call('social', Patterns.social.addBlock, input);
     return { ...result, removedComments: deleted };
+  }
+
+  /**
+   * Blocks each server of a parsed blocklist as a manual block does (its comments go too);
+   * one already blocked is skipped, so importing the same list again changes nothing.
+   */
+  async importBlocklist(list: ParsedBlocklist): Promise<BlocklistImportReport> {
+    const { items } = await this.services.read('social', Patterns.social.listBlocks, {});
+    const blocked = new Set(items.map((block) => block.domain).filter((d): d is string => d !== null));
+    const report: BlocklistImportReport = {
+      added: 0,
+      skipped: list.skipped,
+      removedComments: 0,
+      errors: list.errors,
+    };
+    for (const { domain } of list.block) {
+      if (blocked.has(domain)) {
+        report.skipped++;
+        continue;
+      }
+      try {
+        report.removedComments += (await this.block({ domain })).removedComments;
+        report.added++;
+      } catch (error) {
+        if (!(isRpcErrorBody(error) && error.status === 409)) throw error;
+        report.skipped++; // blocked meanwhile
+      }
+    }
+    return report;
   }
 
   /** Likes and announces by post id; none (an empty map) while the social service is away. */

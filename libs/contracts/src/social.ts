@@ -326,3 +326,23 @@ export const deliveryFailureHostSchema = z.object({
         .regex(/^[a-z0-9.:[\]-]+$/, SocialErrors.deliveryHost),
     ),
 });
+
+/** Mastodon's domain-block CSV: its header, as Mastodon exports it and as the blog's export writes it. */
+export const BLOCKLIST_CSV_HEADER =
+  '#domain,#severity,#reject_media,#reject_reports,#public_comment,#obfuscate';
+/** A blocklist upload: Mastodon's lists of a few thousand servers fit many times over. */
+export const BLOCKLIST_MAX_BYTES = 1024 * 1024;
+export const BLOCKLIST_MAX_LINES = 20_000;
+/** Wrong lines reported (the rest are counted out, not listed). */
+export const BLOCKLIST_MAX_ERRORS = 100;
+
+/** `POST /api/admin/fediverse/blocks/import`'s answer. */
+export interface BlocklistImportReport {
+  /** Servers blocked by this import. */
+  added: number;
+  /** Rows not blocked: already blocked, named twice, or severity silence or noop. */
+  skipped: number;
+  /** Comments of the newly blocked servers removed, as a manual block removes them. */
+  removedComments: number;
+  errors: { line: number; message: string }[];
+}

@@ -39,6 +39,12 @@ export function siteDataOf(site: SiteConfig, origin: string, postCount: number):
     imageUrl: absolute(site.bannerImage),
     approveFollowers: fediverse.approveFollowers,
     postCount,
+    postFormat: fediverse.postFormat,
+    quotePolicy: fediverse.quotePolicy,
+    alsoKnownAs: fediverse.alsoKnownAs,
+    movedTo: fediverse.movedTo || null,
+    indexable: fediverse.indexable,
+    discoverable: fediverse.discoverable,
   };
 }
 
