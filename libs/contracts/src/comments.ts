@@ -53,6 +53,8 @@ export interface CommentView {
   author: CommentAuthor;
   /** Where it came from when not this site: "Mastodon" for a fediverse reply, else null. */
   via: string | null;
+  /** Present (true) only on the blog owner's reply from the dashboard: shown as the author's. */
+  byOwner?: true;
   createdAt: string;
   updatedAt: string;
 }

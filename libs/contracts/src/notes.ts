@@ -98,7 +98,11 @@ export interface FederatedNoteView {
   inReplyTo: string | null;
   mention: NoteMention | null;
 }
-export type FederatedNoteAnswer = FederatedNoteView | { gone: true } | null;
+/**
+ * gone: deleted; `uri` and `mention` (when known) are what its Delete names and whom it reaches.
+ */
+export type FederatedNoteAnswer =
+  FederatedNoteView | { gone: true; uri?: string; mention?: NoteMention | null } | null;
 
 /** The owner's answer to a comment under a post (shown there as the author's, and sent as a Note). */
 export const commentReplySchema = z.strictObject({ content });

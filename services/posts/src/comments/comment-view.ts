@@ -18,6 +18,7 @@ export function toView(row: CommentRow): CommentView {
       local: row.local,
     },
     via: row.via,
+    ...(row.byOwner ? { byOwner: true as const } : {}),
     createdAt: new Date(row.createdAt).toISOString(),
     updatedAt: new Date(row.updatedAt).toISOString(),
   };

@@ -27,11 +27,16 @@ export interface CommentRow {
   via: string | null;
   /** An imported comment's identity in its source, else null. */
   sourceId: string | null;
+  /** The blog owner's reply from the dashboard (shown as the author's). */
+  byOwner: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
 
-export type NewComment = Omit<CommentRow, 'id' | 'createdAt' | 'updatedAt' | 'sourceId' | 'pendingHtml'> & {
+export type NewComment = Omit<
+  CommentRow,
+  'id' | 'createdAt' | 'updatedAt' | 'sourceId' | 'pendingHtml' | 'byOwner'
+> & {
   sourceId?: string | null;
   createdAt?: Date;
   updatedAt?: Date;
@@ -201,12 +206,12 @@ export class CommentsRepository {
     return rows[0] ?? null;
   }
 
-  /** Deletes the comment (its replies go with it); false when there was none. */
-  async delete(id: number): Promise<boolean> {
-    const [, affected] = (await this.db.query(`DELETE FROM posts.comments WHERE id = $1`, [id])) as [
-      unknown,
-      number,
-    ];
+  /** Deletes the comment (its replies go with it), on `manager` when given; false when there was none. */
+  async delete(id: number, manager?: EntityManager): Promise<boolean> {
+    const [, affected] = (await (manager ?? this.db.manager).query(
+      `DELETE FROM posts.comments WHERE id = $1`,
+      [id],
+    )) as [unknown, number];
     return affected > 0;
   }
 
@@ -329,7 +334,7 @@ export class CommentsRepository {
 const COLUMNS = `id, post_id AS "postId", parent_id AS "parentId", status, content_html AS "contentHtml",
   pending_html AS "pendingHtml", author_name AS "authorName", author_handle AS "authorHandle", author_url AS "authorUrl",
   author_avatar_key AS "authorAvatarKey", local, user_id AS "userId", remote_object_id AS "remoteObjectId",
-  remote_actor_uri AS "remoteActorUri", via, source_id AS "sourceId", created_at AS "createdAt",
+  remote_actor_uri AS "remoteActorUri", via, source_id AS "sourceId", by_owner AS "byOwner", created_at AS "createdAt",
   updated_at AS "updatedAt"`;
 const INSERT = `INSERT INTO posts.comments (post_id, parent_id, status, content_html, author_name, author_handle,
   author_url, author_avatar_key, local, user_id, remote_object_id, remote_actor_uri, via, source_id, created_at, updated_at)

@@ -26,6 +26,7 @@ import {
 import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { IdempotencyLedger, RateWindow, RpcError } from '@blog/server-kit';
 import { DataSource } from 'typeorm';
+import { OwnerReplies } from '../notes/owner-replies.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { editOf } from './comment-edits.js';
 import { plainTextToHtml, sanitiseRemoteHtml } from './comment-html.js';
@@ -63,6 +64,8 @@ export class CommentsService {
     private readonly notifier: CommentNotifier,
     @InjectDataSource() db: DataSource,
     @Optional() @Inject(COMMENTS_CLOCK) private readonly now: () => number = Date.now,
+    /** The owner's replies sent to the fediverse, whose Delete goes out when they are deleted. */
+    @Optional() private readonly ownerReplies?: OwnerReplies,
   ) {
     this.windows = new RateWindow(db, () => this.now());
   }
@@ -260,7 +263,10 @@ export class CommentsService {
   /** Deletes the comment; on one whose change waits, only the change (its approved text stays). */
   async delete(id: number): Promise<{ deleted: true }> {
     if (await this.store.refuseChange(id)) return { deleted: true };
-    if (!(await this.store.delete(id))) throw RpcError.notFound(CommentErrors.notFound);
+    const deleted = this.ownerReplies
+      ? await this.ownerReplies.deleting(id, (manager) => this.store.delete(id, manager))
+      : await this.store.delete(id);
+    if (!deleted) throw RpcError.notFound(CommentErrors.notFound);
     return { deleted: true };
   }
 

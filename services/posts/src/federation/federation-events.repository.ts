@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { FederationEvent, FederationEventKind, PostStatus } from '@blog/contracts';
+import type { FederationEvent, FederationEventKind, NoteMention, PostStatus } from '@blog/contracts';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** A post as its followers know it: whether it is published, when, and a digest of what an Article shows. */
@@ -133,6 +133,8 @@ export class FederationEventsRepository {
     manager: EntityManager,
     object: { noteId: number } | { commentId: number },
     kind: FederationEventKind,
+    /** A deleted owner's reply's Note id and mention (its row goes with the delete). */
+    tombstone: { uri: string; mention: NoteMention | null } | null = null,
   ): Promise<void> {
     const [column, id] = 'noteId' in object ? ['note_id', object.noteId] : ['comment_id', object.commentId];
     if (kind === 'delete') {
@@ -147,9 +149,19 @@ export class FederationEventsRepository {
       if (dropped > 0) return; // its Create never went out: nothing to take back
     }
     await manager.query(
-      `INSERT INTO posts.federation_events (${column}, kind, due_at) VALUES ($1, $2, now())`,
-      [id, kind],
+      `INSERT INTO posts.federation_events (${column}, kind, due_at, tombstone) VALUES ($1, $2, now(), $3)`,
+      [id, kind, tombstone ? JSON.stringify(tombstone) : null],
     );
+  }
+
+  /** What the Delete of owner's reply `commentId` names, kept when the reply was deleted. */
+  async tombstoneOf(commentId: number): Promise<{ uri: string; mention: NoteMention | null } | null> {
+    const [row] = (await this.db.query(
+      `SELECT tombstone FROM posts.federation_events
+        WHERE comment_id = $1 AND kind = 'delete' AND tombstone IS NOT NULL ORDER BY created_at DESC LIMIT 1`,
+      [commentId],
+    )) as { tombstone: { uri: string; mention: NoteMention | null } }[];
+    return row?.tombstone ?? null;
   }
 
   /** Marks event `id` done; false when it was done already (or there is none). */

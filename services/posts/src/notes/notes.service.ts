@@ -108,9 +108,10 @@ export class NotesService {
   async federated(id: number): Promise<FederatedNoteAnswer> {
     const row = await this.stored.byId(id);
     if (!row) return null;
-    if (row.deletedAt) return { gone: true };
     const view = noteView(row);
     const uri = `${this.origin}${view.url}`;
+    // A deleted note keeps whom it mentioned: its Delete reaches them as its Create did.
+    if (row.deletedAt) return { gone: true, uri, mention: view.mention };
     return {
       uri,
       url: uri,

@@ -1,6 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { NoteErrors, type CommentReplyResult, type FederatedNoteAnswer } from '@blog/contracts';
+import {
+  NoteErrors,
+  type CommentReplyResult,
+  type FederatedNoteAnswer,
+  type NoteMention,
+} from '@blog/contracts';
 import { RpcError } from '@blog/server-kit';
+import type { EntityManager } from 'typeorm';
 import type { PostsConfig } from '../config.js';
 import { renderMarkdown } from '../content/markdown.js';
 import { absoluteHtml } from '../federation/article-html.js';
@@ -51,15 +57,46 @@ export class OwnerReplies {
     });
   }
 
+  /**
+   * Deletes comment `commentId` through `remove` (on the transaction given), and owes a Delete for
+   * each owner's reply that goes with it (itself, or the replies under it) and was sent to the
+   * fediverse: its Note id and mention are kept on the event, as its row is gone.
+   */
+  deleting(commentId: number, remove: (manager: EntityManager) => Promise<boolean>): Promise<boolean> {
+    return this.stored.transaction(async (manager) => {
+      const going = await this.stored.federatedRepliesGoingWith(manager, commentId);
+      if (!(await remove(manager))) return false;
+      for (const reply of going)
+        await this.events.addForNote(manager, { commentId: reply.id }, 'delete', this.tombstone(reply));
+      return true;
+    });
+  }
+
+  private tombstone(reply: {
+    id: number;
+    postId: number;
+    answeredActorUri: string | null;
+    answeredHandle: string | null;
+  }): { uri: string; mention: NoteMention | null } {
+    return {
+      uri: this.uriOf(reply),
+      mention: mentionOf(reply.answeredActorUri, reply.answeredHandle),
+    };
+  }
+
+  private uriOf(reply: { id: number; postId: number }): string {
+    return `${this.origin}/post/${reply.postId}#comment-${reply.id}`;
+  }
+
   /** The Note of the owner's reply `id` (null: none, or not an owner's reply to the fediverse). */
   async federated(id: number): Promise<FederatedNoteAnswer> {
     const reply = await this.stored.find(id);
-    // Deleted since (by moderation): its Delete is all that is owed.
-    if (!reply) return { gone: true };
+    // Deleted since (by moderation): its Delete is all that is owed, as it was kept then.
+    if (!reply) return { gone: true, ...((await this.events.tombstoneOf(id)) ?? {}) };
     const answered =
       reply.byOwner && reply.answersId !== null ? await this.stored.find(reply.answersId) : null;
     if (!answered?.remoteObjectId) return null;
-    const uri = `${this.origin}/post/${reply.postId}#comment-${reply.id}`;
+    const uri = this.uriOf(reply);
     return {
       uri,
       url: uri,
@@ -67,10 +104,12 @@ export class OwnerReplies {
       published: new Date(reply.createdAt).toISOString(),
       updated: null,
       inReplyTo: answered.remoteObjectId,
-      mention:
-        answered.remoteActorUri && answered.authorHandle
-          ? { actorUri: answered.remoteActorUri, handle: answered.authorHandle.replace(/^@/, '') }
-          : null,
+      mention: mentionOf(answered.remoteActorUri, answered.authorHandle),
     };
   }
+}
+
+/** The answered comment's author as the Note mentions them (`user@host`, no leading @). */
+function mentionOf(actorUri: string | null, handle: string | null): NoteMention | null {
+  return actorUri && handle ? { actorUri, handle: handle.replace(/^@/, '') } : null;
 }

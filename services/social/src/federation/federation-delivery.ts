@@ -104,13 +104,9 @@ export class FederationDelivery implements OnApplicationShutdown {
     const answer = await this.posts.federatedNote(kind, id);
     let note: NoteData;
     if (event.kind === 'delete') {
-      // Only its id is read; a reply deleted since still names its comment URL.
-      const uri =
-        answer && !('gone' in answer)
-          ? answer.uri
-          : kind === 'note'
-            ? `${blog.origin.origin}/notes/${id}`
-            : null;
+      // Its id, and whom it mentioned (the Delete reaches them as the Create did); a reply deleted
+      // since names what was kept when it was deleted.
+      const uri = answer?.uri ?? (kind === 'note' ? `${blog.origin.origin}/notes/${id}` : null);
       if (!uri) return false;
       note = {
         uri,
@@ -119,7 +115,7 @@ export class FederationDelivery implements OnApplicationShutdown {
         published: new Date(0),
         updated: null,
         inReplyTo: null,
-        mention: null,
+        mention: answer?.mention ?? null,
       };
     } else {
       if (answer === null || 'gone' in answer) return false; // deleted since: its Delete says the rest

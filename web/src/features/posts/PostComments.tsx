@@ -145,7 +145,11 @@ function Comment({ comment }: { comment: CommentView }) {
   // The handle adds nothing when it is the name again (a site reader's handle is their user name).
   const handle = author.handle && author.handle !== author.name ? author.handle : null;
   return (
-    <article className="comment" id={`comment-${comment.id}`} aria-label={`Comment by ${author.name}`}>
+    <article
+      className={comment.byOwner ? 'comment comment-by-owner' : 'comment'}
+      id={`comment-${comment.id}`}
+      aria-label={`Comment by ${author.name}${comment.byOwner ? ', the author' : ''}`}
+    >
       <header className="comment-meta">
         {author.avatarUrl && (
           <img
@@ -167,6 +171,13 @@ function Comment({ comment }: { comment: CommentView }) {
               <span>{author.name}</span>
             )}
             {handle && <span className="comment-handle"> {handle}</span>}
+            {/* The blog owner's reply: said in words, not by colour alone. */}
+            {comment.byOwner && (
+              <>
+                {' '}
+                <span className="comment-badge">Author</span>
+              </>
+            )}
           </p>
           <p className="comment-date">
             <time dateTime={comment.createdAt}>{formatDate('dateTime', comment.createdAt)}</time>
