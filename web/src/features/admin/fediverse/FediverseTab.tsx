@@ -23,6 +23,7 @@ import { follow, listFollowing } from './ownerApi';
 import './fediverse-tab.css';
 import { blockLabel, countOf, deliveryProblemText } from './fediverseTab';
 import { RowAction, useRowActions } from './RowAction';
+import { BlocklistTransfer } from './BlocklistTransfer';
 
 /** Follow requests shown at once (the owner approves them one by one). */
 const PENDING_SHOWN = 100;
@@ -169,6 +170,7 @@ export function FediverseTab() {
         <p className="fediverse-hint">
           Block an account or a whole server from a comment in the Comments tab.
         </p>
+        <BlocklistTransfer onImported={() => setReload((n) => n + 1)} />
         {blocks.status === 'loading' && <p role="status">Loading the blocks...</p>}
         {blocks.status === 'error' && (
           <LoadFailed

@@ -1,4 +1,7 @@
 import {
+  ALSO_KNOWN_AS_MAX,
+  FEDIVERSE_ACCOUNT_URI_ERROR,
+  FEDIVERSE_ACCOUNT_URI_MAX,
   FEDIVERSE_AVATAR,
   FEDIVERSE_AVATAR_ERROR,
   FEDIVERSE_AVATAR_MAX,
@@ -78,10 +81,29 @@ function hostOf(url: string | null | undefined): string | null {
 }
 
 /** The Site tab's fediverse fields checked by the contract's rules (the server checks them again). */
-export function fediverseFieldErrors(settings: FediverseSettings): { handle?: string; avatarImage?: string } {
-  const errors: { handle?: string; avatarImage?: string } = {};
+export function fediverseFieldErrors(settings: FediverseSettings): {
+  handle?: string;
+  avatarImage?: string;
+  alsoKnownAs?: string;
+  movedTo?: string;
+} {
+  const errors: { handle?: string; avatarImage?: string; alsoKnownAs?: string; movedTo?: string } = {};
   if (!FEDIVERSE_HANDLE.test(settings.handle)) errors.handle = FEDIVERSE_HANDLE_ERROR;
   if (settings.avatarImage.length > FEDIVERSE_AVATAR_MAX || !FEDIVERSE_AVATAR.test(settings.avatarImage))
     errors.avatarImage = FEDIVERSE_AVATAR_ERROR;
+  const aliases = settings.alsoKnownAs ?? [];
+  if (aliases.length > ALSO_KNOWN_AS_MAX) errors.alsoKnownAs = `At most ${ALSO_KNOWN_AS_MAX} accounts`;
+  else if (!aliases.every(isAccountUri)) errors.alsoKnownAs = FEDIVERSE_ACCOUNT_URI_ERROR;
+  if (settings.movedTo && !isAccountUri(settings.movedTo)) errors.movedTo = FEDIVERSE_ACCOUNT_URI_ERROR;
   return errors;
+}
+
+/** An account's actor URL, as the server checks it (http or https, not too long). */
+function isAccountUri(value: string): boolean {
+  if (value.length > FEDIVERSE_ACCOUNT_URI_MAX) return false;
+  try {
+    return /^https?:$/.test(new URL(value).protocol);
+  } catch {
+    return false;
+  }
 }
