@@ -8,6 +8,7 @@ import { NotificationsTab } from './fediverse/NotificationsTab';
 import { unreadNotifications } from './fediverse/ownerApi';
 import { ReaderTab } from './fediverse/ReaderTab';
 import { checkRegistry, type PlaceEntry } from './nav/placeRules';
+import { NotesTab } from './notes/NotesTab';
 import { PostsTab } from './posts/PostsTab';
 import { BackupTab } from './tabs/BackupTab';
 import { MessagesTab } from './tabs/MailTabs';
@@ -36,6 +37,7 @@ export interface AdminPlace extends PlaceEntry {
  */
 export const PLACES: readonly AdminPlace[] = [
   { id: 'posts', label: 'Posts', group: 'content', component: PostsTab },
+  { id: 'notes', label: 'Notes', group: 'content', component: NotesTab },
   {
     id: 'comments',
     label: 'Comments',

@@ -21,6 +21,7 @@ import { pageCount } from '../../../lib/pagination';
 import { addBlock } from '../fediverse/fediverseApi';
 import { blockDoneText, blockTargetsOf } from '../fediverse/fediverseTab';
 import { useRefreshBadges } from '../nav/badges';
+import { CommentReplyForm } from '../notes/CommentReplyForm';
 import { useNotify } from '../ui/Notifications';
 import { AutoApproveSwitch } from './AutoApproveSwitch';
 import './comments.css';
@@ -230,6 +231,7 @@ export function CommentsTab() {
                     disabled={busy !== null}
                     onAction={(action) => void act(comment, action)}
                     onBlock={(scope) => void block(comment, scope)}
+                    onReplied={() => setReload((n) => n + 1)}
                   />
                 ))}
               </ol>
@@ -255,6 +257,8 @@ interface CommentRowProps {
   disabled: boolean;
   onAction(action: CommentAction): void;
   onBlock(scope: BlockScope): void;
+  /** The owner's reply was published: the list is loaded again. */
+  onReplied(): void;
 }
 
 const BLOCK_TEXTS: Record<BlockScope, { label: string; pending: string }> = {
@@ -262,8 +266,11 @@ const BLOCK_TEXTS: Record<BlockScope, { label: string; pending: string }> = {
   server: { label: 'Block this server', pending: 'Blocking...' },
 };
 
-function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: CommentRowProps) {
+function CommentRow({ comment, actions, busy, disabled, onAction, onBlock, onReplied }: CommentRowProps) {
   const { author, post } = comment;
+  const [replying, setReplying] = useState(false);
+  // Only an approved comment can be answered, and never the owner's own.
+  const canReply = comment.status === 'approved' && !comment.byOwner;
   const targets = blockTargetsOf(author);
   const scopes = (['account', 'server'] as const).filter((scope) =>
     scope === 'account' ? targets.actor : targets.domain,
@@ -291,6 +298,7 @@ function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: Com
             <time dateTime={comment.createdAt}>{formatDateTime(comment.createdAt)}</time>
             {comment.via && <span> · via {comment.via}</span>}
             {comment.parentId !== null && <span> · a reply</span>}
+            {comment.byOwner && <span> · your reply (shown as the author&apos;s)</span>}
           </p>
         </header>
         {/* Sanitised by the posts service when the comment (and its change) was stored. */}
@@ -338,7 +346,26 @@ function CommentRow({ comment, actions, busy, disabled, onAction, onBlock }: Com
               </span>
             </button>
           ))}
+          {canReply && (
+            <button
+              type="button"
+              className="button button-small button-secondary"
+              aria-expanded={replying}
+              disabled={disabled}
+              onClick={() => setReplying((open) => !open)}
+            >
+              Reply<span className="visually-hidden"> to {author.name}</span>
+            </button>
+          )}
         </div>
+        {canReply && replying && (
+          <CommentReplyForm
+            commentId={comment.id}
+            authorName={author.name}
+            onDone={() => setReplying(false)}
+            onReplied={onReplied}
+          />
+        )}
       </article>
     </li>
   );
