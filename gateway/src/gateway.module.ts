@@ -6,6 +6,7 @@ import { GATEWAY_CONFIG, type GatewayConfig } from './config.js';
 import { HealthController } from './health/health.controller.js';
 import { FediverseAdminController } from './fediverse/fediverse-admin.controller.js';
 import { FediverseOwnerController } from './fediverse/fediverse-owner.controller.js';
+import { FediverseMoveController } from './fediverse/fediverse-move.controller.js';
 import { MailAdminController } from './mail/mail-admin.controller.js';
 import { NewsletterAdminController } from './mail/newsletter-admin.controller.js';
 import { MailController } from './mail/mail.controller.js';
@@ -53,6 +54,7 @@ export class GatewayModule {
         NewsletterAdminController,
         FediverseAdminController,
         FediverseOwnerController,
+        FediverseMoveController,
         FeedsController,
         SiteAdminController,
         ImportsController,

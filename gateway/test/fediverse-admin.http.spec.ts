@@ -335,7 +335,7 @@ describe('fediverse admin routes', () => {
     const path = `/api/admin/fediverse/reactions?ids=${liked},${quiet}`;
     const counts = await api(stack, path, { token: admin });
     expect(counts.status).toBe(200);
-    expect(counts.json).toEqual({ [liked]: { likes: 2, announces: 1 } });
+    expect(counts.json).toEqual({ [liked]: { likes: 2, announces: 1, quotes: 0 } });
     expect((await api(stack, '/api/admin/fediverse/reactions', { token: admin })).json).toEqual({});
     expect((await api(stack, path)).status).toBe(401);
     expect((await api(stack, path, { token: reader })).status).toBe(403);

@@ -121,6 +121,7 @@ import {
   followingCommandSchema,
   followingPageQuerySchema,
   reactionCommandSchema,
+  moveFollowersSchema,
   reactionCountsQuerySchema,
   remoteUri,
   socialIdSchema,
@@ -135,6 +136,7 @@ import {
   type FollowerView,
   type FollowingPage,
   type FollowResult,
+  type MoveFollowersResult,
   type ReactionCounts,
 } from './social.js';
 import {
@@ -378,6 +380,7 @@ export const RpcContracts = {
   [Patterns.social.ownerFollow]: rpc(followAccountSchema).answers<FollowingView>(),
   [Patterns.social.ownerFollowing]: rpc(none).answers<FollowingListResult>(),
   [Patterns.social.ownerUnfollow]: rpc(socialIdSchema).answers<{ removed: true }>(),
+  [Patterns.social.moveFollowers]: rpc(moveFollowersSchema).answers<MoveFollowersResult>(),
   [Patterns.social.readerPage]: rpc(orEmpty(readerQuerySchema)).answers<ReaderPage>(),
   [Patterns.social.ownReaction]: rpc(
     objectActionSchema.extend({ kind: z.enum(OWN_REACTION_KINDS), active: z.boolean() }),

@@ -196,6 +196,8 @@ export const Patterns = {
     ownerFollow: 'social.owner.follow',
     ownerFollowing: 'social.owner.following',
     ownerUnfollow: 'social.owner.unfollow',
+    /** The owner moves the blog's followers to another account (FEP-7628): checked, then Move sent. */
+    moveFollowers: 'social.owner.move',
     /** The Reader: what the followed accounts post and boost, newest first. */
     readerPage: 'social.reader.page',
     /** The owner's like or boost of an object (or its Undo). */

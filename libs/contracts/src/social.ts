@@ -186,8 +186,8 @@ export const reactionCountsQuerySchema = z.object({
     .array(z.coerce.number().int().positive('postIds must be positive numbers'))
     .max(1000, 'postIds holds at most 1000 ids'),
 });
-/** By post id; a post nobody reacted to is absent. */
-export type ReactionCounts = Record<number, { likes: number; announces: number }>;
+/** By post id (likes, announces and accepted quotes); a post nobody reacted to is absent. */
+export type ReactionCounts = Record<number, { likes: number; announces: number; quotes: number }>;
 
 /** Undo{Like|Announce}: only the actor who reacted can take it back. */
 export const undoReactionCommandSchema = z.object({ activityId: remoteUri, actorUri: remoteUri });
@@ -345,4 +345,18 @@ export interface BlocklistImportReport {
   /** Comments of the newly blocked servers removed, as a manual block removes them. */
   removedComments: number;
   errors: { line: number; message: string }[];
+}
+
+/** `POST /api/admin/fediverse/move`: the account (its actor URL) the blog's followers move to. */
+export const moveFollowersSchema = z.object({
+  target: z
+    .string({ error: 'target must be the http(s) URL of the account to move to' })
+    .trim()
+    .max(REMOTE_URI_MAX, 'target must be the http(s) URL of the account to move to')
+    .pipe(z.url({ protocol: /^https?$/, error: 'target must be the http(s) URL of the account to move to' })),
+});
+export type MoveFollowersInput = z.input<typeof moveFollowersSchema>;
+export interface MoveFollowersResult {
+  /** The target's actor id, now the site's movedTo. */
+  movedTo: string;
 }

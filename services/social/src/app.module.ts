@@ -33,6 +33,10 @@ import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSoci
 import { CreateDeliveryFailures1765200000000 } from './migrations/1765200000000-CreateDeliveryFailures.js';
 import { RemoteActorHttpLinks1765330000000 } from './migrations/1765330000000-RemoteActorHttpLinks.js';
 import { OwnerFediverse1765600000000 } from './migrations/1765600000000-OwnerFediverse.js';
+import { FediverseInterop1765800000000 } from './migrations/1765800000000-FediverseInterop.js';
+import { InteropController } from './interop/interop.controller.js';
+import { InteropRepository, PostgresInteropRepository } from './interop/interop.repository.js';
+import { InteropService } from './interop/interop.service.js';
 import { NotificationsController } from './notifications/notifications.controller.js';
 import {
   NotificationsRepository,
@@ -68,6 +72,7 @@ export class SocialModule {
             RemoteActorHttpLinks1765330000000,
             FedifyQueues1765400000000,
             OwnerFediverse1765600000000,
+            FediverseInterop1765800000000,
           ],
         }),
       ],
@@ -81,6 +86,7 @@ export class SocialModule {
         OwnerFollowingController,
         ReaderController,
         NotificationsController,
+        InteropController,
       ],
       providers: [
         { provide: SOCIAL_CONFIG, useValue: config },
@@ -108,6 +114,8 @@ export class SocialModule {
         ReaderService,
         { provide: NotificationsRepository, useClass: PostgresNotificationsRepository },
         NotificationsService,
+        { provide: InteropRepository, useClass: PostgresInteropRepository },
+        InteropService,
       ],
     };
   }

@@ -380,8 +380,8 @@ describe('social service (real PostgreSQL)', () => {
         postId: 8,
       });
       expect(await social.send(Patterns.social.reactionCounts, { postIds: [7, 8, 9] })).toEqual({
-        7: { likes: 1, announces: 1 },
-        8: { likes: 1, announces: 0 },
+        7: { likes: 1, announces: 1, quotes: 0 },
+        8: { likes: 1, announces: 0, quotes: 0 },
       });
       expect(await social.failure(Patterns.social.reactionCounts, { postIds: ['x'] })).toMatchObject({
         status: 400,

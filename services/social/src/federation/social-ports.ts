@@ -15,6 +15,7 @@ import { OwnerFollowingService } from '../followers/owner-following.service.js';
 import { NotificationsService } from '../notifications/notifications.service.js';
 import { ReactionsService } from '../reactions/reactions.service.js';
 import { ReaderService } from '../reader/reader.service.js';
+import { InteropService } from '../interop/interop.service.js';
 
 /** The part of the federation's ports this service answers itself (the rest is posts' and the site's). */
 export type SocialPorts = Pick<
@@ -29,6 +30,7 @@ export type SocialPorts = Pick<
   | 'blocked'
   | 'reaction'
   | 'undoReaction'
+  | 'quotes'
 >;
 
 /** Enough for the following collection; a blog follows few accounts. */
@@ -58,6 +60,7 @@ export function socialPorts(
   const owner = app.get(OwnerFollowingService);
   const reader = app.get(ReaderService);
   const notifications = app.get(NotificationsService);
+  const interop = app.get(InteropService);
   return {
     actorKeys: () => keys.pairs(),
     followers: {
@@ -74,6 +77,12 @@ export function socialPorts(
       async remove(actorUri) {
         await followers.unfollow(checked(Patterns.social.unfollow, { actorUri }));
       },
+      isFollower: (actorUri) => interop.isFollower(actorUri),
+      move: (oldActorUri, account) => interop.moveFollower(oldActorUri, account),
+    },
+    quotes: {
+      add: (stamp) => interop.addQuote(stamp, options.origin),
+      stamp: (id) => interop.stamp(id),
     },
     async following() {
       const query = checked(Patterns.social.followingPage, { offset: 0, limit: FOLLOWING_MAX });

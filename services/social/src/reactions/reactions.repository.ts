@@ -45,15 +45,16 @@ export class PostgresReactionsRepository extends ReactionsRepository {
   }
 
   async countsByPost(postIds: number[]): Promise<ReactionCounts> {
-    const rows = await queryRows<{ post_id: number; likes: number; announces: number }>(
+    const rows = await queryRows<{ post_id: number; likes: number; announces: number; quotes: number }>(
       this.db,
       `SELECT post_id, count(*) FILTER (WHERE kind = 'like')::int AS likes,
-              count(*) FILTER (WHERE kind = 'announce')::int AS announces
+              count(*) FILTER (WHERE kind = 'announce')::int AS announces,
+              count(*) FILTER (WHERE kind = 'quote')::int AS quotes
        FROM reactions WHERE post_id = ANY($1::int[]) GROUP BY post_id`,
       [postIds],
     );
     return Object.fromEntries(
-      rows.map((row) => [row.post_id, { likes: row.likes, announces: row.announces }]),
+      rows.map((row) => [row.post_id, { likes: row.likes, announces: row.announces, quotes: row.quotes }]),
     );
   }
 

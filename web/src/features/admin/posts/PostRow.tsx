@@ -12,7 +12,7 @@ interface PostRowProps {
   /** Views in the last 30 days; null while unknown. */
   views: number | null;
   /** Likes and boosts from the fediverse; null when none (or not known). */
-  reactions?: { likes: number; announces: number } | null;
+  reactions?: { likes: number; announces: number; quotes?: number } | null;
   onEdit(): void;
   onDelete(): void;
 }
@@ -60,7 +60,11 @@ export function PostRow({ post, views, reactions, deleting, onEdit, onDelete }: 
             <>
               {' · '}
               {reactions.likes} {reactions.likes === 1 ? 'like' : 'likes'}, {reactions.announces}{' '}
-              {reactions.announces === 1 ? 'boost' : 'boosts'} on the fediverse
+              {reactions.announces === 1 ? 'boost' : 'boosts'}
+              {reactions.quotes
+                ? `, ${reactions.quotes} ${reactions.quotes === 1 ? 'quote' : 'quotes'}`
+                : ''}{' '}
+              on the fediverse
             </>
           )}
         </p>
