@@ -50,12 +50,11 @@ import {
   listsAlias,
   moveOf,
   postNoteHtml,
-  QUOTE_STAMP_PATH,
   quoteAuthorizationOf,
   type InteropDeps,
 } from './interop.js';
 import { ownerActions, type OwnerActions } from './owner-actions.js';
-import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS } from './paths.js';
+import { ACTOR_PATH, FEDERATION_ACTOR_IDENTIFIER, INBOX_PATHS, QUOTE_STAMP_PATH } from './paths.js';
 import type { ArticleData, FederationPorts, NoteData, RemoteFollower, SiteData } from './ports.js';
 
 export { routeGlobalFetch, type DeliveryGivenUp } from './delivery.js';
@@ -458,9 +457,13 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   followers.setCounter(() => ports.followers.count());
   followers.setFirstCursor(() => FOLLOWERS_FIRST_CURSOR);
 
-  federation.setFollowingDispatcher(`${ACTOR_PATH}/following`, async (_ctx, identifier) =>
-    identifier === BLOG_ACTOR ? { items: (await ports.following()).map((u) => new URL(u)) } : null,
-  );
+  // Hidden by the owner: the count stays (as Mastodon shows it), the accounts do not.
+  const following = federation.setFollowingDispatcher(`${ACTOR_PATH}/following`, async (_ctx, identifier) => {
+    if (identifier !== BLOG_ACTOR) return null;
+    if ((await ports.site()).showFollowing === false) return { items: [] };
+    return { items: (await ports.following()).map((u) => new URL(u)) };
+  });
+  following.setCounter(async () => (await ports.following()).length);
 
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => ({
     software: {

@@ -18,8 +18,7 @@ import type { DocumentLoader } from '@fedify/vocab-runtime';
 import { FEDERATION_ACTOR_IDENTIFIER as BLOG_ACTOR } from './paths.js';
 import type { ArticleData, FederationPorts, QuotePolicy, RemoteFollower, SiteData } from './ports.js';
 
-/** Where an accepted quote's stamp is served: a stable URL of ours, for third parties to check. */
-export const QUOTE_STAMP_PATH = '/ap/quotes/{id}';
+export { QUOTE_STAMP_PATH } from './paths.js';
 
 /**
  * The interactionPolicy of the blog's posts and notes: `canQuote` names who is approved at once:
