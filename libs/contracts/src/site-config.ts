@@ -78,6 +78,9 @@ export const fediverseSettingsSchema = z.object({
   discoverable: z
     .boolean({ error: 'discoverable must be true or false' })
     .default(FEDIVERSE_DEFAULTS.discoverable),
+  showFollowing: z
+    .boolean({ error: 'showFollowing must be true or false' })
+    .default(FEDIVERSE_DEFAULTS.showFollowing),
 });
 export const newsletterSettingsSchema = z.object({
   sendByDefault: z

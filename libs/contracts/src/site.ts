@@ -90,6 +90,8 @@ export interface FediverseSettings {
   indexable: boolean;
   /** The blog may be suggested in directories and profile search. */
   discoverable: boolean;
+  /** The actor's `following` collection lists the accounts the blog follows (else only their count). */
+  showFollowing: boolean;
 }
 
 export const FEDIVERSE_POST_FORMATS = ['article', 'note'] as const;
@@ -122,6 +124,8 @@ export const FEDIVERSE_DEFAULTS: FediverseSettings = {
   // The posts are public web pages that search engines index already.
   indexable: true,
   discoverable: true,
+  // Mastodon shows whom an account follows unless its owner hides it: the same here.
+  showFollowing: true,
 };
 
 /** The site's fediverse settings, the defaults filling what an older stored configuration lacks. */

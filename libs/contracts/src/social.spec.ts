@@ -53,6 +53,7 @@ describe('fediverse site settings', () => {
       movedTo: '',
       indexable: true,
       discoverable: true,
+      showFollowing: true,
     };
     expect(parseSiteConfig(site()).fediverse).toEqual(defaults);
     // A configuration stored before the blog joined the fediverse has none: fediverseOf fills the defaults.
@@ -70,6 +71,7 @@ describe('fediverse site settings', () => {
       movedTo: 'https://other.example/users/anna',
       indexable: false,
       discoverable: false,
+      showFollowing: false,
     };
     expect(parseSiteConfig(site({ fediverse })).fediverse).toEqual(fediverse);
   });

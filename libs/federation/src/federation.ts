@@ -457,9 +457,13 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   followers.setCounter(() => ports.followers.count());
   followers.setFirstCursor(() => FOLLOWERS_FIRST_CURSOR);
 
-  federation.setFollowingDispatcher(`${ACTOR_PATH}/following`, async (_ctx, identifier) =>
-    identifier === BLOG_ACTOR ? { items: (await ports.following()).map((u) => new URL(u)) } : null,
-  );
+  // Hidden by the owner: the count stays (as Mastodon shows it), the accounts do not.
+  const following = federation.setFollowingDispatcher(`${ACTOR_PATH}/following`, async (_ctx, identifier) => {
+    if (identifier !== BLOG_ACTOR) return null;
+    if ((await ports.site()).showFollowing === false) return { items: [] };
+    return { items: (await ports.following()).map((u) => new URL(u)) };
+  });
+  following.setCounter(async () => (await ports.following()).length);
 
   federation.setNodeInfoDispatcher('/nodeinfo/2.1', async () => ({
     software: {

@@ -78,6 +78,8 @@ export interface SiteData {
   /** Search consent, FEP-5feb (default true each). */
   indexable?: boolean;
   discoverable?: boolean;
+  /** The following collection lists its accounts (default true); hidden, it gives their count only. */
+  showFollowing?: boolean;
 }
 
 export type QuotePolicy = 'anyone' | 'followers' | 'nobody';

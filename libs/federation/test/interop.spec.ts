@@ -102,6 +102,25 @@ describe('interoperability with a Mastodon-shaped server', () => {
     });
   });
 
+  describe('the following collection', () => {
+    it('lists the accounts the blog follows, or only their count when the owner hides them', async () => {
+      a.ports.followingRows = [alice.actorId, `${peer.origin}/users/zed`];
+      try {
+        const shown = (await getJson(`${blogActor}/following`)).body;
+        expect(shown.totalItems).toBe(2);
+        expect([shown.orderedItems ?? shown.items].flat()).toEqual([alice.actorId, `${peer.origin}/users/zed`]);
+        a.ports.site_ = { ...a.ports.site_, showFollowing: false };
+        const hidden = (await getJson(`${blogActor}/following`)).body;
+        expect(hidden.totalItems).toBe(2);
+        expect([hidden.orderedItems ?? hidden.items ?? []].flat()).toEqual([]);
+        expect(JSON.stringify(hidden)).not.toContain(alice.actorId);
+      } finally {
+        a.ports.followingRows = [];
+        a.ports.site_ = { ...a.ports.site_, showFollowing: undefined };
+      }
+    });
+  });
+
   describe('how a post looks on Mastodon', () => {
     it('is an Article by default, and a Note with the title, the whole text and the link when the site says', async () => {
       await follow();

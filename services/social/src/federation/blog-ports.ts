@@ -45,6 +45,7 @@ export function siteDataOf(site: SiteConfig, origin: string, postCount: number):
     movedTo: fediverse.movedTo || null,
     indexable: fediverse.indexable,
     discoverable: fediverse.discoverable,
+    showFollowing: fediverse.showFollowing,
   };
 }
 

@@ -137,6 +137,16 @@ export function FediverseSiteFields({
         <span>The blog may be suggested in directories and profile search</span>
         <span className="admin-switch-state">{settings.discoverable ? 'On' : 'Off'}</span>
       </label>
+      <label className="admin-switch">
+        <input
+          type="checkbox"
+          role="switch"
+          checked={settings.showFollowing}
+          onChange={(event) => set({ showFollowing: event.target.checked })}
+        />
+        <span>Show the accounts the blog follows (off: only how many)</span>
+        <span className="admin-switch-state">{settings.showFollowing ? 'On' : 'Off'}</span>
+      </label>
       <Field id="site-fediverse-aliases" label="Other accounts of yours (one address a line)">
         <textarea
           id="site-fediverse-aliases"
