@@ -108,7 +108,10 @@ describe('interoperability with a Mastodon-shaped server', () => {
       try {
         const shown = (await getJson(`${blogActor}/following`)).body;
         expect(shown.totalItems).toBe(2);
-        expect([shown.orderedItems ?? shown.items].flat()).toEqual([alice.actorId, `${peer.origin}/users/zed`]);
+        expect([shown.orderedItems ?? shown.items].flat()).toEqual([
+          alice.actorId,
+          `${peer.origin}/users/zed`,
+        ]);
         a.ports.site_ = { ...a.ports.site_, showFollowing: false };
         const hidden = (await getJson(`${blogActor}/following`)).body;
         expect(hidden.totalItems).toBe(2);
