@@ -124,6 +124,14 @@ export async function answerQuoteRequest(
       result: deps.stampUri(id),
     }),
   );
+  // The owner hears of an accepted quote as of a like or a boost.
+  await ports.notify?.({
+    kind: 'quote',
+    activityId: request.id.href,
+    actor: await deps.describe(requester),
+    objectUri: request.objectId.href,
+    html: null,
+  });
 }
 
 /** The stamp of an accepted quote, as served at its URL. */

@@ -220,6 +220,13 @@ describe('interoperability with a Mastodon-shaped server', () => {
       expect([...a.ports.quoteStamps.values()]).toContainEqual(
         expect.objectContaining({ activityId: id, actorUri: alice.actorId, quoteUri: quote }),
       );
+      // The owner is told, as of a like or a boost.
+      expect(a.ports.notifications.filter((n) => n.kind === 'quote')).toContainEqual(
+        expect.objectContaining({
+          activityId: id,
+          actor: expect.objectContaining({ actorUri: alice.actorId }),
+        }),
+      );
       // A stamp that was never given is none of the federation's: it falls through to the blog's own 404.
       const unknown = `/ap/quotes/${'A'.repeat(22)}`;
       await fetch(`${a.origin}${unknown}`, { headers: { accept: 'application/activity+json' } });
@@ -233,6 +240,8 @@ describe('interoperability with a Mastodon-shaped server', () => {
       expect(await post(stranger.activity)).toBe(202);
       expect(await answerTo(stranger.id)).toMatchObject({ type: 'Reject', actor: blogActor });
       expect(a.ports.quoteStamps.size).toBe(stamps);
+      // A refused quote is nothing to tell.
+      expect(a.ports.notifications.some((n) => n.activityId === stranger.id)).toBe(false);
 
       await follow();
       const follower = quoteRequest();

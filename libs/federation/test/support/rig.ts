@@ -17,6 +17,7 @@ import {
   type BlogFederationOptions,
   type FederationPorts,
   type QuoteStamp,
+  type OwnerNotification,
   type Reaction,
   type RemoteComment,
   type RemoteFollower,
@@ -121,6 +122,11 @@ export class MemoryPorts implements FederationPorts {
   async reaction(r: Reaction) {
     this.writes++;
     if (!this.reactions.some((x) => x.activityId === r.activityId)) this.reactions.push(r);
+  }
+  /** What the owner was told (follows, replies, likes, boosts, quotes). */
+  notifications: OwnerNotification[] = [];
+  async notify(n: OwnerNotification) {
+    this.notifications.push(n);
   }
   async undoReaction(activityId: string, actorUri: string) {
     this.writes++;
