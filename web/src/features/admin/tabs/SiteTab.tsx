@@ -10,6 +10,14 @@ import { getSite, saveSite, uploadBanner } from '../lib/adminApi';
 import { TreeEditor } from './TreeEditor';
 import { treeForSave, type TreeMove } from './tree-rules';
 
+/** The input of each fediverse field whose error can stop a save. */
+const FEDIVERSE_FIELD_IDS = {
+  handle: 'site-fediverse-handle',
+  avatarImage: 'site-fediverse-avatar',
+  alsoKnownAs: 'site-fediverse-aliases',
+  movedTo: 'site-fediverse-moved-to',
+};
+
 /**
  * Site tab: the site's texts, whether visitors may register, and the category tree. Saving
  * sends the whole configuration (the shape GET /api/site answers) with the moves of removed
@@ -120,7 +128,7 @@ export function SiteTab() {
             const wrong = Object.keys(fediverseFieldErrors(fediverseOf(site)))[0];
             if (wrong) {
               document
-                .getElementById(wrong === 'handle' ? 'site-fediverse-handle' : 'site-fediverse-avatar')
+                .getElementById(FEDIVERSE_FIELD_IDS[wrong as keyof typeof FEDIVERSE_FIELD_IDS])
                 ?.focus();
               return;
             }
