@@ -19,6 +19,7 @@ import { benchAnswers } from './compare-answers.mjs';
 import { benchFederation } from './federation.mjs';
 import { benchInbox } from './inbox.mjs';
 import { benchNewsletter } from './newsletter.mjs';
+import { benchReader } from './reader.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -41,13 +42,15 @@ const benches = {
   federation: benchFederation,
   inbox: benchInbox,
   newsletter: benchNewsletter,
+  reader: benchReader,
 };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {
-  // posts-search is part of posts, memory takes its own quarter hour and answers is a check (it
-  // builds a base revision), so they run only when named.
-  if (only.length ? !only.includes(name) : ['posts-search', 'memory', 'answers'].includes(name)) continue;
+  // posts-search is part of posts, memory takes its own quarter hour, answers is a check (it
+  // builds a base revision) and reader seeds 100,000 entries, so they run only when named.
+  if (only.length ? !only.includes(name) : ['posts-search', 'memory', 'answers', 'reader'].includes(name))
+    continue;
   process.stderr.write(`[bench] ${name}...\n`);
   results[name] = await run();
   process.stdout.write(`${name}: ${JSON.stringify(results[name], null, 2)}\n`);

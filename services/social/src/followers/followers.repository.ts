@@ -88,11 +88,23 @@ export interface FollowingRow {
   avatar_key: string | null;
 }
 
+/** How long isFollowing's answer is taken as true (at most this long behind another replica's change). */
+const FOLLOWING_ANSWER_MS = 10_000;
+const FOLLOWING_ANSWERS_MAX = 10_000;
+
 const FOLLOWING_COLUMNS = `g.id, g.target_uri, g.follow_activity_id, g.status, g.created_at, a.handle, a.name, a.url,
   a.inbox, a.shared_inbox, a.avatar_key`;
 
 @Injectable()
 export class PostgresFollowersRepository extends FollowersRepository {
+  /**
+   * isFollowing's recent answers: each post a followed account sends asks it. Any change to the
+   * accounts followed clears them here; another replica's change shows within the answers' time.
+   */
+  private readonly followingAnswers = new Map<string, { following: boolean; until: number }>();
+  /** Counts the changes: an answer read while one was being written is not kept. */
+  private followingChanges = 0;
+
   constructor(@InjectDataSource() private readonly db: DataSource) {
     super();
   }
@@ -238,6 +250,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
        RETURNING (xmax = 0) AS created`,
       [targetUri, followActivityId],
     );
+    this.followingChanged();
     return row!.created;
   }
 
@@ -247,6 +260,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
       `UPDATE following SET status = 'accepted' WHERE follow_activity_id = $1 RETURNING id`,
       [followActivityId],
     );
+    this.followingChanged();
     return rows.length > 0;
   }
 
@@ -256,6 +270,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
       `DELETE FROM following WHERE target_uri = $1 RETURNING id`,
       [targetUri],
     );
+    this.followingChanged();
     return rows.length > 0;
   }
 
@@ -304,6 +319,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
        RETURNING id`,
       [targetUri, followActivityId, actorId],
     );
+    this.followingChanged();
     return (await this.findFollowing(row!.id))!;
   }
 
@@ -330,6 +346,7 @@ export class PostgresFollowersRepository extends FollowersRepository {
       `DELETE FROM following WHERE id = $1 RETURNING id`,
       [id],
     );
+    this.followingChanged();
     return rows.length > 0;
   }
 
@@ -339,15 +356,31 @@ export class PostgresFollowersRepository extends FollowersRepository {
       `UPDATE following SET status = 'rejected' WHERE follow_activity_id = $1 AND target_uri = $2 RETURNING id`,
       [followActivityId, actorUri],
     );
+    this.followingChanged();
     return rows.length > 0;
   }
 
   async isFollowing(actorUri: string): Promise<boolean> {
+    const known = this.followingAnswers.get(actorUri);
+    if (known && known.until > Date.now()) return known.following;
+    const changes = this.followingChanges;
     const rows = await queryRows<{ id: number }>(
       this.db,
       `SELECT id FROM following WHERE target_uri = $1 AND status = 'accepted'`,
       [actorUri],
     );
+    if (changes === this.followingChanges) {
+      if (this.followingAnswers.size >= FOLLOWING_ANSWERS_MAX) this.followingAnswers.clear();
+      this.followingAnswers.set(actorUri, {
+        following: rows.length > 0,
+        until: Date.now() + FOLLOWING_ANSWER_MS,
+      });
+    }
     return rows.length > 0;
+  }
+
+  private followingChanged(): void {
+    this.followingChanges++;
+    this.followingAnswers.clear();
   }
 }
