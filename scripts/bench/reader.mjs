@@ -22,7 +22,7 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { seedPosts } from '../seed.mjs';
@@ -294,8 +294,13 @@ async function readerPage(baseUrl, token, cursor) {
   return { ms, page };
 }
 
-/** `reads` timed pages by `readers` readers at once, each page's cursor from `cursorOf(i)`. */
-async function timedPages(baseUrl, token, readers, cursorOf) {
+/**
+ * `reads` timed pages by `readers` readers at once, each page's cursor from `cursorOf(i)`; with
+ * the stack's CPU per page (what the latency under load comes from).
+ */
+async function timedPages(stack, token, readers, cursorOf) {
+  const baseUrl = stack.baseUrl;
+  const before = ticksTotal(await stackSnapshot(stack.child.pid, stack.dataDir));
   const times = [];
   let next = 0;
   await Promise.all(
@@ -306,10 +311,12 @@ async function timedPages(baseUrl, token, readers, cursorOf) {
       }
     }),
   );
-  return stats(times);
+  const ticks = ticksTotal(await stackSnapshot(stack.child.pid, stack.dataDir)) - before;
+  return { ...stats(times), cpuMsEach: tenths((ticks * 1000) / CLOCK_TICKS / times.length) };
 }
 
-async function measurePages(baseUrl, token) {
+async function measurePages(stack, token) {
+  const baseUrl = stack.baseUrl;
   // The walk: `next` from the first page to the deep one, each page timed.
   const walk = [];
   const cursors = [null];
@@ -322,14 +329,14 @@ async function measurePages(baseUrl, token) {
   // Deep pages at once: each reader on a different page of the walk's last 100.
   const deepish = cursors.slice(-100);
   return {
-    walk: { pages: SIZES.deepPages, ...stats(walk) },
+    [`pages 1-${SIZES.deepPages} by next`]: stats(walk),
     firstPage: {
-      sequential: await timedPages(baseUrl, token, 1, () => null),
-      [`${READERS} at once`]: await timedPages(baseUrl, token, READERS, () => null),
+      sequential: await timedPages(stack, token, 1, () => null),
+      [`${READERS} at once`]: await timedPages(stack, token, READERS, () => null),
     },
     [`page ${SIZES.deepPages + 1}`]: {
-      sequential: await timedPages(baseUrl, token, 1, () => deep),
-      [`${READERS} at once`]: await timedPages(baseUrl, token, READERS, (i) => deepish[i % deepish.length]),
+      sequential: await timedPages(stack, token, 1, () => deep),
+      [`${READERS} at once`]: await timedPages(stack, token, READERS, (i) => deepish[i % deepish.length]),
     },
   };
 }
@@ -447,15 +454,18 @@ function table(result) {
   const goal = (ok) => (ok ? 'met' : 'MISSED');
   const pageRows = Object.entries(pages).flatMap(([name, ways]) =>
     'n' in ways
-      ? [line(`${name} (walk, one page each)`, cells([ways.n, ways.p50, ways.p95, ways.max]))]
-      : Object.entries(ways).map(([way, s]) => line(`${name}, ${way}`, cells([s.n, s.p50, s.p95, s.max]))),
+      ? [line(name, cells([ways.n, ways.p50, ways.p95, ways.max]))]
+      : Object.entries(ways).map(([way, s]) =>
+          line(`${name}, ${way}`, cells([s.n, s.p50, s.p95, s.max, s.cpuMsEach])),
+        ),
   );
   const { baseline, intake: during } = intake.reads;
   return [
     `Reader: ${seeded.accounts} followed accounts on ${SIZES.servers} loopback servers, ${seeded.items} entries`,
+    line('machine', `${result.machine.cores} cores, 1-minute load ${result.machine.load1} at the end`),
     line('seeded by SQL (not measured)', `${seeded.seconds} s; reader_items ${seeded.tableSize}`),
     '',
-    line('GET /api/admin/fediverse/reader, ms', cells(['n', 'p50', 'p95', 'max'])),
+    line('GET /api/admin/fediverse/reader, ms', cells(['n', 'p50', 'p95', 'max', 'CPU each'])),
     ...pageRows,
     '',
     line('intake', `${intake.creates} signed Creates, ${intake.concurrency} at a time`),
@@ -498,9 +508,11 @@ export async function benchReader() {
     // Warm: the first page and the post list once each.
     await readerPage(stack.baseUrl, token, null);
     await fetch(`${stack.baseUrl}${POSTS_PATH}`).then((r) => r.arrayBuffer());
-    const pages = await measurePages(stack.baseUrl, token);
+    const pages = await measurePages(stack, token);
     const intake = await measureIntake(stack, db, servers.accounts);
     const result = {
+      // The machine's 1-minute load at the end, over its cores: the figures are from a shared machine.
+      machine: { cores: cpus().length, load1: tenths(loadavg()[0]) },
       seeded: {
         ...seeded,
         how: 'SQL into social.remote_actors, social.following (accepted) and social.reader_items',
