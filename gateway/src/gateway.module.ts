@@ -19,6 +19,7 @@ import { SettingsController } from './settings/settings.controller.js';
 import { FeedsController } from './feeds/feeds.controller.js';
 import { FeedsService } from './feeds/feeds.service.js';
 import { NotesAdminController } from './notes/notes-admin.controller.js';
+import { NoteWriter } from './notes/note-writer.js';
 import { NotesPagesController } from './notes/notes-pages.controller.js';
 import { PagesController } from './pages/pages.controller.js';
 import { PagesService } from './pages/pages.service.js';
@@ -76,6 +77,7 @@ export class GatewayModule {
         OptionalAuth,
         SessionVerifier,
         PostWriter,
+        NoteWriter,
         SiteConfigSource,
         PagesService,
         FeedsService,

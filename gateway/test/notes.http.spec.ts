@@ -6,11 +6,13 @@
  * (their signatures are checked in libs/federation's notes spec, whose blog is on loopback); a reply reaches the replied author's inbox with inReplyTo and a Mention. The owner's
  * reply to a comment shows under the post as the blog's.
  */
-import { NOTE_CONTENT_MAX, NoteErrors } from '@blog/contracts';
+import { FileErrors, NOTE_CONTENT_MAX, NoteErrors } from '@blog/contracts';
+import { createStorage, type ObjectStorage } from '@blog/server-kit';
 import pg from 'pg';
 import { startPeer, type Peer, type PeerAccount } from '../../libs/federation/test/support/peer.js';
 import { startMastodon, waitUntil, type MastodonFixture } from '../../libs/federation/test/support/rig.js';
 import { ACTIVITY_JSON, raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
+import { fields, makeImage, makeMp4, multipart, type Part } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, type TestStack } from './support/test-stack.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -20,6 +22,7 @@ describe('notes', () => {
   let admin: string;
   let reader: string;
   let db: pg.Client;
+  let storage: ObjectStorage;
   let alice: MastodonFixture;
   let peer: Peer;
   let bob: PeerAccount;
@@ -54,6 +57,7 @@ describe('notes', () => {
     reader = await loginAs(stack, 'visitor', 'visitor-password-1');
     db = new pg.Client({ connectionString: stack.env.DATABASE_URL });
     await db.connect();
+    storage = await createStorage(stack.env);
     // Alice follows the blog (as the inbox would have stored her).
     const [{ id }] = (
       await db.query(
@@ -200,4 +204,168 @@ describe('notes', () => {
       20_000,
     );
   }, 60_000);
+  /** A multipart note (the dashboard's form when it carries pictures). */
+  const sendForm = async (method: string, path: string, parts: Part[]) => {
+    const { body, contentType } = multipart(parts);
+    const response = await fetch(`${stack.baseUrl}${path}`, {
+      method,
+      headers: { 'content-type': contentType, authorization: `Bearer ${admin}` },
+      body,
+    });
+    return { status: response.status, json: (await response.json()) as Json };
+  };
+  const picture = (filename: string, data: Buffer, type = 'image/png'): Part => ({
+    name: 'pictures',
+    file: { filename, type, data },
+  });
+  const originals = async () => (await storage.list('private/')).length;
+  const noteRows = async () =>
+    Number((await db.query(`SELECT count(*) FROM posts.notes`)).rows[0].count as string);
+  /** The note as the dashboard lists it, once none of its pictures is processing. */
+  const settled = async (id: number): Promise<Json> => {
+    const until = Date.now() + 30_000;
+    for (;;) {
+      const page = (await admin$('/api/admin/fediverse/notes')).json as Json;
+      const note = (page.items as Json[]).find((n) => n.id === id);
+      if (note && (note.pictures as Json[]).every((p) => p.status !== 'pending')) return note;
+      if (Date.now() > until)
+        throw new Error(
+          `still pending: ${JSON.stringify((await db.query(`SELECT status, error, processing_attempts, original_key FROM posts.media_items WHERE note_id = $1`, [id])).rows)}`,
+        );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+
+  it('refuses a fifth picture, a video and a file that is no image (400), storing nothing', async () => {
+    const [filesBefore, notesBefore] = [await originals(), await noteRows()];
+    const png = await makeImage('png');
+    const five = await sendForm('POST', '/api/admin/fediverse/notes', [
+      ...fields({ content: 'Five pictures' }),
+      ...[1, 2, 3, 4, 5].map((i) => picture(`p${i}.png`, png)),
+    ]);
+    expect([five.status, five.json.error]).toEqual([400, NoteErrors.tooManyPictures]);
+    const fake = await sendForm('POST', '/api/admin/fediverse/notes', [
+      ...fields({ content: 'A fake picture' }),
+      picture('ok.png', png),
+      picture('fake.png', Buffer.from('not an image at all, only text')),
+    ]);
+    expect([fake.status, fake.json.error]).toEqual([400, FileErrors.unsupported('fake.png')]);
+    const video = await sendForm('POST', '/api/admin/fediverse/notes', [
+      ...fields({ content: 'A video' }),
+      picture('clip.mp4', makeMp4(), 'video/mp4'),
+    ]);
+    expect([video.status, video.json.error]).toEqual([400, NoteErrors.pictureNotImage('clip.mp4')]);
+    const noText = await sendForm('POST', '/api/admin/fediverse/notes', [picture('ok.png', png)]);
+    expect([noText.status, noText.json.error]).toEqual([400, NoteErrors.content]);
+    const badAlts = await sendForm('POST', '/api/admin/fediverse/notes', [
+      ...fields({ content: 'Alts', alts: '{"not":"a list"}' }),
+      picture('ok.png', png),
+    ]);
+    expect([badAlts.status, badAlts.json.error]).toEqual([400, NoteErrors.alts]);
+    expect([await originals(), await noteRows()]).toEqual([filesBefore, notesBefore]);
+  }, 60_000);
+
+  it('carries two pictures, processed, on its page, in its feed and as the Note’s Image attachments', async () => {
+    const created = await sendForm('POST', '/api/admin/fediverse/notes', [
+      ...fields({
+        content: 'The **beds** this morning.',
+        alts: JSON.stringify(['Garlic rows', 'Onion <sets>']),
+      }),
+      picture('garlic.jpg', await makeImage('jpeg', 640, 480), 'image/jpeg'),
+      picture('onions.png', await makeImage('png', 320, 240)),
+    ]);
+    expect(created.status).toBe(201);
+    const id = created.json.id as number;
+    expect((created.json.pictures as Json[]).map((p) => [p.status, p.alt])).toEqual([
+      ['pending', 'Garlic rows'],
+      ['pending', 'Onion <sets>'],
+    ]);
+    // The pictures are a note's only: no post shows them.
+    const rows = (await db.query(`SELECT post_id, note_id FROM posts.media_items WHERE note_id = $1`, [id]))
+      .rows;
+    expect(rows).toEqual([
+      { post_id: null, note_id: id },
+      { post_id: null, note_id: id },
+    ]);
+
+    const note = await settled(id);
+    const [garlic, onions] = note.pictures as Json[];
+    expect([garlic.status, onions.status]).toEqual(['ready', 'ready']);
+    expect(garlic).toMatchObject({ alt: 'Garlic rows', width: 640, height: 480 });
+    expect(garlic.src).toMatch(/^\/uploads\/media\//);
+    expect((await fetch(`${stack.baseUrl}${garlic.src as string}`)).status).toBe(200);
+
+    const page = await raw(stack, `/notes/${id}`);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.body).toContain(`src="${garlic.src as string}"`);
+    expect(page.body).toContain('alt="Garlic rows" width="640" height="480"');
+    expect(page.body).toContain('alt="Onion &lt;sets&gt;"');
+    expect((await raw(stack, '/notes')).body).toContain(`src="${onions.src as string}"`);
+    expect((await raw(stack, '/notes/rss.xml')).body).toContain(`src="${SITE_URL}${garlic.src as string}"`);
+
+    const noteUri = `${SITE_URL}/notes/${id}`;
+    // The Create waited for the pictures: it carries both.
+    await waitUntil(
+      () => alice.deliveries.some((d) => d.body.type === 'Create' && (d.body.object as Json)?.id === noteUri),
+      20_000,
+    );
+    const create = alice.deliveries.find(
+      (d) => d.body.type === 'Create' && (d.body.object as Json)?.id === noteUri,
+    )!;
+    const attachments = [(create.body.object as Json).attachment].flat() as Json[];
+    expect(attachments).toEqual([
+      expect.objectContaining({
+        type: 'Image',
+        url: `${SITE_URL}${garlic.src as string}`,
+        name: 'Garlic rows',
+        mediaType: 'image/jpeg',
+      }),
+      expect.objectContaining({
+        type: 'Image',
+        url: `${SITE_URL}${onions.src as string}`,
+        name: 'Onion <sets>',
+      }),
+    ]);
+    const ap = JSON.parse(
+      (await raw(stack, `/notes/${id}`, { headers: { accept: ACTIVITY_JSON } })).body,
+    ) as Json;
+    expect([ap.attachment].flat()).toHaveLength(2);
+
+    // An edit drops one picture (its files go) and keeps the other; a fourth and fifth would be too many.
+    const before = await originals();
+    const png = await makeImage('png');
+    const full = await sendForm('PATCH', `/api/admin/fediverse/notes/${id}`, [
+      ...fields({ content: 'The beds.' }),
+      ...[1, 2, 3].map((i) => picture(`more${i}.png`, png)),
+    ]);
+    expect([full.status, full.json.error]).toEqual([400, NoteErrors.tooManyPictures]);
+    expect(await originals()).toBe(before);
+    const edited = await sendForm('PATCH', `/api/admin/fediverse/notes/${id}`, [
+      ...fields({ content: 'The beds, later.', keepPictures: JSON.stringify([onions.id]) }),
+    ]);
+    expect(edited.status).toBe(200);
+    expect((edited.json.pictures as Json[]).map((p) => p.id)).toEqual([onions.id]);
+    const gone = await fetch(`${stack.baseUrl}${garlic.src as string}`);
+    expect(gone.status).toBe(404);
+    await waitUntil(
+      () => alice.deliveries.some((d) => d.body.type === 'Update' && (d.body.object as Json)?.id === noteUri),
+      20_000,
+    );
+    const update = alice.deliveries.find(
+      (d) => d.body.type === 'Update' && (d.body.object as Json)?.id === noteUri,
+    )!;
+    expect([(update.body.object as Json).attachment].flat()).toHaveLength(1);
+    // A JSON edit keeps the pictures.
+    const text = await admin$(`/api/admin/fediverse/notes/${id}`, {
+      method: 'PATCH',
+      body: { content: 'Beds.' },
+    });
+    expect(((text.json as Json).pictures as Json[]).map((p) => p.id)).toEqual([onions.id]);
+
+    // Deleted: its pictures go with it.
+    expect((await admin$(`/api/admin/fediverse/notes/${id}`, { method: 'DELETE' })).status).toBe(200);
+    expect((await db.query(`SELECT 1 FROM posts.media_items WHERE note_id = $1`, [id])).rows).toEqual([]);
+    expect((await fetch(`${stack.baseUrl}${onions.src as string}`)).status).toBe(404);
+  }, 120_000);
 });

@@ -1,4 +1,4 @@
-import { escapeHtml, type NoteView, type SiteConfig } from '@blog/contracts';
+import { escapeHtml, type NotePictureView, type NoteView, type SiteConfig } from '@blog/contracts';
 
 /**
  * A note's page and the notes' list: self-contained HTML rendered here (one inline style sheet,
@@ -13,12 +13,30 @@ const STYLE = `
   header a { color: #222; font-weight: 600; text-decoration: none; }
   article { background: #fff; border-radius: 8px; box-shadow: 0 1px 4px rgba(0,0,0,.08); padding: 1rem 1.25rem; margin: 0 0 1rem; overflow-wrap: anywhere; }
   article img { max-width: 100%; height: auto; }
+  .pictures { display: grid; grid-template-columns: repeat(auto-fit, minmax(12rem, 1fr)); gap: .5rem; margin: .75rem 0; }
+  .pictures img { display: block; width: 100%; height: auto; border-radius: 6px; background: #eee; }
   .meta { color: #595959; font-size: .9rem; }
   a { color: #1f5fa8; }
   h1 { font-size: 1.4rem; }
 `;
 
 const date = (iso: string) => new Date(iso).toISOString().slice(0, 10);
+
+/** The ready pictures (a visitor never sees one still processing), each with its alt text and size. */
+const shown = (note: NoteView) => (note.pictures ?? []).filter((p) => p.status === 'ready' && p.src);
+
+function pictureImg(picture: NotePictureView, absolute: (path: string) => string = (p) => p): string {
+  const size = picture.width && picture.height ? ` width="${picture.width}" height="${picture.height}"` : '';
+  const srcset = picture.srcset
+    ? ` srcset="${escapeHtml(picture.srcset)}" sizes="(max-width: 40rem) 100vw, 40rem"`
+    : '';
+  return `<img src="${escapeHtml(absolute(picture.src!))}"${srcset} alt="${escapeHtml(picture.alt)}"${size} loading="lazy" decoding="async">`;
+}
+
+function picturesHtml(note: NoteView): string {
+  const pictures = shown(note);
+  return pictures.length ? `<div class="pictures">${pictures.map((p) => pictureImg(p)).join('')}</div>` : '';
+}
 
 function noteArticle(note: NoteView, linked: boolean): string {
   const when = `<time datetime="${escapeHtml(note.published)}">${date(note.published)}</time>`;
@@ -28,7 +46,7 @@ function noteArticle(note: NoteView, linked: boolean): string {
       )}</a></p>`
     : '';
   const meta = linked ? `<a href="${escapeHtml(note.url)}">${when}</a>` : when;
-  return `<article>${reply}${note.html}<p class="meta">${meta}${note.updated ? ' · edited' : ''}</p></article>`;
+  return `<article>${reply}${note.html}${picturesHtml(note)}<p class="meta">${meta}${note.updated ? ' · edited' : ''}</p></article>`;
 }
 
 function page(site: SiteConfig, title: string, body: string, head = ''): string {
@@ -88,7 +106,12 @@ export function notesRss(site: SiteConfig, siteUrl: string, notes: NoteView[]): 
       const link = escapeHtml(`${siteUrl}${n.url}`);
       return (
         `<item><title>${escapeHtml(`Note ${n.id}`)}</title><link>${link}</link><guid isPermaLink="true">${link}</guid>` +
-        `<pubDate>${new Date(n.published).toUTCString()}</pubDate><description>${cdata(absolute(n.html))}</description></item>`
+        `<pubDate>${new Date(n.published).toUTCString()}</pubDate><description>${cdata(
+          absolute(n.html) +
+            shown(n)
+              .map((p) => `<p>${pictureImg({ ...p, srcset: '' }, (path) => `${siteUrl}${path}`)}</p>`)
+              .join(''),
+        )}</description></item>`
       );
     })
     .join('\n');

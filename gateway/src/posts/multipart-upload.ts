@@ -39,13 +39,17 @@ function hashing(source: Readable, hash: Hash, counted: { size: number }): Reada
  * name, each file is capped at 100 MB. If anything fails (a bad file after good ones, the
  * client going away) every file already stored is deleted and nothing is returned.
  * With `store: false` files are only read and hashed: the digest of a retry whose first
- * answer is already stored.
+ * answer is already stored. `maxFiles` and `tooManyFiles`: another form's cap (a note's pictures).
  */
 export async function receivePostForm(
   req: Request,
   res: Response,
   storage: ObjectStorage,
-  { store = true }: { store?: boolean } = {},
+  {
+    store = true,
+    maxFiles = MAX_FILES,
+    tooManyFiles = new ApiError(413, `At most ${MAX_FILES} files per post`),
+  }: { store?: boolean; maxFiles?: number; tooManyFiles?: ApiError } = {},
 ): Promise<ReceivedPostForm> {
   const files: UploadedFile[] = [];
   const digest: FormDigest = { fields: [], files: [] };
@@ -78,8 +82,8 @@ export async function receivePostForm(
   };
 
   const fields = await readMultipart(req, res, {
-    limits: { files: MAX_FILES, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
-    tooManyFiles: new ApiError(413, `At most ${MAX_FILES} files per post`),
+    limits: { files: maxFiles, fields: MAX_FIELDS, fieldSize: MAX_FIELD_BYTES },
+    tooManyFiles,
     tooManyFields: new ApiError(413, `At most ${MAX_FIELDS} fields per post`),
     onFile: (field, stream, info, { fail, signal }) => {
       const name = (info.filename ?? 'file').slice(0, 255);

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { ArticleImageView } from './federation.js';
+import type { MediaStatus } from './media.js';
 import { remoteUri } from './social.js';
 
 /**
@@ -9,6 +11,9 @@ import { remoteUri } from './social.js';
 
 export const NOTE_CONTENT_MAX = 5000;
 export const NOTES_PAGE = 20;
+/** Pictures a note carries at most (uploaded through the media pipeline, images only). */
+export const NOTE_PICTURES_MAX = 4;
+export const NOTE_ALT_MAX = 300;
 
 export const NoteErrors = {
   content: 'content is required',
@@ -19,6 +24,10 @@ export const NoteErrors = {
   notFound: 'Note not found',
   commentNotFound: 'Comment not found',
   commentNotReplyable: 'Only an approved comment under a post can be answered',
+  tooManyPictures: `A note has at most ${NOTE_PICTURES_MAX} pictures`,
+  pictureNotImage: (name: string) => `File "${name}" is a video: a note takes pictures only.`,
+  alts: `alts must be a JSON array of texts (at most ${NOTE_ALT_MAX} characters each), one per picture`,
+  keepPictures: 'keepPictures must be a JSON array of the ids of pictures this note has',
 } as const;
 
 const content = z
@@ -56,6 +65,44 @@ export const notesQuerySchema = z.object({
 });
 export type NotesQuery = z.infer<typeof notesQuerySchema>;
 
+/** A picture stored by the gateway for a note (an image file already in storage), with its alt text. */
+export const notePictureUploadSchema = z.object({
+  file: z.object({
+    key: z.string().min(1),
+    type: z.literal('image'),
+    mimeType: z.string(),
+    name: z.string(),
+    size: z.number().int().nonnegative(),
+  }),
+  alt: z.string().trim().max(NOTE_ALT_MAX, NoteErrors.alts).default(''),
+});
+export type NotePictureUpload = z.infer<typeof notePictureUploadSchema>;
+
+/** The form fields besides the files of a multipart note: the alt texts, one per uploaded picture. */
+export const noteAltsSchema = z
+  .array(z.string().max(NOTE_ALT_MAX), { error: NoteErrors.alts })
+  .max(NOTE_PICTURES_MAX, NoteErrors.tooManyPictures);
+
+/** An edit's pictures to keep (the others go); absent: all are kept. */
+export const noteKeepSchema = z
+  .array(z.uuid({ error: NoteErrors.keepPictures }), { error: NoteErrors.keepPictures })
+  .max(NOTE_PICTURES_MAX, NoteErrors.tooManyPictures);
+
+/** One of a note's pictures. Until processed (`pending`) or when processing failed it has no `src`. */
+export interface NotePictureView {
+  id: string;
+  status: MediaStatus;
+  /** The file the page draws (a path under /uploads), null until ready. */
+  src: string | null;
+  /** The same picture at other widths (an `<img srcset>`), '' when there are none. */
+  srcset: string;
+  width: number | null;
+  height: number | null;
+  alt: string;
+  /** The type of `src`. */
+  mediaType: string;
+}
+
 /** A note as the dashboard and its public page show it. */
 export interface NoteView {
   id: number;
@@ -69,6 +116,8 @@ export interface NoteView {
   mention: NoteMention | null;
   published: string;
   updated: string | null;
+  /** In order; visitors' pages show the ready ones only. */
+  pictures: NotePictureView[];
 }
 
 export interface NotesPage {
@@ -97,6 +146,8 @@ export interface FederatedNoteView {
   updated: string | null;
   inReplyTo: string | null;
   mention: NoteMention | null;
+  /** Its ready pictures (the Note's `Image` attachments); an owner's reply has none. */
+  images: ArticleImageView[];
 }
 /**
  * gone: deleted; `uri` and `mention` (when known) are what its Delete names and whom it reaches.

@@ -144,7 +144,9 @@ import {
   federatedNoteQuerySchema,
   noteEditSchema,
   noteIdSchema,
+  noteKeepSchema,
   noteMentionSchema,
+  notePictureUploadSchema,
   notesQuerySchema,
   noteWriteSchema,
   type CommentReplyResult,
@@ -418,10 +420,21 @@ export const RpcContracts = {
   [Patterns.posts.articleOutbox]: rpc(orEmpty(articleOutboxQuerySchema)).answers<ArticleOutboxPage>(),
   [Patterns.posts.federationPending]: rpc(orEmpty(federationPendingQuerySchema)).answers<FederationEvent[]>(),
   [Patterns.posts.federationDone]: rpc(federationEventDoneSchema).answers<{ done: boolean }>(),
+  /** `pictures`: image files the gateway already stored, in order. */
   [Patterns.posts.noteCreate]: rpc(
-    noteWriteSchema.extend({ mention: noteMentionSchema.nullable().default(null) }),
+    noteWriteSchema.extend({
+      mention: noteMentionSchema.nullable().default(null),
+      pictures: z.array(notePictureUploadSchema).default([]),
+    }),
   ).answers<NoteView>(),
-  [Patterns.posts.noteUpdate]: rpc(noteEditSchema.extend({ id: noteIdSchema })).answers<NoteView>(),
+  /** `keep`: the pictures that stay (absent: all); `pictures`: new ones after them. */
+  [Patterns.posts.noteUpdate]: rpc(
+    noteEditSchema.extend({
+      id: noteIdSchema,
+      keep: noteKeepSchema.optional(),
+      pictures: z.array(notePictureUploadSchema).default([]),
+    }),
+  ).answers<NoteView>(),
   [Patterns.posts.noteDelete]: rpc(z.object({ id: noteIdSchema })).answers<{ deleted: true }>(),
   /** Any caller: a deleted note answers `gone` (its page is a 410). */
   [Patterns.posts.noteGet]: rpc(z.object({ id: noteIdSchema })).answers<NoteAnswer>(),

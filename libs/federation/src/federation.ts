@@ -334,6 +334,9 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       tags: n.mention
         ? [new Mention({ href: new URL(n.mention.actorUri), name: `@${n.mention.handle}` })]
         : [],
+      attachments: (n.images ?? []).map(
+        (i) => new Image({ url: new URL(i.url), mediaType: i.mediaType, name: i.alt || null }),
+      ),
       interactionPolicy: interactionPolicyOf(style, { actorUri, followersUri }),
     });
 

@@ -43,6 +43,8 @@ export interface NoteData {
   /** What it answers (a remote object's id), and that object's author, whom it mentions and is sent to. */
   inReplyTo: string | null;
   mention: { actorUri: string; handle: string } | null;
+  /** Its pictures, absolute, as the Note's `Image` attachments (none when absent). */
+  images?: ArticleImage[];
 }
 
 /** A reply (a Note) from the fediverse to one of our Articles or to a comment on one. */

@@ -74,6 +74,7 @@ import { NewsletterRepository } from './newsletter/newsletter.repository.js';
 import { NewsletterService } from './newsletter/newsletter.service.js';
 import { Notes1765700000000 } from './migrations/1765700000000-Notes.js';
 import { OwnerReplyTombstones1765710000000 } from './migrations/1765710000000-OwnerReplyTombstones.js';
+import { NotePictures1765720000000 } from './migrations/1765720000000-NotePictures.js';
 import { NotesController } from './notes/notes.controller.js';
 import { NotesRepository } from './notes/notes.repository.js';
 import { NotesService } from './notes/notes.service.js';
@@ -107,6 +108,7 @@ export const POSTS_MIGRATIONS = [
   NewsletterEvents1765400000000,
   Notes1765700000000,
   OwnerReplyTombstones1765710000000,
+  NotePictures1765720000000,
 ];
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */

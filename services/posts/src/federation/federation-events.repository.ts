@@ -26,11 +26,17 @@ export const MEDIA_WAIT = '30 minutes';
 /**
  * SQL: event `e` (a row with post_id, due_at, created_at) may go: no picture or video of its
  * post is still processing, or it has waited MEDIA_WAIT past due (or past its write, for a post
- * dated back), so a stuck item never holds it.
+ * dated back), so a stuck item never holds it. With `notes` (a row with note_id too), a note's
+ * pictures hold its event the same way.
  */
-export const mediaSettledSql = (e: string) =>
+export const mediaSettledSql = (e: string, { notes = false } = {}) =>
   `(greatest(${e}.due_at, ${e}.created_at) <= now() - interval '${MEDIA_WAIT}'
-    OR NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.post_id = ${e}.post_id AND m.status = 'pending'))`;
+    OR (NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.post_id = ${e}.post_id AND m.status = 'pending')${
+      notes
+        ? `
+        AND NOT EXISTS (SELECT 1 FROM posts.media_items m WHERE m.note_id = ${e}.note_id AND m.status = 'pending')`
+        : ''
+    }))`;
 
 interface EventRow {
   id: string;
@@ -102,7 +108,7 @@ export class FederationEventsRepository {
 
   /**
    * Events due by now and not done, oldest first (by due time, then by when they were written).
-   * A Create or Update waits while a picture or video of its post is still processing, so
+   * A Create or Update waits while a picture or video of its post (or note) is still processing, so
    * followers get the Article with its media (no later event would bring them); at most
    * MEDIA_WAIT past due (or past the write, for a post dated back), so a stuck item never keeps
    * a post from them.
@@ -112,7 +118,7 @@ export class FederationEventsRepository {
       `SELECT e.id, e.post_id AS "postId", e.note_id AS "noteId", e.comment_id AS "commentId", e.kind,
               e.due_at AS "dueAt" FROM posts.federation_events e
         WHERE e.done_at IS NULL AND e.due_at <= now()
-          AND (e.kind = 'delete' OR ${mediaSettledSql('e')})
+          AND (e.kind = 'delete' OR ${mediaSettledSql('e', { notes: true })})
         ORDER BY e.due_at, e.created_at LIMIT $1`,
       [limit],
     )) as EventRow[];

@@ -7,7 +7,7 @@ import { Post } from '../posts/post.entity.js';
 
 /** A media item and its post (id and text), both row-locked for a change. */
 export interface LockedMediaItem {
-  /** Null when the post went meanwhile (the item then goes with it). */
+  /** Null when the post went meanwhile (the item then goes with it), or for a note's picture. */
   post: Pick<Post, 'id' | 'content'> | null;
   item: MediaItem;
 }
@@ -97,13 +97,22 @@ export class PostgresMediaItemsRepository extends MediaItemsRepository {
   }
 
   async lockWithPost(manager: EntityManager, itemId: string): Promise<LockedMediaItem | null> {
-    const owner = await manager.findOne(MediaItem, { where: { id: itemId }, select: { postId: true } });
-    if (!owner) return null;
-    const post = await manager.findOne(Post, {
-      where: { id: owner.postId },
-      select: { id: true, content: true },
-      lock: { mode: 'pessimistic_write' },
+    // The id is selected too: an entity whose every selected column is null reads as no row.
+    const owner = await manager.findOne(MediaItem, {
+      where: { id: itemId },
+      select: { id: true, postId: true },
     });
+    if (!owner) return null;
+    // A note's picture has no post (and no text that places it): never look one up by a null id,
+    // which TypeORM would drop from the where and so lock some other post.
+    const post =
+      owner.postId === null
+        ? null
+        : await manager.findOne(Post, {
+            where: { id: owner.postId },
+            select: { id: true, content: true },
+            lock: { mode: 'pessimistic_write' },
+          });
     const item = await manager.findOne(MediaItem, {
       where: { id: itemId },
       lock: { mode: 'pessimistic_write' },

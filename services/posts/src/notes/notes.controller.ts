@@ -20,8 +20,8 @@ export class NotesController {
 
   @MessagePattern(Patterns.posts.noteUpdate)
   update(@Payload() message: RpcEnvelope<unknown>) {
-    const { id, content } = parseRequest(Patterns.posts.noteUpdate, message);
-    return this.notes.update(id, content);
+    const { id, content, keep, pictures } = parseRequest(Patterns.posts.noteUpdate, message);
+    return this.notes.update(id, content, { keep, pictures });
   }
 
   @MessagePattern(Patterns.posts.noteDelete)

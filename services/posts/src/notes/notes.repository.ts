@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { NoteMention } from '@blog/contracts';
+import type { MediaStatus, MediaVariant, NoteMention, NotePictureUpload } from '@blog/contracts';
+import { randomUUID } from 'node:crypto';
 import { DataSource, type EntityManager } from 'typeorm';
 
 /** A note as stored. */
@@ -14,11 +15,38 @@ export interface NoteRow {
   createdAt: Date;
   updatedAt: Date | null;
   deletedAt: Date | null;
+  /** Its pictures (media items with its note_id), in order. */
+  pictures: NotePictureRow[];
+}
+
+/** A note's picture as stored (a media item the media worker processes). */
+export interface NotePictureRow {
+  id: string;
+  status: MediaStatus;
+  storageKey: string | null;
+  originalKey: string | null;
+  thumbnailKey: string | null;
+  croppedPreviewKey: string | null;
+  mimeType: string | null;
+  variants: MediaVariant[];
+  width: number | null;
+  height: number | null;
+  alt: string | null;
 }
 
 const COLUMNS = `id, content, content_html AS "contentHtml", in_reply_to AS "inReplyTo",
   mention_actor_uri AS "mentionActorUri", mention_handle AS "mentionHandle", created_at AS "createdAt",
   updated_at AS "updatedAt", deleted_at AS "deletedAt"`;
+
+const PICTURE_FIELDS = `'id', m.id, 'status', m.status, 'storageKey', m.storage_key, 'originalKey', m.original_key,
+  'thumbnailKey', m.thumbnail_key, 'croppedPreviewKey', m.cropped_preview_key, 'mimeType', m.mime_type,
+  'variants', m.variants, 'width', m.width, 'height', m.height, 'alt', m.alt`;
+
+/** A note with its pictures, in one statement. */
+const SELECT = `SELECT ${COLUMNS},
+  (SELECT coalesce(json_agg(json_build_object(${PICTURE_FIELDS}) ORDER BY m.position), '[]'::json)
+     FROM posts.media_items m WHERE m.note_id = n.id) AS pictures
+  FROM posts.notes n`;
 
 /** posts.notes: all of its SQL. Writes take the caller's transaction (the outbox row goes with them). */
 @Injectable()
@@ -47,6 +75,56 @@ export class NotesRepository {
     return row!;
   }
 
+  /**
+   * New pictures of note `noteId` from `position` on: pending items with their stored originals,
+   * which the media worker processes by id as it does a post's.
+   */
+  async addPictures(
+    manager: EntityManager,
+    noteId: number,
+    position: number,
+    pictures: NotePictureUpload[],
+  ): Promise<void> {
+    for (const [i, { file, alt }] of pictures.entries())
+      await manager.query(
+        `INSERT INTO posts.media_items (id, note_id, position, type, status, original_key, name, mime_type,
+           size_bytes, alt, variants, status_changed_at)
+         VALUES ($1, $2, $3, 'image', 'pending', $4, $5, $6, $7, $8, '[]'::jsonb, now())`,
+        [randomUUID(), noteId, position + i, file.key, file.name, file.mimeType, file.size, alt || null],
+      );
+  }
+
+  /** Deletes note `noteId`'s pictures not in `keep` (all when `keep` is null); answers them, for their files. */
+  async dropPictures(
+    manager: EntityManager,
+    noteId: number,
+    keep: string[] | null,
+  ): Promise<NotePictureRow[]> {
+    const [rows] = (await manager.query(
+      `DELETE FROM posts.media_items m WHERE m.note_id = $1 AND ($2::uuid[] IS NULL OR m.id <> ALL($2::uuid[]))
+       RETURNING json_build_object(${PICTURE_FIELDS}) AS picture`,
+      [noteId, keep],
+    )) as [{ picture: NotePictureRow }[], number];
+    return rows.map((r) => r.picture);
+  }
+
+  /** Numbers the pictures left 0, 1, … in their order (after some were dropped). */
+  async renumberPictures(manager: EntityManager, noteId: number): Promise<number> {
+    const [rows] = (await manager.query(
+      `UPDATE posts.media_items m SET position = o.rank - 1
+         FROM (SELECT id, row_number() OVER (ORDER BY position) AS rank FROM posts.media_items WHERE note_id = $1) o
+        WHERE m.id = o.id RETURNING m.id`,
+      [noteId],
+    )) as [unknown[], number];
+    return rows.length;
+  }
+
+  /** The note on the write's `manager` (it sees what the write did), with its pictures. */
+  async byIdIn(manager: EntityManager, id: number): Promise<NoteRow | null> {
+    const [row] = (await manager.query(`${SELECT} WHERE n.id = $1`, [id])) as NoteRow[];
+    return row ?? null;
+  }
+
   /** The new text of a note not deleted; null when there is none. */
   async update(
     manager: EntityManager,
@@ -72,17 +150,15 @@ export class NotesRepository {
 
   /** The note, deleted or not; null when there never was one. */
   async byId(id: number): Promise<NoteRow | null> {
-    const [row] = (await this.db.query(`SELECT ${COLUMNS} FROM posts.notes WHERE id = $1`, [
-      id,
-    ])) as NoteRow[];
+    const [row] = (await this.db.query(`${SELECT} WHERE n.id = $1`, [id])) as NoteRow[];
     return row ?? null;
   }
 
   /** Notes not deleted, newest first, after the id `before` (keyset). */
   async page(before: number | null, limit: number): Promise<NoteRow[]> {
     return (await this.db.query(
-      `SELECT ${COLUMNS} FROM posts.notes WHERE deleted_at IS NULL AND ($1::int IS NULL OR id < $1)
-        ORDER BY id DESC LIMIT $2`,
+      `${SELECT} WHERE n.deleted_at IS NULL AND ($1::int IS NULL OR n.id < $1)
+        ORDER BY n.id DESC LIMIT $2`,
       [before, limit],
     )) as NoteRow[];
   }

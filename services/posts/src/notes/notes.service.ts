@@ -1,26 +1,85 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  NOTE_PICTURES_MAX,
   NOTES_PAGE,
   NoteErrors,
+  pictureSources,
+  uploadsPath,
+  type ArticleImageView,
   type FederatedNoteAnswer,
   type NoteAnswer,
   type NoteMention,
+  type NotePictureUpload,
+  type NotePictureView,
   type NotesPage,
   type NotesQuery,
   type NoteView,
 } from '@blog/contracts';
-import { RpcError } from '@blog/server-kit';
+import { RpcError, type ObjectStorage } from '@blog/server-kit';
 import type { PostsConfig } from '../config.js';
 import { renderMarkdown } from '../content/markdown.js';
 import { absoluteHtml } from '../federation/article-html.js';
 import { FederationEventsRepository } from '../federation/federation-events.repository.js';
-import { POSTS_CONFIG } from '../tokens.js';
-import { NotesRepository, type NoteRow } from './notes.repository.js';
+import { deleteFiles } from '../media-items/media-keys.js';
+import { POSTS_CONFIG, STORAGE } from '../tokens.js';
+import { NotesRepository, type NotePictureRow, type NoteRow } from './notes.repository.js';
 
 /** The blog's address when SITE_URL is unset: the social service's own default, so the ids agree. */
 const DEFAULT_SITE_URL = 'http://localhost:3000';
 
 export const notePath = (id: number) => `/notes/${id}`;
+
+/** The served file's type from its format as the media worker names it (sharp's: jpeg, png, webp, gif, avif). */
+function mediaTypeOf(format: string | undefined, stored: string | null): string {
+  if (format && /^[a-z0-9.+-]+$/.test(format)) return `image/${format}`;
+  return stored ?? 'image/jpeg';
+}
+
+/** A picture as a page draws it: the fallback file and its widths, the way a post's picture is drawn. */
+export function notePictureView(row: NotePictureRow): NotePictureView {
+  const variants = (row.variants ?? []).filter((v) => v.format !== 'poster' && v.format !== 'video');
+  const base = { id: row.id, status: row.status, alt: row.alt ?? '' };
+  if (row.status !== 'ready' || !row.storageKey)
+    return {
+      ...base,
+      src: null,
+      srcset: '',
+      width: null,
+      height: null,
+      mediaType: row.mimeType ?? 'image/jpeg',
+    };
+  const sources = pictureSources({
+    path: uploadsPath(row.storageKey),
+    variants: variants.map((v) => ({
+      path: uploadsPath(v.key),
+      format: v.format,
+      width: v.width,
+      height: v.height,
+    })),
+    width: row.width,
+    height: row.height,
+  });
+  const shown = variants.find((v) => uploadsPath(v.key) === sources.fallbackSrc);
+  return {
+    ...base,
+    src: sources.fallbackSrc,
+    srcset: sources.fallback,
+    width: sources.width,
+    height: sources.height,
+    mediaType: mediaTypeOf(shown?.format, row.mimeType),
+  };
+}
+
+/** Every stored file of a picture: its original and what processing made of it. */
+function pictureKeys(row: NotePictureRow): string[] {
+  return [
+    row.originalKey,
+    row.storageKey,
+    row.thumbnailKey,
+    row.croppedPreviewKey,
+    ...(row.variants ?? []).map((v) => v.key),
+  ].filter((k): k is string => !!k);
+}
 
 /** A stored note as the dashboard and its page show it. */
 export function noteView(row: NoteRow): NoteView {
@@ -36,27 +95,37 @@ export function noteView(row: NoteRow): NoteView {
         : null,
     published: new Date(row.createdAt).toISOString(),
     updated: row.updatedAt ? new Date(row.updatedAt).toISOString() : null,
+    pictures: (row.pictures ?? []).map(notePictureView),
   };
 }
 
 /**
  * Notes: Markdown rendered and sanitised once per save by the posts' renderer, each write and the
  * activity it owes the followers (Create, Update, Delete) in one transaction, on the same outbox
- * as posts. No category, digest or e-mail ever reads them.
+ * as posts. No category, digest or e-mail ever reads them. Pictures are media items of the note,
+ * processed by the media worker like a post's; a Create or Update waits for them (the outbox).
  */
 @Injectable()
 export class NotesService {
+  private readonly logger = new Logger(NotesService.name);
   private readonly origin: string;
 
   constructor(
     private readonly stored: NotesRepository,
     private readonly events: FederationEventsRepository,
     @Inject(POSTS_CONFIG) config: Pick<PostsConfig, 'SITE_URL'>,
+    @Inject(STORAGE) private readonly storage: ObjectStorage,
   ) {
     this.origin = config.SITE_URL ?? DEFAULT_SITE_URL;
   }
 
-  create(command: { content: string; inReplyTo?: string; mention: NoteMention | null }): Promise<NoteView> {
+  create(command: {
+    content: string;
+    inReplyTo?: string;
+    mention: NoteMention | null;
+    pictures: NotePictureUpload[];
+  }): Promise<NoteView> {
+    if (command.pictures.length > NOTE_PICTURES_MAX) throw RpcError.badRequest(NoteErrors.tooManyPictures);
     const html = renderMarkdown(command.content).html;
     return this.stored.transaction(async (manager) => {
       const row = await this.stored.insert(manager, {
@@ -66,30 +135,50 @@ export class NotesService {
         // A mention goes with what it answers only.
         mention: command.inReplyTo ? command.mention : null,
       });
+      await this.stored.addPictures(manager, row.id, 0, command.pictures);
       await this.events.addForNote(manager, { noteId: row.id }, 'create');
-      return noteView(row);
+      return noteView((await this.stored.byIdIn(manager, row.id))!);
     });
   }
 
-  update(id: number, content: string): Promise<NoteView> {
+  /**
+   * New text; `keep` the pictures that stay (absent: all of them), `pictures` new ones after
+   * them. The files of pictures that go are deleted once the change is stored.
+   */
+  async update(
+    id: number,
+    content: string,
+    { keep, pictures = [] }: { keep?: string[]; pictures?: NotePictureUpload[] } = {},
+  ): Promise<NoteView> {
     const html = renderMarkdown(content).html;
-    return this.stored.transaction(async (manager) => {
-      const before = await this.stored.byId(id);
+    const { view, dropped } = await this.stored.transaction(async (manager) => {
+      const before = await this.stored.byIdIn(manager, id);
       const row = await this.stored.update(manager, id, { content, contentHtml: html });
-      if (!row) throw RpcError.notFound(NoteErrors.notFound);
+      if (!before || !row) throw RpcError.notFound(NoteErrors.notFound);
+      const had = new Set(before.pictures.map((p) => p.id));
+      if (keep?.some((p) => !had.has(p))) throw RpcError.badRequest(NoteErrors.keepPictures);
+      const dropped = keep ? await this.stored.dropPictures(manager, id, keep) : [];
+      const left = dropped.length ? await this.stored.renumberPictures(manager, id) : before.pictures.length;
+      if (left + pictures.length > NOTE_PICTURES_MAX) throw RpcError.badRequest(NoteErrors.tooManyPictures);
+      await this.stored.addPictures(manager, id, left, pictures);
       // A save that changes nothing readers see owes no Update.
-      if (before?.contentHtml !== row.contentHtml)
+      if (before.contentHtml !== row.contentHtml || dropped.length || pictures.length)
         await this.events.addForNote(manager, { noteId: id }, 'update');
-      return noteView(row);
+      return { view: noteView((await this.stored.byIdIn(manager, id))!), dropped };
     });
+    await deleteFiles(this.storage, dropped.flatMap(pictureKeys), this.logger);
+    return view;
   }
 
-  delete(id: number): Promise<{ deleted: true }> {
-    return this.stored.transaction(async (manager) => {
+  async delete(id: number): Promise<{ deleted: true }> {
+    const dropped = await this.stored.transaction(async (manager) => {
       if (!(await this.stored.markDeleted(manager, id))) throw RpcError.notFound(NoteErrors.notFound);
       await this.events.addForNote(manager, { noteId: id }, 'delete');
-      return { deleted: true as const };
+      // Its page answers 410 from now on: its pictures are served no more.
+      return this.stored.dropPictures(manager, id, null);
     });
+    await deleteFiles(this.storage, dropped.flatMap(pictureKeys), this.logger);
+    return { deleted: true as const };
   }
 
   async get(id: number): Promise<NoteAnswer> {
@@ -120,6 +209,15 @@ export class NotesService {
       updated: view.updated,
       inReplyTo: view.inReplyTo,
       mention: view.mention,
+      images: view.pictures.flatMap((p) => this.image(p)),
     };
+  }
+
+  /** A ready picture as the Note's attachment: absolute on SITE_URL. */
+  private image(picture: NotePictureView): ArticleImageView[] {
+    if (picture.status !== 'ready' || !picture.src) return [];
+    return [
+      { url: new URL(picture.src, `${this.origin}/`).href, mediaType: picture.mediaType, alt: picture.alt },
+    ];
   }
 }

@@ -105,6 +105,7 @@ export class OwnerReplies {
       updated: null,
       inReplyTo: answered.remoteObjectId,
       mention: mentionOf(answered.remoteActorUri, answered.authorHandle),
+      images: [],
     };
   }
 }

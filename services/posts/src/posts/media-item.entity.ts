@@ -8,8 +8,12 @@ export class MediaItem {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column({ name: 'post_id', type: 'int' })
-  postId!: number;
+  /** The post it belongs to; null for a note's picture (`noteId`): exactly one of the two is set. */
+  @Column({ name: 'post_id', type: 'int', nullable: true })
+  postId!: number | null;
+
+  @Column({ name: 'note_id', type: 'int', nullable: true })
+  noteId!: number | null;
 
   @ManyToOne(() => Post, (post) => post.media, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'post_id' })

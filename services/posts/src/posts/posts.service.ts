@@ -340,10 +340,11 @@ export class PostsService {
       manager,
     );
     const byPost = new Map<number, MediaItem[]>();
+    // mediaOfPosts reads by post_id: each item here has its post.
     for (const item of media) {
-      const list = byPost.get(item.postId);
+      const list = byPost.get(item.postId!);
       if (list) list.push(item);
-      else byPost.set(item.postId, [item]);
+      else byPost.set(item.postId!, [item]);
     }
     return posts.map((post) =>
       toPostView(post, byPost.get(post.id) ?? [], this.site, options.includeAllMedia),

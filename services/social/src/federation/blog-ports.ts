@@ -73,6 +73,7 @@ export function noteDataOf(view: FederatedNoteView): NoteData {
     updated: view.updated ? new Date(view.updated) : null,
     inReplyTo: view.inReplyTo,
     mention: view.mention,
+    images: view.images ?? [],
   };
 }
 
