@@ -441,6 +441,37 @@ describe('the inbox refuses cheaply first', () => {
     expect(blog.ports.writes).toBe(0);
   });
 
+  it('gates every spelling of an inbox path: an unsigned Create is refused, however the path is written', async () => {
+    const writes = blog.ports.writes;
+    for (const path of [
+      '/ap/inbox',
+      '/ap/inbox/',
+      '/ap/actor/blog/inbox',
+      '/ap/%61ctor/blog/inbox',
+      '/ap/actor/blog/inbox/',
+      '/ap//inbox',
+    ]) {
+      const response = await fetch(`${blog.origin}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/activity+json' },
+        body: JSON.stringify({
+          '@context': AS,
+          id: `${counting.origin}/users/x/activities/900`,
+          type: 'Create',
+          actor: `${counting.origin}/users/x`,
+          object: {
+            id: `${counting.origin}/users/x/notes/900`,
+            type: 'Note',
+            attributedTo: `${counting.origin}/users/x`,
+            content: 'Forged',
+          },
+        }),
+      });
+      expect([path, response.status]).toEqual([path, 401]);
+    }
+    expect(blog.ports.writes).toBe(writes);
+  });
+
   it('refuses a signature whose key is on another server than the actor, before fetching anything', async () => {
     const response = await fetch(inbox, {
       method: 'POST',
