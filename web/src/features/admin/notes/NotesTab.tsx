@@ -7,7 +7,8 @@ import { ErrorLine, LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
 import { useNotify } from '../ui/Notifications';
-import { createNote, deleteNote, editNote, listNotes } from './notesApi';
+import { NotePicturesPicker, NotePicturesShown } from './NotePictures';
+import { createNote, deleteNote, editNote, listNotes, type PictureChoice } from './notesApi';
 import './notes.css';
 
 /** The page's cursor in the URL (`?cursor=`: a notes page's next), so an older page can be shared. */
@@ -26,8 +27,8 @@ function useCursorParam(): [string | null, (cursor: string | null) => void] {
 }
 
 /**
- * Notes: the blog's short posts (Markdown, up to 5,000 characters), each with its own page and
- * sent to the fediverse as a Note. Write one; the list shows them newest first, a page at a time,
+ * Notes: the blog's short posts (Markdown, up to 5,000 characters, up to 4 pictures with alt
+ * texts), each with its own page and sent to the fediverse as a Note. Write one; the list shows them newest first, a page at a time,
  * each edited in place or deleted (after a confirm).
  */
 export function NotesTab() {
@@ -145,6 +146,7 @@ function NoteComposer({ onWritten }: { onWritten(): void }) {
   const notify = useNotify();
   const id = useId();
   const [text, setText] = useState('');
+  const [pictures, setPictures] = useState<PictureChoice[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [sending, setSending] = useState(false);
   const submit = async (event: FormEvent) => {
@@ -153,8 +155,9 @@ function NoteComposer({ onWritten }: { onWritten(): void }) {
     setSending(true);
     setError(null);
     try {
-      const note = await createNote(api, text);
+      const note = await createNote(api, text, pictures);
       setText('');
+      setPictures([]);
       notify('success', `Note published: ${note.url}`);
       onWritten();
     } catch (failure) {
@@ -166,6 +169,7 @@ function NoteComposer({ onWritten }: { onWritten(): void }) {
   return (
     <form className="admin-notes-composer" onSubmit={(event) => void submit(event)} noValidate>
       <NoteText id={id} label="New note" value={text} error={error} onChange={setText} />
+      <NotePicturesPicker id={id} pictures={pictures} disabled={sending} onChange={setPictures} />
       <div className="admin-actions">
         <button type="submit" className="button" disabled={sending}>
           {sending ? 'Publishing...' : 'Publish note'}
@@ -248,6 +252,7 @@ function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
         <>
           {/* Rendered and sanitised by the server when the note was saved. */}
           <div className="admin-note-content" dangerouslySetInnerHTML={{ __html: note.html }} />
+          <NotePicturesShown pictures={note.pictures} />
           <div className="admin-actions">
             <button
               ref={editRef}

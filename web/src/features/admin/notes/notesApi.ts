@@ -8,8 +8,22 @@ export const listNotes = (api: ApiClient, cursor: string | null, signal?: AbortS
     { signal },
   );
 
-export const createNote = (api: ApiClient, content: string) =>
-  api.request<NoteView>('/api/admin/fediverse/notes', { method: 'POST', body: { content } });
+/** A picture chosen in the composer, with its alt text. */
+export interface PictureChoice {
+  file: File;
+  alt: string;
+}
+
+/** JSON without pictures; with some, the multipart form (the files, and their alt texts in order). */
+export const createNote = (api: ApiClient, content: string, pictures: PictureChoice[] = []) => {
+  if (pictures.length === 0)
+    return api.request<NoteView>('/api/admin/fediverse/notes', { method: 'POST', body: { content } });
+  const form = new FormData();
+  form.append('content', content);
+  form.append('alts', JSON.stringify(pictures.map((p) => p.alt.trim())));
+  for (const picture of pictures) form.append('pictures', picture.file, picture.file.name);
+  return api.request<NoteView>('/api/admin/fediverse/notes', { method: 'POST', form });
+};
 
 export const editNote = (api: ApiClient, id: number, content: string) =>
   api.request<NoteView>(`/api/admin/fediverse/notes/${id}`, { method: 'PATCH', body: { content } });
