@@ -1,6 +1,6 @@
 /**
  * Notes and the owner's replies in Chromium against the built stack: the owner writes a note in
- * the dashboard's Notes place (its character count, the note's link), reads it on /notes and
+ * the dashboard's Notes place (its character count, the note's link; pictures with alt texts), reads it on /notes and
  * /notes/{id}, edits it in place and deletes it (its page then answers 410). Then the owner
  * answers a reader's approved comment from the Comments place, and a visitor without JavaScript
  * reads the reply under the post with its "Author" badge. Desktop (1280x800) and phone (390x844),
@@ -8,6 +8,7 @@
  */
 import type { PostView } from '@blog/contracts';
 import type { BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { axeProblems } from '../support/axe.js';
 import {
   eventually,
@@ -133,6 +134,50 @@ test('the owner writes a note, reads it on its pages, edits it and deletes it (4
   expect(gone?.status()).toBe(410);
   await visitor.getByRole('heading', { name: 'Note deleted' }).waitFor();
 });
+
+test('the owner attaches pictures with alt texts, removes one, and the note’s page shows the other', async () => {
+  const photo = (r: number) =>
+    sharp({ create: { width: 480, height: 320, channels: 3, background: { r, g: 120, b: 60 } } })
+      .jpeg()
+      .toBuffer();
+  const admin = await open();
+  await openAsAdmin(rig(), admin, '/admin?tab=notes');
+  const place = notesPlace(admin);
+  await place.getByLabel('New note').fill('The beds this morning.');
+  await place.getByLabel('Add pictures').setInputFiles([
+    { name: 'beds.jpg', mimeType: 'image/jpeg', buffer: await photo(40) },
+    { name: 'shed.jpg', mimeType: 'image/jpeg', buffer: await photo(200) },
+  ]);
+  const chosen = place.getByRole('list', { name: 'Chosen pictures' });
+  await chosen.getByRole('listitem').nth(1).waitFor();
+  await place.getByLabel('Alt text for picture 1').fill('Raised beds with young garlic');
+  await place.getByLabel('Alt text for picture 2').fill('The shed');
+  expect(await axeProblems(admin)).toEqual([]);
+  await screenshot(admin, 'notes-pictures-desktop');
+  await place.getByRole('button', { name: 'Remove picture 2 (shed.jpg)' }).click();
+  expect(await chosen.getByRole('listitem').count()).toBe(1);
+  await place.getByRole('button', { name: 'Publish note' }).click();
+  const entry = place.getByRole('list', { name: 'Notes, newest first' }).getByRole('article').first();
+  await entry.getByText('The beds this morning.').waitFor();
+  expect(await place.getByRole('list', { name: 'Chosen pictures' }).count()).toBe(0);
+  const href = await entry.getByRole('link', { name: /open the note's page/ }).getAttribute('href');
+
+  // Once processed, its page draws it (with its alt text and size); the other was never sent.
+  const visitor = await open();
+  await eventually(async () => {
+    await visitor.goto(href!);
+    expect(await visitor.locator('article img').count()).toBe(1);
+  }, 30_000);
+  const img = visitor.locator('article img');
+  expect(await img.getAttribute('alt')).toBe('Raised beds with young garlic');
+  expect(await img.getAttribute('width')).toBe('480');
+  expect(await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+  expect(await axeProblems(visitor)).toEqual([]);
+  await screenshot(visitor, 'note-page-picture-desktop');
+  await visitor.setViewportSize(PHONE);
+  expect(await pastTheScreen(visitor, PHONE.width)).toEqual([]);
+  await screenshot(visitor, 'note-page-picture-phone');
+}, 90_000);
 
 test('notes page by page, the cursor in the URL', async () => {
   const base = rig().stack.baseUrl;
