@@ -88,6 +88,23 @@ describe('notes to the fediverse', () => {
     });
   });
 
+  it('carries a note’s pictures as Image attachments with their type and alt text', async () => {
+    const before = alice.deliveries.length;
+    const images = [
+      { url: `${a.origin}/uploads/media/items/1/w800.jpg`, mediaType: 'image/jpeg', alt: 'Garlic rows' },
+      { url: `${a.origin}/uploads/media/items/2/w640.png`, mediaType: 'image/png', alt: '' },
+    ];
+    await a.blog.publishNote('create', note(5, { images }));
+    await waitUntil(() => alice.deliveries.length > before, 10_000);
+    const object = alice.deliveries[before]!.body.object as Record<string, unknown>;
+    expect(object.attachment).toEqual([
+      { type: 'Image', url: images[0]!.url, mediaType: 'image/jpeg', name: 'Garlic rows' },
+      { type: 'Image', url: images[1]!.url, mediaType: 'image/png' },
+    ]);
+    // None: no attachment at all.
+    expect(alice.deliveries[0]!.body.object).not.toHaveProperty('attachment');
+  });
+
   it('answers the Note at /notes/{id} to ActivityPub clients, and 410 once deleted', async () => {
     (a.ports as FederationPorts).notes = {
       byId: async (id: number) => (id === 3 ? note(3) : id === 4 ? 'gone' : null),
