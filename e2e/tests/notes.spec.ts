@@ -135,7 +135,7 @@ test('the owner writes a note, reads it on its pages, edits it and deletes it (4
   await visitor.getByRole('heading', { name: 'Note deleted' }).waitFor();
 });
 
-test('the owner attaches pictures with alt texts, removes one, and the note’s page shows the other', async () => {
+test('the owner attaches pictures with alt texts, removes one, the note’s page shows the other; an edit removes it', async () => {
   const photo = (r: number) =>
     sharp({ create: { width: 480, height: 320, channels: 3, background: { r, g: 120, b: 60 } } })
       .jpeg()
@@ -177,6 +177,24 @@ test('the owner attaches pictures with alt texts, removes one, and the note’s 
   await visitor.setViewportSize(PHONE);
   expect(await pastTheScreen(visitor, PHONE.width)).toEqual([]);
   await screenshot(visitor, 'note-page-picture-phone');
+
+  // Edited in place: the picture removed (Undo offered until Save), the page then has none.
+  // The list is read again (it showed the picture as being processed).
+  await admin.reload();
+  await entry.getByRole('img', { name: 'Raised beds with young garlic' }).waitFor();
+  await entry.getByRole('button', { name: /^Edit/ }).click();
+  const kept = entry.getByRole('list', { name: 'Pictures of the note' });
+  await kept.getByRole('button', { name: 'Remove picture 1 (Raised beds with young garlic)' }).click();
+  await kept.getByRole('button', { name: /^Undo remove/ }).waitFor();
+  expect(await axeProblems(admin)).toEqual([]);
+  await screenshot(admin, 'notes-edit-pictures-desktop');
+  await entry.getByRole('button', { name: 'Save' }).click();
+  await entry.getByRole('button', { name: /^Edit/ }).waitFor();
+  expect(await entry.getByRole('img').count()).toBe(0);
+  await eventually(async () => {
+    await visitor.goto(href!);
+    expect(await visitor.locator('article img').count()).toBe(0);
+  });
 }, 90_000);
 
 test('notes page by page, the cursor in the URL', async () => {

@@ -4,7 +4,9 @@
  * to ActivityPub clients, 410 after a delete (HTML and ActivityPub), and delivery through the
  * posts outbox and social: a Mastodon-shaped follower gets Create, Update and Delete{Tombstone}
  * (their signatures are checked in libs/federation's notes spec, whose blog is on loopback); a reply reaches the replied author's inbox with inReplyTo and a Mention. The owner's
- * reply to a comment shows under the post as the blog's.
+ * reply to a comment shows under the post as the blog's. Pictures: a multipart note's images
+ * go through the media pipeline (a fifth, a video or a fake image is a 400 with nothing stored),
+ * show on its pages once processed, and ride its Create and Update as Image attachments.
  */
 import { FileErrors, NOTE_CONTENT_MAX, NoteErrors } from '@blog/contracts';
 import { createStorage, type ObjectStorage } from '@blog/server-kit';

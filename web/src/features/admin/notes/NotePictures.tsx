@@ -18,11 +18,16 @@ export function NotePicturesPicker({
   id,
   pictures,
   disabled,
+  max = NOTE_PICTURES_MAX,
+  legend = `Pictures (up to ${NOTE_PICTURES_MAX})`,
   onChange,
 }: {
   id: string;
   pictures: PictureChoice[];
   disabled?: boolean;
+  /** How many may be added (an edit: what the kept ones leave room for). */
+  max?: number;
+  legend?: string;
   onChange(pictures: PictureChoice[]): void;
 }) {
   const inputRef = useRef<HTMLInputElement>(null);
@@ -48,7 +53,7 @@ export function NotePicturesPicker({
   };
   const add = (files: FileList | null) => {
     if (!files?.length) return;
-    const room = NOTE_PICTURES_MAX - chosen.length;
+    const room = max - chosen.length;
     const taken = [...files].slice(0, Math.max(0, room));
     setNotice(
       files.length > room
@@ -72,7 +77,7 @@ export function NotePicturesPicker({
 
   return (
     <fieldset className="admin-notes-pictures">
-      <legend>Pictures (up to {NOTE_PICTURES_MAX})</legend>
+      <legend>{legend}</legend>
       <label htmlFor={`${id}-pictures`}>Add pictures</label>
       <input
         ref={inputRef}
@@ -80,7 +85,7 @@ export function NotePicturesPicker({
         type="file"
         accept={ACCEPT}
         multiple
-        disabled={disabled || chosen.length >= NOTE_PICTURES_MAX}
+        disabled={disabled || chosen.length >= max}
         aria-describedby={`${id}-pictures-hint`}
         onChange={(event) => add(event.target.files)}
       />
@@ -154,6 +159,64 @@ export function NotePicturesShown({ pictures }: { pictures: NotePictureView[] })
           )}
         </li>
       ))}
+    </ul>
+  );
+}
+
+/**
+ * An edit's written pictures: each kept unless the owner removes it (Undo brings it back until
+ * Save). `removed` holds the ids that go.
+ */
+export function NotePicturesKept({
+  id,
+  pictures,
+  removed,
+  disabled,
+  onChange,
+}: {
+  id: string;
+  pictures: NotePictureView[];
+  removed: string[];
+  disabled?: boolean;
+  onChange(removed: string[]): void;
+}) {
+  if (!pictures.length) return null;
+  return (
+    <ul className="admin-notes-picture-list" aria-label="Pictures of the note" id={`${id}-kept`}>
+      {pictures.map((p, i) => {
+        const gone = removed.includes(p.id);
+        const name = `picture ${i + 1}${p.alt ? ` (${p.alt})` : ''}`;
+        return (
+          <li key={p.id}>
+            {p.src ? (
+              <img
+                src={p.src}
+                alt={p.alt}
+                width={96}
+                height={96}
+                className={gone ? 'admin-note-picture-gone' : ''}
+              />
+            ) : (
+              <span className="admin-note-picture-state">
+                Picture {i + 1}: {p.status === 'pending' ? 'processing…' : 'could not be processed'}
+              </span>
+            )}
+            <div>
+              {gone && <p className="admin-notes-hint">Removed on Save.</p>}
+              <button
+                type="button"
+                className="button button-small button-secondary"
+                disabled={disabled}
+                aria-pressed={gone}
+                onClick={() => onChange(gone ? removed.filter((r) => r !== p.id) : [...removed, p.id])}
+              >
+                {gone ? 'Undo remove' : 'Remove'}
+                <span className="visually-hidden"> {name}</span>
+              </button>
+            </div>
+          </li>
+        );
+      })}
     </ul>
   );
 }

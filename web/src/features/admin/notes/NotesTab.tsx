@@ -1,4 +1,4 @@
-import { NOTE_CONTENT_MAX, type NoteView } from '@blog/contracts/notes';
+import { NOTE_CONTENT_MAX, NOTE_PICTURES_MAX, type NoteView } from '@blog/contracts/notes';
 import { useId, useRef, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
@@ -7,7 +7,7 @@ import { ErrorLine, LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
 import { useNotify } from '../ui/Notifications';
-import { NotePicturesPicker, NotePicturesShown } from './NotePictures';
+import { NotePicturesKept, NotePicturesPicker, NotePicturesShown } from './NotePictures';
 import { createNote, deleteNote, editNote, listNotes, type PictureChoice } from './notesApi';
 import './notes.css';
 
@@ -186,14 +186,20 @@ function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
   const editRef = useRef<HTMLButtonElement>(null);
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(note.content);
+  const [removed, setRemoved] = useState<string[]>([]);
+  const [added, setAdded] = useState<PictureChoice[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState<'save' | 'delete' | null>(null);
   const when = formatDateTime(note.published);
+  const pictures = note.pictures ?? [];
+  const kept = pictures.filter((p) => !removed.includes(p.id));
 
   const close = () => {
     setEditing(false);
     setError(null);
     setText(note.content);
+    setRemoved([]);
+    setAdded([]);
     // Focus goes back where the edit began.
     setTimeout(() => editRef.current?.focus(), 0);
   };
@@ -203,9 +209,12 @@ function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
     setBusy('save');
     setError(null);
     try {
-      await editNote(api, note.id, text);
+      const changed = removed.length > 0 || added.length > 0;
+      await editNote(api, note.id, text, changed ? { keep: kept.map((p) => p.id), added } : undefined);
       notify('success', 'Note saved.');
       setEditing(false);
+      setRemoved([]);
+      setAdded([]);
       onChanged();
     } catch (failure) {
       setError(errorMessage(failure, 'The note could not be saved.'));
@@ -239,6 +248,21 @@ function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
       {editing ? (
         <form className="admin-note-edit" onSubmit={(event) => void save(event)} noValidate>
           <NoteText id={id} label="Edit the note" value={text} error={error} autoFocus onChange={setText} />
+          <NotePicturesKept
+            id={id}
+            pictures={pictures}
+            removed={removed}
+            disabled={busy !== null}
+            onChange={setRemoved}
+          />
+          <NotePicturesPicker
+            id={id}
+            pictures={added}
+            disabled={busy !== null}
+            max={NOTE_PICTURES_MAX - kept.length}
+            legend={`More pictures (${NOTE_PICTURES_MAX} in all at most)`}
+            onChange={setAdded}
+          />
           <div className="admin-actions">
             <button type="submit" className="button button-small" disabled={busy !== null}>
               {busy === 'save' ? 'Saving...' : 'Save'}

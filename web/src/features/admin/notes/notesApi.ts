@@ -25,8 +25,25 @@ export const createNote = (api: ApiClient, content: string, pictures: PictureCho
   return api.request<NoteView>('/api/admin/fediverse/notes', { method: 'POST', form });
 };
 
-export const editNote = (api: ApiClient, id: number, content: string) =>
-  api.request<NoteView>(`/api/admin/fediverse/notes/${id}`, { method: 'PATCH', body: { content } });
+/**
+ * JSON when the pictures stay as they are; else the form: `keepPictures` (the ids that stay) and
+ * the new pictures with their alt texts.
+ */
+export const editNote = (
+  api: ApiClient,
+  id: number,
+  content: string,
+  pictures?: { keep: string[]; added: PictureChoice[] },
+) => {
+  const path = `/api/admin/fediverse/notes/${id}`;
+  if (!pictures) return api.request<NoteView>(path, { method: 'PATCH', body: { content } });
+  const form = new FormData();
+  form.append('content', content);
+  form.append('keepPictures', JSON.stringify(pictures.keep));
+  form.append('alts', JSON.stringify(pictures.added.map((p) => p.alt.trim())));
+  for (const picture of pictures.added) form.append('pictures', picture.file, picture.file.name);
+  return api.request<NoteView>(path, { method: 'PATCH', form });
+};
 
 export const deleteNote = (api: ApiClient, id: number) =>
   api.request<{ deleted: true }>(`/api/admin/fediverse/notes/${id}`, { method: 'DELETE' });
