@@ -7,7 +7,14 @@
 import type express from 'express';
 import type { FollowerListResult, ReactionCounts } from '@blog/contracts';
 import { startPeer, type Peer, type PeerAccount } from '../../libs/federation/test/support/peer.js';
-import { ACTIVITY_JSON, raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
+import {
+  ACTIVITY_JSON,
+  deliverSigned,
+  eventually,
+  raw,
+  SITE_URL,
+  startFediverseStack,
+} from './support/fediverse.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, type TestStack } from './support/test-stack.js';
 
@@ -16,16 +23,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 const BLOG_ACTOR = `${SITE_URL}/ap/actor/blog`;
 const AS = 'https://www.w3.org/ns/activitystreams';
 const ALIASES = { alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' } };
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('fediverse interoperability through the stack', () => {
   let stack: TestStack;
@@ -38,10 +35,7 @@ describe('fediverse interoperability through the stack', () => {
   const received: { inbox: string; activity: Json }[] = [];
 
   const deliver = async (from: PeerAccount, activity: Json) => {
-    const signed = await peer.signedPost(`${SITE_URL}/ap/inbox`, activity, from.rsa.privateKey, from.keyId);
-    const headers: Record<string, string> = {};
-    signed.headers.forEach((value, key) => (headers[key] = value));
-    const answer = await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() });
+    const answer = await deliverSigned(stack, peer, from, activity);
     expect(answer.status).toBe(202);
   };
   const sentTo = (account: PeerAccount, type: string, match: (a: Json) => boolean = () => true) =>

@@ -25,7 +25,7 @@ import {
   type Peer,
   type PeerAccount,
 } from '../../libs/federation/test/support/peer.js';
-import { raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
+import { deliverSigned, eventually, raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, type TestStack } from './support/test-stack.js';
 
@@ -33,17 +33,6 @@ type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-ex
 
 const BLOG_ACTOR = `${SITE_URL}/ap/actor/blog`;
 const AS = 'https://www.w3.org/ns/activitystreams';
-
-/** Polls until `check` answers something truthy (CI machines are slow: 10x the idle time). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 30_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe('the owner in the fediverse', () => {
   let stack: TestStack;
@@ -64,10 +53,7 @@ describe('the owner in the fediverse', () => {
 
   /** A signed POST from a peer account to the blog's shared inbox, as its server sends one. */
   const deliver = async (from: PeerAccount, activity: Json) => {
-    const signed = await peer.signedPost(`${SITE_URL}/ap/inbox`, activity, from.rsa.privateKey, from.keyId);
-    const headers: Record<string, string> = {};
-    signed.headers.forEach((value, key) => (headers[key] = value));
-    const answer = await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() });
+    const answer = await deliverSigned(stack, peer, from, activity);
     expect([answer.status, answer.body]).toEqual([202, 'Activity is enqueued.']);
   };
   const sentTo = (account: PeerAccount, type: string, match: (a: Json) => boolean = () => true) =>

@@ -8,10 +8,15 @@
  */
 import { freePort } from '@blog/server-kit/testing';
 import type { FollowingListResult, NotificationsPage, ReaderPage } from '@blog/contracts';
+import { eventually as eventuallyWithin } from './support/fediverse.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, api, loginAs, startTestStack, type TestStack } from './support/test-stack.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Two whole stacks on a busy machine: a minute for anything to cross between them. */
+const eventually = <T>(what: string, check: () => Promise<T | undefined | null | false>) =>
+  eventuallyWithin(what, check, 60_000);
 
 interface Blog {
   name: string;
@@ -19,16 +24,6 @@ interface Blog {
   token: string;
   origin: string;
   handle: string;
-}
-
-async function eventually<T>(what: string, check: () => Promise<T | undefined | null | false>, ms = 60_000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 async function startBlog(name: string): Promise<Blog> {

@@ -4,7 +4,6 @@ import {
   noteAltsSchema,
   NoteErrors,
   noteKeepSchema,
-  Patterns,
   type NotePictureUpload,
   type NoteView,
 } from '@blog/contracts';
@@ -16,6 +15,7 @@ import { ZodPipe } from '../common/zod.pipe.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { receivePostForm } from '../posts/multipart-upload.js';
 import { ServiceClients, ServiceUnavailableError } from '../rpc/service-clients.js';
+import { discardUploads, enqueueMedia, type UploadFollowupDeps } from '../posts/upload-followup.js';
 import { STORAGE } from '../tokens.js';
 
 /** A multipart note: its text fields, and its pictures already in storage. */
@@ -50,6 +50,7 @@ function jsonField<S extends z.ZodType>(
 @Injectable()
 export class NoteWriter {
   private readonly logger: JsonLogger;
+  private readonly uploads: UploadFollowupDeps;
 
   constructor(
     private readonly services: ServiceClients,
@@ -57,6 +58,7 @@ export class NoteWriter {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.logger = new JsonLogger('gateway', config.LOG_LEVEL);
+    this.uploads = { services, storage, logger: this.logger };
   }
 
   /** Reads the form and stores its pictures; refused (400/413) with nothing left stored. */
@@ -77,7 +79,8 @@ export class NoteWriter {
       }));
       return { fields: form.fields, pictures };
     } catch (error) {
-      await this.discard(
+      await discardUploads(
+        this.uploads,
         form.files.map((f) => f.key),
         false,
       );
@@ -105,7 +108,8 @@ export class NoteWriter {
       note = await send();
     } catch (error) {
       const keys = pictures.map((p) => p.file.key);
-      if (keys.length) await this.discard(keys, error instanceof ServiceUnavailableError && error.delivered);
+      if (keys.length)
+        await discardUploads(this.uploads, keys, error instanceof ServiceUnavailableError && error.delivered);
       throw error;
     }
     this.enqueue(note);
@@ -115,33 +119,6 @@ export class NoteWriter {
   /** A lost call only delays processing: the media service re-enqueues pending items itself. */
   private enqueue(note: NoteView): void {
     const ids = note.pictures.filter((p) => p.status === 'pending').map((p) => p.id);
-    if (ids.length === 0) return;
-    this.services.call('media', Patterns.media.enqueue, { ids }).catch((error: Error) =>
-      this.logger.event('warn', 'media enqueue failed; the re-enqueue will pick it up', {
-        ids,
-        reason: error.message,
-      }),
-    );
-  }
-
-  private async discard(keys: string[], outcomeUnknown: boolean): Promise<void> {
-    if (keys.length === 0) return;
-    let unreferenced = keys;
-    if (outcomeUnknown) {
-      try {
-        const referenced = new Set(
-          await this.services.call('posts', Patterns.posts.referencedKeys, { keys }),
-        );
-        unreferenced = keys.filter((key) => !referenced.has(key));
-      } catch {
-        this.logger.event('warn', 'kept uploads of a note write with an unknown outcome', { keys });
-        return;
-      }
-    }
-    await this.storage
-      .deleteMany(unreferenced)
-      .catch((error: Error) =>
-        this.logger.event('warn', 'could not delete uploads', { keys: unreferenced, reason: error.message }),
-      );
+    enqueueMedia(this.uploads, ids);
   }
 }

@@ -4,6 +4,7 @@ import { JsonLogger, type ObjectStorage } from '@blog/server-kit';
 import type { Request, Response } from 'express';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config.js';
 import { ServiceClients, ServiceUnavailableError } from '../rpc/service-clients.js';
+import { discardUploads, enqueueMedia, type UploadFollowupDeps } from './upload-followup.js';
 import { PUBLIC_CACHE, STORAGE } from '../tokens.js';
 import type { PublicCache } from '../common/public-cache.js';
 import { fingerprintOf, idempotencyKeyOf, idempotencyOf, replay, sendAnswer } from '../common/idempotency.js';
@@ -21,6 +22,7 @@ const WRITE_TIMEOUT_MS = 30_000;
 @Injectable()
 export class PostWriter {
   private readonly logger: JsonLogger;
+  private readonly uploads: UploadFollowupDeps;
 
   constructor(
     private readonly services: ServiceClients,
@@ -29,6 +31,7 @@ export class PostWriter {
     @Inject(GATEWAY_CONFIG) config: GatewayConfig,
   ) {
     this.logger = new JsonLogger('gateway', config.LOG_LEVEL);
+    this.uploads = { services, storage, logger: this.logger };
   }
 
   create(req: Request, res: Response): Promise<PostView> {
@@ -95,7 +98,8 @@ export class PostWriter {
     const idempotency = key ? { key, fingerprint: fingerprintOf(route, digest) } : undefined;
     const result = await this.withCleanup(form, () => send({ ...form, idempotency }));
     if (result.replayed)
-      await this.discard(
+      await discardUploads(
+        this.uploads,
         form.files.map((f) => f.key),
         false,
       );
@@ -111,13 +115,7 @@ export class PostWriter {
   private enqueueMedia(post: PostView): void {
     // Files only; the posts service hands out those pending or due for a new rendering.
     const ids = post.media.filter((m) => m.type !== 'youtube').map((m) => m.id);
-    if (ids.length === 0) return;
-    this.services.call('media', Patterns.media.enqueue, { ids }).catch((error: Error) =>
-      this.logger.event('warn', 'media enqueue failed; the re-enqueue will pick it up', {
-        ids,
-        reason: error.message,
-      }),
-    );
+    enqueueMedia(this.uploads, ids);
   }
 
   private async withCleanup<T>(form: PostWriteCommand, write: () => Promise<T>): Promise<T> {
@@ -126,30 +124,10 @@ export class PostWriter {
     } catch (error) {
       const keys = form.files.map((f) => f.key);
       if (keys.length > 0)
-        await this.discard(keys, error instanceof ServiceUnavailableError && error.delivered);
+        await discardUploads(this.uploads, keys, error instanceof ServiceUnavailableError && error.delivered);
       throw error;
     } finally {
       this.cache.clear();
     }
-  }
-
-  private async discard(keys: string[], outcomeUnknown: boolean): Promise<void> {
-    let unreferenced = keys;
-    if (outcomeUnknown) {
-      try {
-        const referenced = new Set(
-          await this.services.call('posts', Patterns.posts.referencedKeys, { keys }),
-        );
-        unreferenced = keys.filter((key) => !referenced.has(key));
-      } catch {
-        this.logger.event('warn', 'kept uploads of a write with an unknown outcome', { keys });
-        return;
-      }
-    }
-    await this.storage
-      .deleteMany(unreferenced)
-      .catch((error: Error) =>
-        this.logger.event('warn', 'could not delete uploads', { keys: unreferenced, reason: error.message }),
-      );
   }
 }

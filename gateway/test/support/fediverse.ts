@@ -142,3 +142,31 @@ export async function freshMinute(needMs = 15_000): Promise<void> {
   const left = 60_000 - (Date.now() % 60_000);
   if (left < needMs) await new Promise((r) => setTimeout(r, left + 50));
 }
+
+/** Polls until `check` answers something truthy, and answers it; fails naming `what` after `ms`. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined | null | false>,
+  ms = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A POST to the blog's shared inbox, signed by a peer account as its server sends one. */
+export async function deliverSigned(
+  stack: TestStack,
+  peer: { signedPost(url: string, activity: unknown, key: CryptoKey, keyId: string): Promise<Request> },
+  from: { rsa: CryptoKeyPair; keyId: string },
+  activity: unknown,
+): Promise<RawAnswer> {
+  const signed = await peer.signedPost(`${SITE_URL}/ap/inbox`, activity, from.rsa.privateKey, from.keyId);
+  const headers: Record<string, string> = {};
+  signed.headers.forEach((value, key) => (headers[key] = value));
+  return raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() });
+}
