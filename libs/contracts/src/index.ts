@@ -7,6 +7,7 @@ export * from './rpc-contracts.js';
 export * from './idempotency.js';
 export * from './session.js';
 export * from './site.js';
+export * from './site-settings.js';
 export * from './site-config.js';
 export * from './urls.js';
 export * from './media.js';

@@ -1,22 +1,19 @@
 import { z } from 'zod';
+import { deriveSegment, siteNodes, type SiteCategory, type SiteConfig } from './site.js';
 import {
-  deriveSegment,
-  FEDIVERSE_AVATAR,
-  FEDIVERSE_AVATAR_ERROR,
   ALSO_KNOWN_AS_MAX,
   FEDIVERSE_ACCOUNT_URI_ERROR,
   FEDIVERSE_ACCOUNT_URI_MAX,
+  FEDIVERSE_AVATAR,
+  FEDIVERSE_AVATAR_ERROR,
   FEDIVERSE_AVATAR_MAX,
   FEDIVERSE_DEFAULTS,
-  FEDIVERSE_POST_FORMATS,
-  QUOTE_POLICIES,
   FEDIVERSE_HANDLE,
   FEDIVERSE_HANDLE_ERROR,
+  FEDIVERSE_POST_FORMATS,
   NEWSLETTER_DEFAULTS,
-  siteNodes,
-  type SiteCategory,
-  type SiteConfig,
-} from './site.js';
+  QUOTE_POLICIES,
+} from './site-settings.js';
 
 /** Validates the owner's site file (SITE_CONFIG) into the resolved SiteConfig. */
 

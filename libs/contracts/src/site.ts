@@ -64,12 +64,6 @@ export interface NewsletterSettings {
   sendByDefault: boolean;
 }
 
-export const NEWSLETTER_DEFAULTS: NewsletterSettings = { sendByDefault: false };
-
-export function newsletterOf(site: Pick<SiteConfig, 'newsletter'>): NewsletterSettings {
-  return { ...NEWSLETTER_DEFAULTS, ...site.newsletter };
-}
-
 /** How the blog shows itself in the fediverse: its handle and avatar. */
 export interface FediverseSettings {
   /** The blog's handle: `@{handle}@{host of SITE_URL}` (the actor's id does not change with it). */
@@ -94,48 +88,15 @@ export interface FediverseSettings {
   showFollowing: boolean;
 }
 
-export const FEDIVERSE_POST_FORMATS = ['article', 'note'] as const;
-export type FediversePostFormat = (typeof FEDIVERSE_POST_FORMATS)[number];
-export const QUOTE_POLICIES = ['anyone', 'followers', 'nobody'] as const;
-export type QuotePolicy = (typeof QUOTE_POLICIES)[number];
-/** A handful of earlier accounts; Mastodon itself allows a few aliases. */
-export const ALSO_KNOWN_AS_MAX = 10;
-export const FEDIVERSE_ACCOUNT_URI_MAX = 500;
-export const FEDIVERSE_ACCOUNT_URI_ERROR = 'an account must be the http(s) URL of its actor';
+export type FediversePostFormat = 'article' | 'note';
+export type QuotePolicy = 'anyone' | 'followers' | 'nobody';
 
-/** The fediverse handle: like a username (docs/product.md), since it is one on other servers. */
-export const FEDIVERSE_HANDLE = /^[a-z0-9_]{1,30}$/;
-export const FEDIVERSE_HANDLE_ERROR = 'fediverse handle must be 1-30 lowercase letters, digits or "_"';
-/** The avatar: a path of this site (an upload, the banner) or empty. */
-export const FEDIVERSE_AVATAR = /^(\/[^\s]*)?$/;
-export const FEDIVERSE_AVATAR_MAX = 500;
-export const FEDIVERSE_AVATAR_ERROR =
-  'fediverse avatar must be a path of this site (starting with "/") or empty';
-
-export const FEDIVERSE_DEFAULTS: FediverseSettings = {
-  handle: 'blog',
-  approveFollowers: false,
-  avatarImage: '',
-  postFormat: 'article',
-  // A blog writes to be read and cited: a quote links back to the post. The owner can narrow it.
-  quotePolicy: 'anyone',
-  alsoKnownAs: [],
-  movedTo: '',
-  // The posts are public web pages that search engines index already.
-  indexable: true,
-  discoverable: true,
-  // Mastodon shows whom an account follows unless its owner hides it: the same here.
-  showFollowing: true,
-};
-
-/** The site's fediverse settings, the defaults filling what an older stored configuration lacks. */
-export function fediverseOf(site: Pick<SiteConfig, 'fediverse'>): FediverseSettings {
-  return { ...FEDIVERSE_DEFAULTS, ...site.fediverse };
-}
+/** The handle a blog has until its owner picks one. */
+export const DEFAULT_FEDIVERSE_HANDLE = 'blog';
 
 /** The blog's fediverse address, `@handle@host`, or null when the host is not known. */
 export function fediverseAddress(site: Pick<SiteConfig, 'fediverse' | 'host'>): string | null {
-  return site.host ? `@${fediverseOf(site).handle}@${site.host}` : null;
+  return site.host ? `@${site.fediverse?.handle ?? DEFAULT_FEDIVERSE_HANDLE}@${site.host}` : null;
 }
 
 export const GENERAL = 'General';

@@ -1,5 +1,5 @@
 import { parseSiteConfig, SiteConfigError } from './site-config.js';
-import { fediverseOf } from './site.js';
+import { fediverseOf } from './site-settings.js';
 import { articlePostId, blockInputSchema, hostInDomain, SocialErrors } from './social.js';
 
 const site = (extra: Record<string, unknown> = {}) => ({

@@ -1,10 +1,6 @@
 import { useState } from 'react';
-import {
-  fediverseOf,
-  type FediversePostFormat,
-  type QuotePolicy,
-  type SiteConfig,
-} from '@blog/contracts/site';
+import type { FediversePostFormat, QuotePolicy, SiteConfig } from '@blog/contracts/site';
+import { fediverseOf } from '@blog/contracts/site-settings';
 import { ErrorLine, Field } from '../../../components/ui';
 import './fediverse-tab.css';
 import { fediverseFieldErrors } from './fediverseTab';

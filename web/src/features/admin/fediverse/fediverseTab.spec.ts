@@ -1,4 +1,5 @@
-import { FEDIVERSE_AVATAR_ERROR, FEDIVERSE_HANDLE_ERROR, fediverseAddress } from '@blog/contracts/site';
+import { FEDIVERSE_AVATAR_ERROR, FEDIVERSE_HANDLE_ERROR } from '@blog/contracts/site-settings';
+import { fediverseAddress } from '@blog/contracts/site';
 import {
   blockDoneText,
   blockLabel,

@@ -7,8 +7,8 @@ import {
   FEDIVERSE_AVATAR_MAX,
   FEDIVERSE_HANDLE,
   FEDIVERSE_HANDLE_ERROR,
-  type FediverseSettings,
-} from '@blog/contracts/site';
+} from '@blog/contracts/site-settings';
+import type { FediverseSettings } from '@blog/contracts/site';
 import type { DeliveryFailureView } from '@blog/contracts/social';
 import type { BlockAnswer } from './fediverseApi';
 

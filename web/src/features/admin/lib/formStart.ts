@@ -1,5 +1,6 @@
 import type { PostView } from '@blog/contracts/posts';
-import { newsletterOf, type SiteConfig } from '@blog/contracts/site';
+import { type SiteConfig } from '@blog/contracts/site';
+import { newsletterOf } from '@blog/contracts/site-settings';
 import { draftMedia, loadDraft, type CropSettings } from './draft';
 import { mainImage, mediaFromPost, type FormMedia } from './formMedia';
 import { newPostValues, postValues, type PostFormValues } from './postForm';

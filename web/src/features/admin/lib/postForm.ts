@@ -1,5 +1,6 @@
 import type { PostStatus, PostView } from '@blog/contracts/posts';
-import { newsletterOf, type SiteCategory, type SiteConfig } from '@blog/contracts/site';
+import { type SiteCategory, type SiteConfig } from '@blog/contracts/site';
+import { newsletterOf } from '@blog/contracts/site-settings';
 
 /** The post form's text fields (docs/product.md#the-dashboard, #the-post-form). */
 export interface PostFormValues {

@@ -1,5 +1,5 @@
 import { useId, useMemo, useRef, useState, type KeyboardEvent } from 'react';
-import { Link } from 'react-router-dom';
+import { Link } from '../../../components/Link';
 import { badgeText, groupPlaces, placeHref, placeName, type PlaceEntry } from './placeRules';
 
 interface AdminNavProps {

@@ -1,4 +1,5 @@
-import { fediverseOf, newsletterOf, type SiteConfig } from '@blog/contracts/site';
+import { type SiteConfig } from '@blog/contracts/site';
+import { fediverseOf, newsletterOf } from '@blog/contracts/site-settings';
 import { useEffect, useState, type ReactNode } from 'react';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
