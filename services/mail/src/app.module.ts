@@ -1,6 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { RateWindows1764800000000, ServiceCoreModule } from '@blog/server-kit';
+import { ServiceCoreModule } from '@blog/server-kit';
 import { BackgroundTasks } from './common/background-tasks.js';
 import { FormLimits } from './common/form-limits.js';
 import { MailSweeper } from './common/mail-sweeper.js';
@@ -15,10 +15,6 @@ import { DigestService } from './digest/digest.service.js';
 import { DigestCalendar } from './digest/digest-calendar.js';
 import { DigestRepository, PostgresDigestRepository } from './digest/digest.repository.js';
 import { PostsClient } from './digest/posts-client.js';
-import { CreateMail1763900000000 } from './migrations/1763900000000-CreateMail.js';
-import { FormLimitsToRateWindows1764860000000 } from './migrations/1764860000000-FormLimitsToRateWindows.js';
-import { SubscriberPreferences1764900000000 } from './migrations/1764900000000-SubscriberPreferences.js';
-import { NewsletterSends1764950000000 } from './migrations/1764950000000-NewsletterSends.js';
 import { NewsletterController } from './newsletter/newsletter.controller.js';
 import { NewsletterRepository } from './newsletter/newsletter.repository.js';
 import { NewsletterService } from './newsletter/newsletter.service.js';
@@ -39,6 +35,7 @@ import { SITE_TITLE } from './tokens.js';
 import { SiteTitle } from './common/site-title.js';
 import { CommentNoticeController } from './comments/comment-notice.controller.js';
 import { MailTransport } from './transport/mail-transport.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 /** Contact messages, double opt-in subscriptions, the weekly digest and every post by e-mail. */
 @Module({})
@@ -52,13 +49,7 @@ export class MailModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [ContactMessage, Subscriber],
-          migrations: [
-            CreateMail1763900000000,
-            RateWindows1764800000000,
-            FormLimitsToRateWindows1764860000000,
-            SubscriberPreferences1764900000000,
-            NewsletterSends1764950000000,
-          ],
+          migrations: MIGRATIONS,
         }),
         TypeOrmModule.forFeature([ContactMessage, Subscriber]),
       ],

@@ -1,16 +1,9 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import {
-  createRpcClient,
-  IdempotencyKeys1764300000000,
-  ServiceCoreModule,
-  type JobQueue,
-  type ObjectStorage,
-} from '@blog/server-kit';
+import { createRpcClient, ServiceCoreModule, type JobQueue, type ObjectStorage } from '@blog/server-kit';
 import type { PendingMediaItem } from '@blog/contracts';
 import { AvatarCache } from './avatars/avatar-cache.js';
 import { AvatarsController, PICTURE_CACHE } from './avatars/avatars.controller.js';
 import { MEDIA_CONFIG, type MediaConfig } from './config.js';
-import { CreateSettings1763830000000 } from './migrations/1763830000000-CreateSettings.js';
 import { BannerRenderer } from './processing/banner-renderer.js';
 import { MediaController } from './processing/media.controller.js';
 import { MediaWorker } from './processing/media-worker.js';
@@ -19,6 +12,7 @@ import { SettingsRow } from './settings/settings.entity.js';
 import { PostgresSettingsRepository, SettingsRepository } from './settings/settings.repository.js';
 import { SettingsService } from './settings/settings.service.js';
 import { FFMPEG, JOB_QUEUE, POSTS_CLIENT, STORAGE } from './tokens.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 export interface MediaDeps {
   storage: ObjectStorage;
@@ -38,7 +32,7 @@ export class MediaModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [SettingsRow],
-          migrations: [CreateSettings1763830000000, IdempotencyKeys1764300000000],
+          migrations: MIGRATIONS,
         }),
       ],
       controllers: [SettingsController, MediaController, AvatarsController],

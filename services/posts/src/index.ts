@@ -17,5 +17,5 @@ export async function startPostsService(config: PostsConfig, env: NodeJS.Process
     logLevel: config.LOG_LEVEL,
   });
 }
-export { POSTS_MIGRATIONS } from './app.module.js';
+export { MIGRATIONS as POSTS_MIGRATIONS } from './migrations/index.js';
 export { ARCHIVE_ENTRY_READ, type ArchiveEntryRead } from './archive/archive-reader.js';

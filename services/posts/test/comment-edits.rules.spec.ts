@@ -3,7 +3,7 @@ import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { dataSourceOptions, IdempotencyLedger, openMigrated, parseOrThrow } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../src/migrations/index.js';
 import { CommentsRepository } from '../src/comments/comments.repository.js';
 import { CommentNotifier, CommentsService } from '../src/comments/comments.service.js';
 import type { SiteSettings } from '../src/site/site-settings.js';

@@ -2,7 +2,7 @@ import { Patterns, RpcContracts, type RpcRequest } from '@blog/contracts';
 import { dataSourceOptions, IdempotencyLedger, openMigrated, parseOrThrow } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../src/migrations/index.js';
 import { CommentsRepository } from '../src/comments/comments.repository.js';
 import { CommentNotifier, CommentsService } from '../src/comments/comments.service.js';
 import { CommentPendingChanges1765310000000 } from '../src/migrations/1765310000000-CommentPendingChanges.js';

@@ -1,7 +1,7 @@
 import { dataSourceOptions, openMigrated } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import { seedPosts } from '../../../scripts/seed.mjs';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../src/migrations/index.js';
 import { renderMarkdown } from '../src/content/markdown.js';
 import { PostContent1764200000000 } from '../src/migrations/1764200000000-PostContent.js';
 

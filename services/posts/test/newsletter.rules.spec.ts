@@ -3,7 +3,7 @@ import { reservedSegments, type NewsletterPost, type SiteConfig } from '@blog/co
 import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../src/migrations/index.js';
 import type { PostsConfig } from '../src/config.js';
 import { ContentService } from '../src/content/content.service.js';
 import { NewsletterEventsRepository } from '../src/newsletter/newsletter-events.repository.js';

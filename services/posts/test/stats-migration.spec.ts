@@ -1,6 +1,6 @@
 import { dataSourceOptions, openMigrated } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
-import { POSTS_MIGRATIONS } from '../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../src/migrations/index.js';
 import { PageViews1764700000000 } from '../src/migrations/1764700000000-PageViews.js';
 
 /**

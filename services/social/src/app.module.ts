@@ -1,5 +1,4 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { FedifyQueues1765400000000, FedifyStores1765000000000 } from '@blog/federation';
 import { ServiceCoreModule } from '@blog/server-kit';
 import { BlocksController } from './blocks/blocks.controller.js';
 import { BlocksRepository, PostgresBlocksRepository } from './blocks/blocks.repository.js';
@@ -29,11 +28,6 @@ import { FollowersService } from './followers/followers.service.js';
 import { ActorKeysRepository, PostgresActorKeysRepository } from './keys/actor-keys.repository.js';
 import { ActorKeysService } from './keys/actor-keys.service.js';
 import { KeysController } from './keys/keys.controller.js';
-import { CreateSocial1765100000000 } from './migrations/1765100000000-CreateSocial.js';
-import { CreateDeliveryFailures1765200000000 } from './migrations/1765200000000-CreateDeliveryFailures.js';
-import { RemoteActorHttpLinks1765330000000 } from './migrations/1765330000000-RemoteActorHttpLinks.js';
-import { OwnerFediverse1765600000000 } from './migrations/1765600000000-OwnerFediverse.js';
-import { FediverseInterop1765800000000 } from './migrations/1765800000000-FediverseInterop.js';
 import { InteropController } from './interop/interop.controller.js';
 import { InteropRepository, PostgresInteropRepository } from './interop/interop.repository.js';
 import { InteropService } from './interop/interop.service.js';
@@ -52,6 +46,7 @@ import { PostgresReaderRepository, ReaderRepository } from './reader/reader.repo
 import { ReaderService } from './reader/reader.service.js';
 import { ReactionsController } from './reactions/reactions.controller.js';
 import { ReactionsService } from './reactions/reactions.service.js';
+import { MIGRATIONS } from './migrations/index.js';
 
 /** The blog's followers, remote actors, actor keys, blocks, reactions, the owner's following, Reader and notifications, and its federation. */
 @Module({})
@@ -65,15 +60,7 @@ export class SocialModule {
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
           entities: [],
-          migrations: [
-            FedifyStores1765000000000,
-            CreateSocial1765100000000,
-            CreateDeliveryFailures1765200000000,
-            RemoteActorHttpLinks1765330000000,
-            FedifyQueues1765400000000,
-            OwnerFediverse1765600000000,
-            FediverseInterop1765800000000,
-          ],
+          migrations: MIGRATIONS,
         }),
       ],
       controllers: [

@@ -1,0 +1,7 @@
+export * from './backup-target.js';
+export { SERVICE_SCHEMAS, type ServiceSchema } from './database-snapshot.js';
+export { BackupPassphraseError } from './encryption.js';
+export { BackupFormatError } from './records.js';
+export * from './restore-backup.js';
+export * from './retention.js';
+export * from './take-backup.js';
