@@ -235,6 +235,8 @@ async function main() {
     DATABASE_URL: database.url,
     JWT_SECRET: process.env.JWT_SECRET ?? (await persistentSecret(dataDir, 'jwt-secret')),
     WEB_DIST: process.env.WEB_DIST ?? join(root, 'web/dist'),
+    // The blog backs itself up daily at 03:30 into DATA_DIR/backups; BACKUP_SCHEDULE=off stops it.
+    BACKUP_SCHEDULE: process.env.BACKUP_SCHEDULE ?? '30 3 * * *',
     ...serverRuntimeEnv(mode, root),
   };
 

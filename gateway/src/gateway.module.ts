@@ -27,6 +27,7 @@ import { SiteConfigSource } from './site/site-config-source.js';
 import { SiteAdminController } from './site/site-admin.controller.js';
 import { ImportsController } from './backup/imports.controller.js';
 import { ExportController } from './backup/export.controller.js';
+import { BackupsController } from './backup/backups.controller.js';
 import { StatsController } from './stats/stats.controller.js';
 import { CommentsController } from './comments/comments.controller.js';
 import { VIEW_CLOCK, ViewCounter, type Clock } from './stats/view-counter.js';
@@ -60,6 +61,7 @@ export class GatewayModule {
         SiteAdminController,
         ImportsController,
         ExportController,
+        BackupsController,
         StatsController,
         CommentsController,
         NotesAdminController,

@@ -30,3 +30,4 @@ export * from './federation.js';
 export * from './inbox-shape.js';
 export * from './newsletter.js';
 export * from './notes.js';
+export * from './backups.js';

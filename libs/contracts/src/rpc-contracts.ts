@@ -21,6 +21,7 @@ import {
   type StoredIdempotentAnswer,
 } from './idempotency.js';
 import type { ExportReport } from './blog-archive.js';
+import { backupIdSchema, type BackupList, type BackupRunView } from './backups.js';
 import {
   articleOutboxQuerySchema,
   articleQuerySchema,
@@ -277,6 +278,11 @@ export const RpcContracts = {
   [Patterns.posts.claimExportLink]: rpc(
     z.object({ id: z.uuid(), expiresAt: z.coerce.date() }),
   ).answers<boolean>(),
+  /** Starts a backup now, or answers the one running (one at a time, across replicas). */
+  [Patterns.posts.backupStart]: rpc(none).answers<BackupRunView>(),
+  [Patterns.posts.backupList]: rpc(none).answers<BackupList>(),
+  /** A malformed id is a 400, an unknown one a 404. */
+  [Patterns.posts.backupGet]: rpc(z.object({ id: backupIdSchema })).answers<BackupRunView>(),
   /** Page URLs and update times of all posts in chunks (no query: the first chunk). */
   [Patterns.posts.urls]: rpc(orEmpty(postUrlsQuerySchema)).answers<PostUrlsResult>(),
   [Patterns.posts.preview]: rpc(orEmpty(postPreviewSchema)).answers<PostPreview>(),
@@ -456,6 +462,9 @@ export const RpcContracts = {
       excerpt: z.string().max(1000),
       pending: z.number().int().nonnegative(),
     }),
+  ).answers<{ sent: boolean }>(),
+  [Patterns.mail.backupWarning]: rpc(
+    z.object({ warning: z.string().min(1).max(1000), target: z.string().max(2000) }),
   ).answers<{ sent: boolean }>(),
   [Patterns.posts.newsletterPending]: rpc(orEmpty(newsletterPendingQuerySchema)).answers<NewsletterEvent[]>(),
   [Patterns.posts.newsletterDone]: rpc(newsletterEventDoneSchema).answers<{ done: boolean }>(),

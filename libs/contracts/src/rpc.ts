@@ -43,6 +43,10 @@ export const Patterns = {
     exportReport: 'posts.export.report',
     /** Uses up an export download link's id ({ id, expiresAt } → true the first time only, whichever gateway asks). */
     claimExportLink: 'posts.export.claimLink',
+    /** The blog's own backups: start one now (or answer the running one), list them, one by id. */
+    backupStart: 'posts.backup.start',
+    backupList: 'posts.backup.list',
+    backupGet: 'posts.backup.get',
     /** A batch of counted page views (ViewBatch), stored once per batch id. */
     recordViews: 'posts.views.record',
     /** The day's random salt for visitor keys (made on first use, deleted after its day). */
@@ -140,6 +144,8 @@ export const Patterns = {
     restoreSubscribers: 'mail.subscribers.restore',
     /** Tells the owner comments wait for approval (the posts service sends at most one an hour). */
     commentPending: 'mail.comment.pending',
+    /** Tells the owner the backups need a look (the posts service sends it at most once a day). */
+    backupWarning: 'mail.backup.warning',
     /** A post's e-mail: how its send stands, a test to the owner, and how many would get it. */
     newsletterStatus: 'mail.newsletter.status',
     newsletterTest: 'mail.newsletter.test',

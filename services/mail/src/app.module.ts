@@ -34,6 +34,7 @@ import { SubscriberListRepository } from './subscriptions/subscriber-list.reposi
 import { SITE_TITLE } from './tokens.js';
 import { SiteTitle } from './common/site-title.js';
 import { CommentNoticeController } from './comments/comment-notice.controller.js';
+import { BackupWarningController } from './backups/backup-warning.controller.js';
 import { MailTransport } from './transport/mail-transport.js';
 import { MIGRATIONS } from './migrations/index.js';
 
@@ -59,6 +60,7 @@ export class MailModule {
         SubscriberAdminController,
         DigestController,
         CommentNoticeController,
+        BackupWarningController,
         NewsletterController,
       ],
       providers: [

@@ -52,6 +52,9 @@ import { NotesService } from './notes/notes.service.js';
 import { OwnerReplies } from './notes/owner-replies.js';
 import { OwnerRepliesRepository } from './notes/owner-replies.repository.js';
 import { MIGRATIONS } from './migrations/index.js';
+import { BackupJobs } from './backups/backup-jobs.js';
+import { BackupRunsRepository, PostgresBackupRunsRepository } from './backups/backup-runs.repository.js';
+import { BackupsController } from './backups/backups.controller.js';
 
 /** Posts, their ordered media, slugs, the category tree, filtering, pagination and search. */
 @Module({})
@@ -78,6 +81,7 @@ export class PostsModule {
         FederationController,
         NewsletterController,
         NotesController,
+        BackupsController,
       ],
       providers: [
         { provide: SEED_SITE_CONFIG, useValue: deps.site },
@@ -120,6 +124,8 @@ export class PostsModule {
         NotesService,
         OwnerRepliesRepository,
         OwnerReplies,
+        BackupJobs,
+        { provide: BackupRunsRepository, useClass: PostgresBackupRunsRepository },
         {
           provide: VISITOR_STORE,
           // Shared by the replicas through Redis; one process keeps them in memory.

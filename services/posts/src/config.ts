@@ -1,5 +1,41 @@
 import { requireNatsUrl, envSchemas, loadConfig, serviceEnv } from '@blog/server-kit';
+import { parseKeep } from '@blog/server-kit/backup';
+import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+
+/** Unset and empty are the same thing for an environment variable. */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+const optionalText = z.preprocess(unsetIfEmpty, z.string().min(1).optional());
+
+const timeZone = z
+  .string()
+  .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC')
+  .refine((zone) => {
+    try {
+      new Intl.DateTimeFormat('en', { timeZone: zone });
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'must be an IANA time zone such as Europe/Berlin or UTC');
+
+/** BACKUP_SCHEDULE: a cron pattern (seconds optional), or `off`/unset for no scheduled backups. */
+const backupSchedule = z.preprocess(
+  unsetIfEmpty,
+  z
+    .string()
+    .optional()
+    .transform((value) => (value === undefined || value.trim().toLowerCase() === 'off' ? null : value.trim()))
+    .refine((pattern) => {
+      if (pattern === null) return true;
+      try {
+        CronExpressionParser.parse(pattern, { strict: false });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be a cron pattern such as "30 3 * * *" (daily at 03:30), or off'),
+);
 
 export const postsConfigSchema = z
   .object({
@@ -40,6 +76,51 @@ export const postsConfigSchema = z
     OUTBOUND_ALLOW: envSchemas.outboundAllow,
     /** One try of a whole import; a try past it counts as crashed (three tries at most). */
     IMPORT_BUDGET_MS: envSchemas.positiveInt(2 * 3_600_000),
+    /** DATA_DIR: the default backup folder, and where `npm start` keeps the secrets a backup carries (jwt-secret). */
+    DATA_DIR: z.preprocess(unsetIfEmpty, z.string().min(1).default('./data')),
+    /** The site's time zone: BACKUP_SCHEDULE's times and the retention's days and weeks are in it. */
+    SITE_TIMEZONE: z.preprocess(unsetIfEmpty, timeZone),
+    /** When the blog backs itself up (cron, in SITE_TIMEZONE); off when unset (`npm start` sets 30 3 * * *). */
+    BACKUP_SCHEDULE: backupSchedule,
+    /** Where backups go: a folder or s3://bucket/prefix; `${DATA_DIR}/backups` when unset. */
+    BACKUP_TARGET: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .refine(
+          (target) =>
+            /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*\/?$/.test(target) ||
+            !target.includes('://'),
+          'must be a folder or s3://bucket/prefix',
+        )
+        .optional(),
+    ),
+    /** An s3:// target's server and keys; each falls back to the media's S3_* value. */
+    BACKUP_S3_ENDPOINT: optionalText,
+    BACKUP_S3_REGION: optionalText,
+    BACKUP_S3_ACCESS_KEY_ID: optionalText,
+    BACKUP_S3_SECRET_ACCESS_KEY: optionalText,
+    S3_ENDPOINT: optionalText,
+    S3_REGION: optionalText,
+    S3_ACCESS_KEY_ID: optionalText,
+    S3_SECRET_ACCESS_KEY: optionalText,
+    /** Which backups retention keeps: the newest of each of the last days and weeks (`7d,4w`). */
+    BACKUP_KEEP: z.preprocess(
+      unsetIfEmpty,
+      z
+        .string()
+        .default('7d,4w')
+        .transform((text, ctx) => {
+          try {
+            return parseKeep(text);
+          } catch (error) {
+            ctx.addIssue({ code: 'custom', message: (error as Error).message });
+            return z.NEVER;
+          }
+        }),
+    ),
+    /** Encrypts every backup (age, scrypt) when set; needed again to restore. */
+    BACKUP_PASSPHRASE: optionalText,
   })
   .superRefine(requireNatsUrl);
 export type PostsConfig = z.infer<typeof postsConfigSchema>;

@@ -5,3 +5,4 @@ export { BackupFormatError } from './records.js';
 export * from './restore-backup.js';
 export * from './retention.js';
 export * from './take-backup.js';
+export * from './backup-lock.js';

@@ -60,6 +60,14 @@ export class MailClient implements OnApplicationShutdown {
     });
   }
 
+  /** Tells the owner the backups need a look (the caller sends it at most once a day). */
+  async backupWarning(notice: RpcRequest<typeof Patterns.mail.backupWarning>): Promise<{ sent: boolean }> {
+    return sendTyped(this.client, Patterns.mail.backupWarning, notice, {
+      requestId: currentRequestId() ?? 'backup',
+      timeoutMs: 10_000,
+    });
+  }
+
   async onApplicationShutdown(): Promise<void> {
     await this.client.close();
   }

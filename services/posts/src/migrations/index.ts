@@ -22,6 +22,7 @@ import { NewsletterEvents1765400000000 } from './1765400000000-NewsletterEvents.
 import { Notes1765700000000 } from './1765700000000-Notes.js';
 import { OwnerReplyTombstones1765710000000 } from './1765710000000-OwnerReplyTombstones.js';
 import { NotePictures1765720000000 } from './1765720000000-NotePictures.js';
+import { BackupRuns1765800000000 } from './1765800000000-BackupRuns.js';
 
 /** The posts schema's migrations in the order they run: the service at start, a restore up to a backup's. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   Notes1765700000000,
   OwnerReplyTombstones1765710000000,
   NotePictures1765720000000,
+  BackupRuns1765800000000,
 ];
