@@ -90,7 +90,7 @@ async function snapshot(launcher, dataDir) {
 }
 
 /** Samples the stack every 250 ms; marks split the samples into phases. */
-function sampler(launcher, dataDir) {
+export function sampler(launcher, dataDir) {
   const samples = []; // { at, phase, byRole }
   let phase = 'start';
   let busy = false;

@@ -20,6 +20,7 @@ import { benchFederation } from './federation.mjs';
 import { benchInbox } from './inbox.mjs';
 import { benchNewsletter } from './newsletter.mjs';
 import { benchReader } from './reader.mjs';
+import { benchBackup } from './backup.mjs';
 
 const benches = {
   auth: benchAuth,
@@ -43,13 +44,19 @@ const benches = {
   inbox: benchInbox,
   newsletter: benchNewsletter,
   reader: benchReader,
+  backup: benchBackup,
 };
 const only = process.argv.slice(2);
 const results = {};
 for (const [name, run] of Object.entries(benches)) {
   // posts-search is part of posts, memory takes its own quarter hour, answers is a check (it
-  // builds a base revision) and reader seeds 100,000 entries, so they run only when named.
-  if (only.length ? !only.includes(name) : ['posts-search', 'memory', 'answers', 'reader'].includes(name))
+  // builds a base revision), reader seeds 100,000 entries and backup writes 1 GB, so they run
+  // only when named.
+  if (
+    only.length
+      ? !only.includes(name)
+      : ['posts-search', 'memory', 'answers', 'reader', 'backup'].includes(name)
+  )
     continue;
   process.stderr.write(`[bench] ${name}...\n`);
   results[name] = await run();
