@@ -1,5 +1,5 @@
 /**
- * The blog's own backups through the real gateway and services (docs/api.md#backups): the
+ * The blog's own backups through the real gateway and services (docs/api.md#backups-apiadminbackups): the
  * owner's "Back up now" runs one backup into the target folder and the list shows it; a second
  * request while one runs answers that one; a run whose process died is marked failed; a target
  * that refuses writes fails the backup with its reason (the site keeps answering, the owner is

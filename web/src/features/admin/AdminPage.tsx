@@ -5,6 +5,7 @@ import { useApi } from '../../api/ApiContext';
 import { listUsers } from '../../api/auth';
 import { useSession } from '../../session/SessionContext';
 import './admin.css';
+import { BackupWarning } from './tabs/BackupWarning';
 import { DigestAction } from './tabs/DigestAction';
 import { useLeaveWarning } from './form/useLeaveWarning';
 import { AdminNav } from './nav/AdminNav';
@@ -66,6 +67,8 @@ export function AdminPage() {
               />
               {/* The phone's menu hands the focus here after a choice: a screen reader goes on with the place. */}
               <div ref={panelRef} className="admin-panel" tabIndex={-1}>
+                {/* The front page says when the backups need a look (the server's rule). */}
+                {place.id === HOME_PLACE && <BackupWarning />}
                 <Place key={place.id} creating={creating} onCreatingChange={setCreating} />
               </div>
             </div>
