@@ -1,10 +1,10 @@
 /**
- * The blog's own backups through the real gateway and services (docs/api.md#backups-apiadminbackups): the
- * owner's "Back up now" runs one backup into the target folder and the list shows it; a second
- * request while one runs answers that one; a run whose process died is marked failed; a target
- * that refuses writes fails the backup with its reason (the site keeps answering, the owner is
- * e-mailed once); admins only. Then a schedule of every second: the runs fire one at a time and
- * retention keeps what BACKUP_KEEP says.
+ * The blog's own backups through the real gateway and services
+ * (docs/api.md#backups-apiadminbackups): the owner's "Back up now" runs one backup into the
+ * target folder and the list shows it; a second request while one runs answers that one; a run
+ * whose process died is marked failed; a target that refuses writes fails the backup with its
+ * reason (the site keeps answering, the owner is e-mailed once); admins only. Then a schedule
+ * of every second: the runs fire one at a time and retention keeps what BACKUP_KEEP says.
  */
 import type { BackupList, BackupRunView } from '@blog/contracts';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';

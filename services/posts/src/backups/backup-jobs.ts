@@ -36,6 +36,8 @@ import { BackupRunsRepository, type BackupRecord } from './backup-runs.repositor
 const PROGRESS_EVERY_MS = 1000;
 /** setTimeout holds at most ~24.8 days; a longer wait is taken in steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long a stopping process waits for its running backup. */
+const SHUTDOWN_WAIT_MS = 10_000;
 const DIED = 'The process running this backup stopped before it finished';
 
 export function toView(run: BackupRecord): BackupRunView {
@@ -96,11 +98,16 @@ export class BackupJobs implements OnModuleInit, BeforeApplicationShutdown {
     this.schedule();
   }
 
-  /** Waits for a run in progress (its row gets its last word) before the database closes. */
+  /**
+   * Gives a run in progress a moment to end (its row gets its last word) before the database
+   * closes; a longer one is marked failed at the next start, as if the process had died.
+   */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.current;
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([this.current, new Promise((done) => (wait = setTimeout(done, SHUTDOWN_WAIT_MS)))]);
+    clearTimeout(wait);
   }
 
   /**
