@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createStorage, operatorDatabaseUrl } from '@blog/server-kit';
 import { openBackupStore, takeBackup } from '@blog/server-kit/backup';
-import { makePhoto } from '../../services/media/test/fixtures.js';
-import { api, apiSnapshot, ADMIN, login, POSTS, type Json } from '../../infra/test/support/backup-restore.js';
+import { api, apiSnapshot, ADMIN, login, writeBlog } from '../../infra/test/support/backup-restore.js';
 import { startStack, type RunningStack } from '../support/stack.js';
 
 const run = promisify(execFile);
@@ -45,24 +44,7 @@ describe('restore drill: npm start, a backup, npm run restore into a fresh DATA_
     stack = await startStack({ env });
     const blog = { baseUrl: stack.baseUrl, stop: async () => {} };
     const token = await login(blog);
-    for (const post of POSTS) {
-      const form = new FormData();
-      for (const [key, value] of Object.entries(post)) form.append(key, value);
-      await api(blog, '/api/posts', { body: form, token });
-    }
-    const withMedia = new FormData();
-    withMedia.append('title', 'Coral fragging');
-    withMedia.append('content', 'Cutting corals in the reef tank.');
-    withMedia.append('category', 'Aquariums');
-    withMedia.append('date', '2025-03-20T09:00:00Z');
-    withMedia.append('files', new Blob([await makePhoto(160, 120)], { type: 'image/jpeg' }), 'frag.jpg');
-    const created = (await api(blog, '/api/posts', { body: withMedia, token })).json;
-    for (const until = Date.now() + 60_000; ;) {
-      const post = (await api(blog, `/api/posts/${created.id}`, { token })).json;
-      if (post.media.every((m: Json) => m.status === 'ready')) break;
-      if (Date.now() > until) throw new Error(`media not processed: ${JSON.stringify(post.media)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const created = await writeBlog(blog, token);
     const postPages = [created.url as string];
     const pagesBefore = await pageAnswers(stack, postPages);
     const apiBefore = await apiSnapshot(blog, token);

@@ -10,27 +10,16 @@ import { join } from 'node:path';
 import { verifyRequest } from '@fedify/fedify';
 import type express from 'express';
 import { LocalFolderStorage } from '@blog/server-kit';
-import { openBackupStore, restoreBackup, takeBackup, type MigrationList } from '@blog/server-kit/backup';
+import { openBackupStore, restoreBackup, takeBackup } from '@blog/server-kit/backup';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import { startPeer, type Peer, type PeerAccount } from '../../libs/federation/test/support/peer.js';
-import { MIGRATIONS as AUTH } from '../../services/auth/src/migrations/index.js';
-import { MIGRATIONS as MAIL } from '../../services/mail/src/migrations/index.js';
-import { MIGRATIONS as MEDIA } from '../../services/media/src/migrations/index.js';
-import { MIGRATIONS as POSTS } from '../../services/posts/src/migrations/index.js';
-import { MIGRATIONS as SOCIAL } from '../../services/social/src/migrations/index.js';
 import { deliverSigned, eventually, raw, SITE_URL, startFediverseStack } from './support/fediverse.js';
 import { fields, multipart } from './support/media-fixtures.js';
 import { ADMIN, loginAs, type TestStack } from './support/test-stack.js';
+import { SERVICE_MIGRATIONS as MIGRATIONS } from '../../infra/test/support/service-migrations.js';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-const MIGRATIONS: Record<string, MigrationList> = {
-  auth: AUTH,
-  posts: POSTS,
-  media: MEDIA,
-  mail: MAIL,
-  social: SOCIAL,
-};
 const BLOG_ACTOR = `${SITE_URL}/ap/actor/blog`;
 
 describe('followers after a restore', () => {

@@ -20,15 +20,8 @@ import {
   restoreBackup,
   RestoreRefusedError,
   takeBackup,
-  type MigrationList,
 } from '@blog/server-kit/backup';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
-import { MIGRATIONS as AUTH } from '../../services/auth/src/migrations/index.js';
-import { MIGRATIONS as MAIL } from '../../services/mail/src/migrations/index.js';
-import { MIGRATIONS as MEDIA } from '../../services/media/src/migrations/index.js';
-import { MIGRATIONS as POSTS_SCHEMA } from '../../services/posts/src/migrations/index.js';
-import { MIGRATIONS as SOCIAL } from '../../services/social/src/migrations/index.js';
-import { makePhoto, makeTransparentPng } from '../../services/media/test/fixtures.js';
 import {
   api,
   apiSnapshot,
@@ -36,21 +29,15 @@ import {
   BUCKET,
   databaseSnapshot,
   login,
-  POSTS,
+  writeBlog,
   sql,
   startBlog,
   startS3,
   type Json,
   type S3Server,
 } from './support/backup-restore.js';
+import { SERVICE_MIGRATIONS as MIGRATIONS } from './support/service-migrations.js';
 
-const MIGRATIONS: Record<string, MigrationList> = {
-  auth: AUTH,
-  posts: POSTS_SCHEMA,
-  media: MEDIA,
-  mail: MAIL,
-  social: SOCIAL,
-};
 const PASSPHRASE = 'correct horse battery staple';
 
 const mediaStore = (s3: S3Server) =>
@@ -90,28 +77,7 @@ describe('backup and restore by the blog itself (COPY snapshot, media by hash, a
     let blog = await startBlog(before.url, s3, join(work, 'data-before'));
     stops.push(() => blog.stop());
     let token = await login(blog);
-    for (const post of POSTS) {
-      const form = new FormData();
-      for (const [key, value] of Object.entries(post)) form.append(key, value);
-      await api(blog, '/api/posts', { body: form, token });
-    }
-    const withMedia = new FormData();
-    withMedia.append('title', 'Coral fragging');
-    withMedia.append('content', 'Cutting corals in the reef tank.');
-    withMedia.append('tags', 'reef, coral');
-    withMedia.append('category', 'Aquariums');
-    withMedia.append('date', '2025-03-20T09:00:00Z');
-    withMedia.append('files', new Blob([await makePhoto(160, 120)], { type: 'image/jpeg' }), 'frag.jpg');
-    withMedia.append('files', new Blob([await makeTransparentPng()], { type: 'image/png' }), 'tank.png');
-    const created = (await api(blog, '/api/posts', { body: withMedia, token })).json;
-    await api(blog, '/api/subscribe', { body: { email: 'sam@reader.example' } });
-    for (const until = Date.now() + 60_000; ;) {
-      const post = (await api(blog, `/api/posts/${created.id}`, { token })).json;
-      if (post.media.every((m: Json) => m.status === 'ready')) break;
-      if (post.media.some((m: Json) => m.status === 'failed') || Date.now() > until)
-        throw new Error(`media not processed: ${JSON.stringify(post.media)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await writeBlog(blog, token);
     const apiBefore = await apiSnapshot(blog, token);
 
     // --- A backup of the running blog, encrypted, into a folder target ---

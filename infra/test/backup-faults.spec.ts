@@ -15,27 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { dataSourceOptions, LocalFolderStorage, openMigrated } from '@blog/server-kit';
-import {
-  openBackupStore,
-  restoreBackup,
-  SERVICE_SCHEMAS,
-  takeBackup,
-  type MigrationList,
-} from '@blog/server-kit/backup';
+import { openBackupStore, restoreBackup, SERVICE_SCHEMAS, takeBackup } from '@blog/server-kit/backup';
 import { createTestDatabase, startTestS3, type TestDatabase, type TestS3 } from '@blog/server-kit/testing';
-import { MIGRATIONS as AUTH } from '../../services/auth/src/migrations/index.js';
-import { MIGRATIONS as MAIL } from '../../services/mail/src/migrations/index.js';
-import { MIGRATIONS as MEDIA } from '../../services/media/src/migrations/index.js';
-import { MIGRATIONS as POSTS } from '../../services/posts/src/migrations/index.js';
-import { MIGRATIONS as SOCIAL } from '../../services/social/src/migrations/index.js';
-
-const MIGRATIONS: Record<string, MigrationList> = {
-  auth: AUTH,
-  posts: POSTS,
-  media: MEDIA,
-  mail: MAIL,
-  social: SOCIAL,
-};
+import { SERVICE_MIGRATIONS as MIGRATIONS } from './support/service-migrations.js';
 
 function canMount(): boolean {
   if (process.getuid?.() !== 0) return false;

@@ -34,7 +34,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { contentTypeForKey } from '@blog/server-kit';
-import { makePhoto, makeTransparentPng } from '../../services/media/test/fixtures.js';
 import {
   api,
   apiSnapshot,
@@ -45,7 +44,7 @@ import {
   listObjects,
   login,
   PG15,
-  POSTS,
+  writeBlog,
   readdirRecursive,
   sh,
   sql,
@@ -88,28 +87,7 @@ const name = hasPg15
     let blog = await startBlog(dbUrl, s3, join(work, 'data-before'));
     stops.push(() => blog.stop());
     let token = await login(blog);
-    for (const post of POSTS) {
-      const form = new FormData();
-      for (const [key, value] of Object.entries(post)) form.append(key, value);
-      await api(blog, '/api/posts', { body: form, token });
-    }
-    const withMedia = new FormData();
-    withMedia.append('title', 'Coral fragging');
-    withMedia.append('content', 'Cutting corals in the reef tank.');
-    withMedia.append('tags', 'reef, coral');
-    withMedia.append('category', 'Aquariums');
-    withMedia.append('date', '2025-03-20T09:00:00Z');
-    withMedia.append('files', new Blob([await makePhoto(160, 120)], { type: 'image/jpeg' }), 'frag.jpg');
-    withMedia.append('files', new Blob([await makeTransparentPng()], { type: 'image/png' }), 'tank.png');
-    const created = (await api(blog, '/api/posts', { body: withMedia, token })).json;
-    await api(blog, '/api/subscribe', { body: { email: 'sam@reader.example' } });
-    for (const until = Date.now() + 30_000; ;) {
-      const post = (await api(blog, `/api/posts/${created.id}`, { token })).json;
-      if (post.media.every((m: Json) => m.status === 'ready')) break;
-      if (post.media.some((m: Json) => m.status === 'failed') || Date.now() > until)
-        throw new Error(`media not processed: ${JSON.stringify(post.media)}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const created = await writeBlog(blog, token);
 
     const apiBefore = await apiSnapshot(blog, token);
     expect(apiBefore.total).toBe('4');

@@ -14,6 +14,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client, type _Object } from '
 import pg from 'pg';
 import { freePort, startTestS3 } from '@blog/server-kit/testing';
 import { startTestStack } from '../../../gateway/test/support/test-stack.js';
+import { makePhoto, makeTransparentPng } from '../../../services/media/test/fixtures.js';
 
 export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -238,6 +239,36 @@ export const SEARCHES = [
   'search=corral',
   'tag=reef',
 ];
+
+/**
+ * The drills' blog, written through the API: POSTS, a post with a photo and a transparent PNG
+ * (waited for until the media service has processed both), a subscriber. Returns that post.
+ */
+export async function writeBlog(blog: Blog, token: string): Promise<Json> {
+  for (const post of POSTS) {
+    const form = new FormData();
+    for (const [key, value] of Object.entries(post)) form.append(key, value);
+    await api(blog, '/api/posts', { body: form, token });
+  }
+  const withMedia = new FormData();
+  withMedia.append('title', 'Coral fragging');
+  withMedia.append('content', 'Cutting corals in the reef tank.');
+  withMedia.append('tags', 'reef, coral');
+  withMedia.append('category', 'Aquariums');
+  withMedia.append('date', '2025-03-20T09:00:00Z');
+  withMedia.append('files', new Blob([await makePhoto(160, 120)], { type: 'image/jpeg' }), 'frag.jpg');
+  withMedia.append('files', new Blob([await makeTransparentPng()], { type: 'image/png' }), 'tank.png');
+  const created = (await api(blog, '/api/posts', { body: withMedia, token })).json;
+  await api(blog, '/api/subscribe', { body: { email: 'sam@reader.example' } });
+  for (const until = Date.now() + 60_000; ;) {
+    const post = (await api(blog, `/api/posts/${created.id}`, { token })).json;
+    if (post.media.every((m: Json) => m.status === 'ready')) break;
+    if (post.media.some((m: Json) => m.status === 'failed') || Date.now() > until)
+      throw new Error(`media not processed: ${JSON.stringify(post.media)}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return created;
+}
 
 /** What a reader and the owner see: lists, searches, every post page, every media file's bytes. */
 export async function apiSnapshot(blog: Blog, token: string): Promise<Json> {
