@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { persistentSecret, startEmbeddedDatabase } from './lib/embedded-database.mjs';
 import { freePort } from './lib/ports.mjs';
 import { serverRuntimeEnv } from './lib/server-runtime-env.mjs';
+import { backupBeforeUpgrade, writeSchemaStamp } from './lib/upgrade-backup.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dataDir = resolve(process.env.DATA_DIR ?? join(root, 'data'));
@@ -241,12 +242,18 @@ async function main() {
   };
 
   if (stopping) return;
+  // The servers run their migrations once told the database is up: before that, a blog whose
+  // database this version changes is backed up (scripts/lib/upgrade-backup.mjs).
+  const databaseReady = databaseStarting.then(() =>
+    backupBeforeUpgrade({ root, dataDir, databaseUrl: database.url, env, say }),
+  );
+  databaseReady.catch(() => {}); // awaited below
   // One process loads its code (most of a second start) while PostgreSQL starts.
   if (mode === 'one') {
-    startChild(ONE_PROCESS, env, databaseStarting);
+    startChild(ONE_PROCESS, env, databaseReady);
     mark('servers spawned');
   }
-  await databaseStarting;
+  const upgrade = await databaseReady;
   mark('database up');
   if (stopping) return;
   if (mode === 'per-service') {
@@ -264,12 +271,14 @@ async function main() {
   }
   if (await waitHealthy(60_000)) {
     mark('healthy');
+    await writeSchemaStamp(dataDir, upgrade.stamp);
     if (timings) say(`timings (ms): ${timings.join(', ')}`);
     say(`the blog is up at http://localhost:${port} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     const credentials = join(dataDir, 'admin-credentials.txt');
     if (existsSync(credentials)) say(`admin sign-in details: ${credentials}`);
   } else if (!stopping) {
     say('not healthy after 60 s; see the logs above (GET /api/health names what is down)');
+    if (upgrade.file) say(`the blog as it was before this version: npm run restore -- ${upgrade.file}`);
   }
 }
 
@@ -277,5 +286,8 @@ main().catch(async (error) => {
   say(`failed: ${error instanceof Error ? error.message : String(error)}`);
   stopping = true; // the servers started beside a database that failed stop, not restart
   await stopChildren();
+  // A database that did start (the backup before an upgrade failed, say) is stopped too.
+  const database = await databaseStarting?.catch(() => null);
+  await database?.stop().catch(() => {});
   process.exit(1);
 });

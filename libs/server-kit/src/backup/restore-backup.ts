@@ -55,8 +55,11 @@ export class RestoreRefusedError extends Error {
   override name = 'RestoreRefusedError';
 }
 
-const migrationName = (migration: MigrationList[number]) =>
-  (migration as { name?: string }).name ?? String(migration);
+/** TypeORM's name for a migration: the instance's `name`, else its class's. */
+const migrationName = (migration: MigrationList[number]) => {
+  const Migration = migration as unknown as new () => { name?: string };
+  return new Migration().name || Migration.name;
+};
 
 /**
  * The migrations to run before the rows go in: this version's that the backup's database had
