@@ -2,8 +2,9 @@
  * The restore drill under `npm start`: a blog written on the embedded stack is backed up while
  * it runs, and `npm run restore -- <file>` brings it back into a fresh, empty DATA_DIR. The
  * restored blog answers as before, byte for byte (the public pages' HTML, the API, every media
- * file), and the same owner signs in with the same password, even with a token issued before
- * (the secret that signs tokens and seals two-factor secrets came back too). A second restore
+ * file), and the same owner signs in with the same password, even with a token issued before,
+ * and a reader with two-factor sign-in with their code generator (the secret that signs tokens
+ * and seals two-factor secrets came back too). A second restore
  * into the now full DATA_DIR is refused and changes nothing.
  */
 import { execFile } from 'node:child_process';
@@ -15,6 +16,7 @@ import { promisify } from 'node:util';
 import { createStorage, operatorDatabaseUrl } from '@blog/server-kit';
 import { openBackupStore, takeBackup } from '@blog/server-kit/backup';
 import { api, apiSnapshot, ADMIN, login, writeBlog } from '../../infra/test/support/backup-restore.js';
+import { codeAt } from '../../gateway/test/support/account-stack.js';
 import { startStack, type RunningStack } from '../support/stack.js';
 
 const run = promisify(execFile);
@@ -45,6 +47,16 @@ describe('restore drill: npm start, a backup, npm run restore into a fresh DATA_
     const blog = { baseUrl: stack.baseUrl, stop: async () => {} };
     const token = await login(blog);
     const created = await writeBlog(blog, token);
+    // A reader with two-factor sign-in on: after the restore the same code generator signs in.
+    const careful = { username: 'careful', password: 'careful-password-1' };
+    await api(blog, '/api/auth/register', { body: careful });
+    const carefulToken = (await api(blog, '/api/auth/login', { body: careful })).json.token as string;
+    const setup = (await api(blog, '/api/auth/2fa/setup', { method: 'POST', token: carefulToken })).json;
+    const secret = setup.secret as string;
+    await api(blog, '/api/auth/2fa/enable', {
+      body: { password: careful.password, code: codeAt(secret) },
+      token: carefulToken,
+    });
     const postPages = [created.url as string];
     const pagesBefore = await pageAnswers(stack, postPages);
     const apiBefore = await apiSnapshot(blog, token);
@@ -94,6 +106,11 @@ describe('restore drill: npm start, a backup, npm run restore into a fresh DATA_
     // The token from before the backup still signs in: the same secret signs tokens.
     expect((await api(restored, '/api/auth/account', { token })).json.username).toBe(ADMIN.username);
     const newToken = await login(restored);
+    await expect(api(restored, '/api/auth/login', { body: careful })).rejects.toThrow(/401/);
+    const withCode = await api(restored, '/api/auth/login', {
+      body: { ...careful, code: codeAt(secret, 1) },
+    });
+    expect(withCode.json.token).toEqual(expect.any(String));
     expect(await pageAnswers(stack, postPages)).toEqual(pagesBefore);
     expect(await apiSnapshot(restored, newToken)).toEqual(apiBefore);
   }, 400_000);
