@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import sparticuz from '@sparticuz/chromium';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Where a Chromium comes from: CHROME_PATH, Debian's package, or the one inside @sparticuz/chromium. */
 export type BrowserSource = 'CHROME_PATH' | 'system' | 'sparticuz';
@@ -73,4 +73,21 @@ async function launchUnwrapped(source: BrowserSource): Promise<Browser> {
     throw new Error(`no Chromium at ${executablePath ?? '(CHROME_PATH unset)'}`);
   }
   return chromium.launch({ executablePath, args: OUR_ARGS });
+}
+
+/**
+ * An image's natural width once its bytes have arrived (0 when they fail): a page may show the
+ * element before the picture has loaded, more so on a busy machine. Scrolled to first, so a
+ * lazy image starts loading.
+ */
+export async function loadedWidth(image: Locator): Promise<number> {
+  await image.scrollIntoViewIfNeeded();
+  return image.evaluate((img: HTMLImageElement) =>
+    img.complete && img.naturalWidth > 0
+      ? img.naturalWidth
+      : new Promise<number>((resolve) => {
+          img.addEventListener('load', () => resolve(img.naturalWidth), { once: true });
+          img.addEventListener('error', () => resolve(0), { once: true });
+        }),
+  );
 }

@@ -19,6 +19,7 @@ import {
   type PeerAccount,
 } from '../../libs/federation/test/support/peer.js';
 import { axeProblems } from '../support/axe.js';
+import { loadedWidth } from '../support/browser.js';
 import {
   adminGet,
   eventually,
@@ -217,7 +218,7 @@ test('the Reader shows what followed accounts post: a warning folded until opene
   await text.waitFor();
   const picture = warned.getByRole('img', { name: 'A green field' });
   expect(await picture.getAttribute('src')).toMatch(/^\/uploads\/media\/pictures\//);
-  expect(await picture.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(800);
+  expect(await loadedWidth(picture)).toBe(800);
 
   // Like: pressed, and alice's server gets it.
   const plain = entries.nth(2);

@@ -10,6 +10,7 @@ import type { PostView } from '@blog/contracts';
 import type { BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { axeProblems } from '../support/axe.js';
+import { loadedWidth } from '../support/browser.js';
 import {
   eventually,
   newAdminPage,
@@ -171,7 +172,7 @@ test('the owner attaches pictures with alt texts, removes one, the note’s page
   const img = visitor.locator('article img');
   expect(await img.getAttribute('alt')).toBe('Raised beds with young garlic');
   expect(await img.getAttribute('width')).toBe('480');
-  expect(await img.evaluate((el) => (el as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+  expect(await loadedWidth(img)).toBeGreaterThan(0);
   expect(await axeProblems(visitor)).toEqual([]);
   await screenshot(visitor, 'note-page-picture-desktop');
   await visitor.setViewportSize(PHONE);

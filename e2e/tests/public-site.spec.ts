@@ -6,6 +6,7 @@
 import type { PostView } from '@blog/contracts';
 import type { BrowserContext, Page } from 'playwright-core';
 import { axeProblems } from '../support/axe.js';
+import { loadedWidth } from '../support/browser.js';
 import { useAdminRig } from '../support/admin-rig.js';
 import { createPost, makeJpeg, makeMp4, waitMediaReady } from '../support/content.js';
 
@@ -388,14 +389,6 @@ describe('post page', () => {
     await crop.waitFor();
     expect(await crop.getAttribute('src')).toBe(showcase.images[0]!.croppedPreviewPath);
     // Loaded, at the crop preview's width (the card may appear before its image has arrived).
-    const width = await crop.evaluate((img: HTMLImageElement) =>
-      img.complete
-        ? img.naturalWidth
-        : new Promise<number>((resolve) => {
-            img.addEventListener('load', () => resolve(img.naturalWidth), { once: true });
-            img.addEventListener('error', () => resolve(0), { once: true });
-          }),
-    );
-    expect(width).toBe(400);
+    expect(await loadedWidth(crop)).toBe(400);
   });
 });
