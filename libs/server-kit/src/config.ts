@@ -44,6 +44,18 @@ export const envSchemas = {
     .string({ error: 'JWT_SECRET is required (at least 32 characters)' })
     .min(32, 'must be at least 32 characters'),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  /** SITE_TIMEZONE: an IANA time zone; unset, the machine's (UTC when it has none). */
+  timeZone: z
+    .string()
+    .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC')
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'must be an IANA time zone such as Europe/Berlin or UTC'),
   /** OUTBOUND_ALLOW: host names, IPs and CIDR ranges the outbound fetcher may reach though private (default none). */
   outboundAllow: z
     .string()

@@ -6,18 +6,6 @@ import { z } from 'zod';
 /** Unset and empty are the same thing for an environment variable. */
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 
-const timeZone = z
-  .string()
-  .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC')
-  .refine((zone) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be an IANA time zone such as Europe/Berlin or UTC');
-
 /** OWNER_EMAIL when unset: contact messages still go there (the outbox shows them); a test send refuses it. */
 export const DEFAULT_OWNER_EMAIL = 'owner@localhost';
 
@@ -47,7 +35,7 @@ export const mailConfigSchema = z
         .default('http://localhost:3000')
         .transform((url) => url.replace(/\/+$/, '')),
     ),
-    SITE_TIMEZONE: z.preprocess(unsetIfEmpty, timeZone),
+    SITE_TIMEZONE: z.preprocess(unsetIfEmpty, envSchemas.timeZone),
     /** When the weekly digest goes out, in SITE_TIMEZONE (cron syntax; seconds optional). */
     DIGEST_CRON: z.preprocess(
       unsetIfEmpty,

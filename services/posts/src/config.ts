@@ -7,18 +7,6 @@ import { z } from 'zod';
 const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
 const optionalText = z.preprocess(unsetIfEmpty, z.string().min(1).optional());
 
-const timeZone = z
-  .string()
-  .default(() => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC')
-  .refine((zone) => {
-    try {
-      new Intl.DateTimeFormat('en', { timeZone: zone });
-      return true;
-    } catch {
-      return false;
-    }
-  }, 'must be an IANA time zone such as Europe/Berlin or UTC');
-
 /** BACKUP_SCHEDULE: a cron pattern (seconds optional), or `off`/unset for no scheduled backups. */
 const backupSchedule = z.preprocess(
   unsetIfEmpty,
@@ -79,7 +67,7 @@ export const postsConfigSchema = z
     /** DATA_DIR: the default backup folder, and where `npm start` keeps the secrets a backup carries (jwt-secret). */
     DATA_DIR: z.preprocess(unsetIfEmpty, z.string().min(1).default('./data')),
     /** The site's time zone: BACKUP_SCHEDULE's times and the retention's days and weeks are in it. */
-    SITE_TIMEZONE: z.preprocess(unsetIfEmpty, timeZone),
+    SITE_TIMEZONE: z.preprocess(unsetIfEmpty, envSchemas.timeZone),
     /** When the blog backs itself up (cron, in SITE_TIMEZONE); off when unset (`npm start` sets 30 3 * * *). */
     BACKUP_SCHEDULE: backupSchedule,
     /** Where backups go: a folder or s3://bucket/prefix; `${DATA_DIR}/backups` when unset. */
