@@ -23,17 +23,16 @@ import {
 } from '@blog/server-kit/backup';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import {
-  api,
   apiSnapshot,
   bucketContents,
   BUCKET,
   databaseSnapshot,
+  expectFreshPost,
   login,
   writeBlog,
   sql,
   startBlog,
   startS3,
-  type Json,
   type S3Server,
 } from './support/backup-restore.js';
 import { SERVICE_MIGRATIONS as MIGRATIONS } from './support/service-migrations.js';
@@ -185,13 +184,7 @@ describe('backup and restore by the blog itself (COPY snapshot, media by hash, a
     blog = await startBlog(empty.url, emptyS3, join(work, 'data-after'));
     token = await login(blog);
     expect(await apiSnapshot(blog, token)).toEqual(apiBefore);
-    // The sequences came back: a new post gets a new id.
-    const form = new FormData();
-    form.append('title', 'Sourdough starter');
-    form.append('content', 'Flour and water.');
-    form.append('category', 'Food & Bev');
-    const added = (await api(blog, '/api/posts', { body: form, token })).json;
-    expect(added.id).toBeGreaterThan(Math.max(...(apiBefore.list as unknown as Json[]).map((p) => p.id)));
+    await expectFreshPost(blog, token, apiBefore);
     await blog.stop();
 
     // --- Retention: one kept, the rest and their blobs go; what is kept still restores ---

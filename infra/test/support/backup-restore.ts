@@ -270,6 +270,23 @@ export async function writeBlog(blog: Blog, token: string): Promise<Json> {
   return created;
 }
 
+/**
+ * After a restore the sequences must have come back: a new post gets an id past every restored
+ * one, and search finds it. Returns the new post.
+ */
+export async function expectFreshPost(blog: Blog, token: string, before: Json): Promise<Json> {
+  const form = new FormData();
+  form.append('title', 'Sourdough starter');
+  form.append('content', 'Flour and water.');
+  form.append('category', 'Food & Bev');
+  const added = (await api(blog, '/api/posts', { body: form, token })).json;
+  expect(added.id).toBeGreaterThan(Math.max(...(before.list as unknown as Json[]).map((p) => p.id)));
+  expect((await api(blog, '/api/posts?search=sourdouhg')).json.map((p: Json) => p.title)).toEqual([
+    'Sourdough starter',
+  ]);
+  return added;
+}
+
 /** What a reader and the owner see: lists, searches, every post page, every media file's bytes. */
 export async function apiSnapshot(blog: Blog, token: string): Promise<Json> {
   const list = await api(blog, '/api/posts?limit=100');
