@@ -111,9 +111,9 @@ export async function backupBeforeUpgrade({ root, dataDir, databaseUrl, env, say
   const stamp = schemaStamp(root);
   const file = stampFile(dataDir);
   if (existsSync(file) && readFileSync(file, 'utf8') === stamp) return { stamp, file: null };
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), root], {
     cwd: root,
-    env: { ...env, BLOG_ROOT: root, DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
+    env: { ...env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -131,12 +131,13 @@ export async function backupBeforeUpgrade({ root, dataDir, databaseUrl, env, say
   return { stamp, file: backup === '-' ? null : backup };
 }
 
-// Run as its own process by backupBeforeUpgrade: `say …` lines, then `file <path or ->`.
+// Run as its own process by backupBeforeUpgrade (its argument: the repository's folder): `say …`
+// lines, then `file <path or ->`.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const env = process.env;
   const say = (message) => process.stdout.write(`say ${message}\n`);
   checkAndBackUp({
-    root: env.BLOG_ROOT,
+    root: process.argv[2],
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     env,
