@@ -2,7 +2,7 @@ import { reservedSegments } from '@blog/contracts';
 import { dataSourceOptions, IdempotencyLedger, openMigrated, type ObjectStorage } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import type { DataSource } from 'typeorm';
-import { POSTS_MIGRATIONS } from '../../src/app.module.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../../src/migrations/index.js';
 import { ContentService } from '../../src/content/content.service.js';
 import { FederationEvents } from '../../src/federation/federation-events.js';
 import { FederationEventsRepository } from '../../src/federation/federation-events.repository.js';
