@@ -20,6 +20,13 @@ const env = { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, BA
 describe('npm start backs the blog up before a version changes its database', () => {
   let stack: RunningStack | null = null;
   let dataDir: string;
+  /** The launcher writes the stamp once it sees the start healthy, a moment after a test does. */
+  const stamped = async () => {
+    for (const until = Date.now() + 30_000; !existsSync(join(dataDir, 'schema-stamp'));) {
+      if (Date.now() > until) throw new Error('no schema-stamp 30 s after a healthy start');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
   const backupFiles = async () =>
     (await readdir(join(dataDir, 'backups', 'backups'))).filter((name) => name.endsWith('.blogbak'));
   afterAll(async () => {
@@ -31,7 +38,7 @@ describe('npm start backs the blog up before a version changes its database', ()
     dataDir = await mkdtemp(join(tmpdir(), 'blog-upgrade-'));
     stack = await startStack({ dataDir, env });
     expect(stack.output()).not.toMatch(/backing the blog up first/);
-    expect(existsSync(join(dataDir, 'schema-stamp'))).toBe(true);
+    await stamped();
     const blog = { baseUrl: stack.baseUrl, stop: async () => {} };
     const token = await login(blog);
     const form = new FormData();
@@ -72,7 +79,8 @@ describe('npm start backs the blog up before a version changes its database', ()
     const titles = (await api(upgraded, '/api/posts')).json as unknown as { title: string }[];
     expect(titles.map((post) => post.title)).toContain('Written by the previous version');
 
-    // The same version again: nothing to back up.
+    // The same version again: nothing to back up (once the upgraded start has written its stamp).
+    await stamped();
     await stack.stop();
     stack = await startStack({ dataDir, env });
     expect(stack.output()).not.toMatch(/backing the blog up first/);
