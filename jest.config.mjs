@@ -15,6 +15,7 @@ const common = {
     '^@blog/server-kit/testing$': '<rootDir>/libs/server-kit/src/testing/index.ts',
     '^@blog/server-kit/remote-html$': '<rootDir>/libs/server-kit/src/remote-html.ts',
     '^@blog/server-kit/backup$': '<rootDir>/libs/server-kit/src/backup/index.ts',
+    '^@blog/server-kit/idle-memory$': '<rootDir>/libs/server-kit/src/idle-memory.ts',
     '^@blog/federation$': '<rootDir>/libs/federation/src/index.ts',
     '^@blog/(auth|posts|media|mail|social)$': '<rootDir>/services/$1/src/index.ts',
     '^@blog/gateway$': '<rootDir>/gateway/src/index.ts',

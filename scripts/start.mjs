@@ -276,6 +276,9 @@ async function main() {
     say(`the blog is up at http://localhost:${port} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
     const credentials = join(dataDir, 'admin-credentials.txt');
     if (existsSync(credentials)) say(`admin sign-in details: ${credentials}`);
+    // The start's garbage and freed heap go back to the system: the launcher only waits from now on.
+    const { memoryRelease } = await import('@blog/server-kit/idle-memory');
+    await memoryRelease()?.();
   } else if (!stopping) {
     say('not healthy after 60 s; see the logs above (GET /api/health names what is down)');
     if (upgrade.file) say(`the blog as it was before this version: npm run restore -- ${upgrade.file}`);

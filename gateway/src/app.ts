@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { YOUTUBE_EMBED_ORIGIN, YOUTUBE_THUMBNAIL_ORIGIN } from '@blog/contracts';
-import { createStorage, JsonLogger } from '@blog/server-kit';
+import { createStorage, JsonLogger, releaseMemoryWhenIdle } from '@blog/server-kit';
 import helmet from 'helmet';
 import type { GatewayConfig } from './config.js';
 import { ViewCounter, viewBeaconMiddleware, type Clock } from './stats/view-counter.js';
@@ -82,5 +82,6 @@ export async function createGateway(
   app.enableShutdownHooks();
   await app.listen(config.PORT, config.HOST);
   logger.event('info', 'gateway listening', { host: config.HOST, port: config.PORT });
+  releaseMemoryWhenIdle();
   return app;
 }

@@ -5,18 +5,12 @@
 // per service (the same modules). Configuration comes from the environment the launcher gives,
 // as each service's main.js reads it.
 import { exitOnConfigError } from '@blog/server-kit';
-import { availableParallelism } from 'node:os';
-import sharp from 'sharp';
 import { createGateway, loadGatewayConfig } from '../../gateway/dist/index.js';
 import { loadAuthConfig, startAuthService } from '../../services/auth/dist/index.js';
 import { loadMailConfig, startMailService } from '../../services/mail/dist/index.js';
 import { loadMediaConfig, startMediaService } from '../../services/media/dist/index.js';
 import { loadPostsConfig, startPostsService } from '../../services/posts/dist/index.js';
 import { loadSocialConfig, startSocialService } from '../../services/social/dist/index.js';
-
-// libvips keeps up to 50 MB of decoded images: memory held long after a photo is done, and
-// each picture is read once. Its threads are sized below, once the media config is read.
-sharp.cache({ memory: 0, files: 0, items: 0 });
 
 /** Closed in this order on a signal: the gateway first, so no request reaches a closed service. */
 const apps = [];
@@ -39,9 +33,6 @@ async function main() {
     social: loadSocialConfig({ ...env, SITE_URL: env.SITE_URL || `http://localhost:${env.PORT}` }),
     gateway: loadGatewayConfig(env),
   };
-  // MEDIA_CONCURRENCY pictures at once share the cores (libvips' default: a thread per core each,
-  // and each thread holds its own buffers).
-  sharp.concurrency(Math.max(1, Math.floor(availableParallelism() / configs.media.MEDIA_CONCURRENCY)));
   await databaseUp();
   mark('database up');
   // Posts first: media's first sweep asks it for pending items at once.

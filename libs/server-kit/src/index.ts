@@ -15,3 +15,4 @@ export * from './operator-database.js';
 export * from './ffmpeg.js';
 export * from './rate-window.js';
 export * from './outbound/index.js';
+export * from './idle-memory.js';

@@ -17,6 +17,7 @@ import { Observable } from 'rxjs';
 import { JsonLogger, requestContext } from './logging.js';
 import { RpcErrorFilter } from './rpc-error.js';
 import { describeTransport, serverTransport, type TransportConfig } from './transport.js';
+import { releaseMemoryWhenIdle } from './idle-memory.js';
 
 /** Runs each message handler inside the request context the gateway sent. */
 @Injectable()
@@ -65,6 +66,7 @@ export async function startService(
   await app.listen();
   await probe?.listen(app.status, tcp);
   logger.event('info', 'service listening', describeTransport(options.transport, tcp));
+  releaseMemoryWhenIdle();
   return app;
 }
 

@@ -3,6 +3,7 @@ import type { PendingMediaItem } from '@blog/contracts';
 import { createJobQueue, createStorage, startService, resolveBinaries } from '@blog/server-kit';
 import { MediaModule } from './app.module.js';
 import type { MediaConfig } from './config.js';
+import { configureSharp } from './processing/sharp-settings.js';
 
 export { loadMediaConfig, type MediaConfig } from './config.js';
 
@@ -10,6 +11,7 @@ export { loadMediaConfig, type MediaConfig } from './config.js';
 export const MEDIA_QUEUE = 'media-items';
 
 export async function startMediaService(config: MediaConfig, env: NodeJS.ProcessEnv = process.env) {
+  configureSharp(config.MEDIA_CONCURRENCY);
   const storage = await createStorage(env);
   await storage.ensureReady();
   const queue = createJobQueue<PendingMediaItem>(

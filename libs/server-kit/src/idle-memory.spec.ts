@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import { idleReleaseDecider, memoryRelease } from './idle-memory.js';
+
+/** Writes `count` malloc'd blocks, drops them, and answers the anonymous memory held just before. */
+function allocateAndDrop(count: number, size: number): number {
+  const blocks = Array.from({ length: count }, () => Buffer.allocUnsafeSlow(size).fill(1));
+  return blocks.length && anonymousKb();
+}
+
+const anonymousKb = () =>
+  Number(/^Pss_Anon:\s+(\d+)/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))![1]);
+
+describe('releasing memory once a burst of work is over', () => {
+  const policy = { checkEveryMs: 5000, burstCpuMs: 1000, quietShare: 0.05 };
+
+  it('releases after a burst, at the first quiet check, and not again until the next burst', () => {
+    const due = idleReleaseDecider(policy);
+    // CPU time (ms) at each check: 4.8 s of work, quiet, 0.7 s of work (under a burst), quiet,
+    // then 1.5 s more.
+    const checks = [0, 2000, 4000, 4800, 4810, 4820, 5200, 5500, 5505, 7000, 7010];
+    expect(checks.map((cpu) => due(cpu))).toEqual([
+      false, // the first look
+      false, // busy
+      false,
+      false, // 800 ms in 5 s: not quiet yet
+      true, // quiet after 4.8 s of work
+      false, // quiet, nothing since
+      false, // busy
+      false,
+      false, // quiet, but 685 ms is no burst
+      false, // busy
+      true, // quiet after 2.2 s of work since the release
+    ]);
+  });
+
+  it('a process that only trickles never releases, and one that never rests never releases', () => {
+    const trickle = idleReleaseDecider(policy);
+    expect(Array.from({ length: 20 }, (_, i) => trickle(i * 20)).some(Boolean)).toBe(false);
+    const busy = idleReleaseDecider(policy);
+    expect(Array.from({ length: 20 }, (_, i) => busy(i * 4000)).some(Boolean)).toBe(false);
+  });
+
+  // Real memory: blocks malloc'd and freed stay with the process until the release.
+  it('gives freed memory back to the system', async () => {
+    const release = memoryRelease();
+    expect(release).not.toBeNull(); // glibc and koffi's linux build are on this machine
+    const held = allocateAndDrop(40_000, 4000);
+    await release!();
+    const after = anonymousKb();
+    // 160 MB were written; most of it goes back (V8's and the runner's own heaps move too).
+    expect(held - after).toBeGreaterThan(100 * 1024);
+  });
+});
