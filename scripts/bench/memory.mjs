@@ -1,6 +1,7 @@
 // `npm run bench -- memory`: what the embedded stack (`npm start`) holds in memory.
-// With 10,000 posts seeded: PSS of every process of the stack (the launcher, what it runs,
-// PostgreSQL's processes; from /proc/*/smaps_rollup every 250 ms) at rest, at the peak of each
+// With 10,000 posts seeded: PSS of every process of the stack, started as the README says
+// (`npm start`: npm itself, the launcher, what it runs, PostgreSQL's processes and backends; from
+// /proc/*/smaps_rollup every 250 ms) at rest, at the peak of each
 // step and 60 s after it, for: a 1,000-post WXR import with a picture per post, one post with
 // 20 photos and a 60 MB video, an export of everything, 50 readers for 60 s. BENCH_BASE=<rev>
 // measures that revision first. BENCH_MEMORY_QUICK=1 runs small steps (for iterating).
@@ -33,8 +34,8 @@ const SIZES = {
 /** BENCH_MEMORY_STEPS=import,export runs only those (for iterating). */
 const STEPS = (process.env.BENCH_MEMORY_STEPS ?? 'import,upload,export,readers').split(',');
 const READERS = 50;
-const BUDGET_REST_MB = 300;
-const BUDGET_PEAK_MB = 450;
+const BUDGET_REST_MB = 256;
+const BUDGET_PEAK_MB = 400;
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const mb = (kb) => Math.round(kb / 1024);
 
@@ -58,24 +59,26 @@ async function pssKb(pid) {
 }
 
 /**
- * PSS (kB) of the launcher and everything under it, summed by role: the launcher, each process
- * it names in stack.json (several names of one process are one role), PostgreSQL (all its
- * processes), anything else by command name (ffmpeg, …).
+ * PSS (kB) of `npm start` and everything under it, summed by role: npm, the launcher, each
+ * process it names in stack.json (several names of one process are one role), PostgreSQL (all
+ * its processes), anything else by command name (sh, ffmpeg, …).
  */
-async function snapshot(launcher, dataDir) {
+async function snapshot(root, dataDir) {
   const named = new Map();
   const state = JSON.parse(await readFile(join(dataDir, 'stack.json'), 'utf8').catch(() => '{}'));
   for (const [name, pid] of Object.entries(state.children ?? {}))
     if (pid) named.set(pid, named.has(pid) ? `${named.get(pid)}+${name}` : name);
   const table = await processTable();
   const roleOf = (pid) => {
-    if (pid === launcher) return 'launcher';
+    if (pid === state.launcher) return 'launcher';
+    // The stack's first process: npm, or a process started by itself (`npm run restore`'s node).
+    if (pid === root) return table.get(pid).comm.startsWith('npm') ? 'npm' : 'launcher';
     // A process belongs to the nearest named ancestor (a media worker counts with media).
-    for (let p = pid; p && p !== launcher; p = table.get(p)?.ppid) if (named.has(p)) return named.get(p);
+    for (let p = pid; p && p !== root; p = table.get(p)?.ppid) if (named.has(p)) return named.get(p);
     return table.get(pid).comm === 'postgres' ? 'postgres' : table.get(pid).comm;
   };
   const inStack = (pid) => {
-    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) if (p === launcher) return true;
+    for (let p = pid; p > 1; p = table.get(p)?.ppid ?? 0) if (p === root) return true;
     return false;
   };
   const byRole = {};
@@ -90,7 +93,8 @@ async function snapshot(launcher, dataDir) {
 }
 
 /** Samples the stack every 250 ms; marks split the samples into phases. */
-export function sampler(launcher, dataDir) {
+/** `root`: the stack's first process (npm, or the launcher started by itself). */
+export function sampler(root, dataDir) {
   const samples = []; // { at, phase, byRole }
   let phase = 'start';
   let busy = false;
@@ -98,7 +102,7 @@ export function sampler(launcher, dataDir) {
     if (busy) return;
     busy = true;
     try {
-      samples.push({ at: Date.now(), phase, byRole: await snapshot(launcher, dataDir) });
+      samples.push({ at: Date.now(), phase, byRole: await snapshot(root, dataDir) });
     } finally {
       busy = false;
     }
@@ -126,7 +130,7 @@ export function sampler(launcher, dataDir) {
       return under ? Math.round((under.at - phaseSamples[0].at) / 100) / 10 : null;
     },
     async now() {
-      return snapshot(launcher, dataDir);
+      return snapshot(root, dataDir);
     },
     stop() {
       clearInterval(timer);
@@ -248,7 +252,9 @@ const steps = {
 
 async function measureTarget(target, inputs) {
   const env = { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, OUTBOUND_ALLOW: '127.0.0.1' };
-  const stack = await startSeedableStack(`memory-${target.name.replace(/\W+/g, '-')}`, env, target.root);
+  const stack = await startSeedableStack(`memory-${target.name.replace(/\W+/g, '-')}`, env, target.root, {
+    viaNpm: true,
+  });
   const dir = await mkdtemp(join(tmpdir(), 'blog-bench-memory-'));
   const samples = sampler(stack.child.pid, stack.dataDir);
   try {

@@ -14,11 +14,15 @@ const HEALTHY_WITHIN_MS = Number(process.env.BENCH_HEALTHY_WITHIN_MS ?? 180_000)
 
 /**
  * Starts the launcher and resolves once /api/health answers 200, with the milliseconds it took.
- * `root` runs another checkout's launcher (a revision to compare with).
+ * `root` runs another checkout's launcher (a revision to compare with). `viaNpm`: as the README
+ * says, `npm start`, npm staying the stack's first process (the memory bench counts it).
  */
-export async function startStack({ dataDir, port, env = {}, root = ROOT }) {
+export async function startStack({ dataDir, port, env = {}, root = ROOT, viaNpm = false }) {
   const started = performance.now();
-  const child = spawn(process.execPath, [join(root, 'scripts/start.mjs')], {
+  const [command, args] = viaNpm
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, [join(root, 'scripts/start.mjs')]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -79,7 +83,7 @@ export async function sequential(n, fn) {
  * A stack on a fresh data folder, with the URL of its embedded database so a bench can seed
  * it; stop() also removes the folder.
  */
-export async function startSeedableStack(name, env = {}, root = ROOT) {
+export async function startSeedableStack(name, env = {}, root = ROOT, { viaNpm = false } = {}) {
   const dataDir = await mkdtemp(join(tmpdir(), `blog-bench-${name}-`));
   const pgPort = await freePort();
   const stack = await startStack({
@@ -87,6 +91,7 @@ export async function startSeedableStack(name, env = {}, root = ROOT) {
     port: await freePort(),
     env: { ...env, PG_PORT: String(pgPort) },
     root,
+    viaNpm,
   });
   const password = (await readFile(join(dataDir, 'postgres-password'), 'utf8')).trim();
   return {
