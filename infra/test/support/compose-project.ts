@@ -2,21 +2,28 @@
 // `docker-compose up` over podman's Docker API with the stand-ins of infra/test/images, and the
 // calls its tests make to the running containers. Set up once for the whole file: the image
 // builds are most of its time.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { buildStandIns, podmanEnv, startPodmanService } from '../images/build.mjs';
+import { podmanEnv, startPodmanService } from '../images/build.mjs';
 import { launchBrowser } from '../../../e2e/support/browser.js';
 import { freePort } from '../../../libs/server-kit/src/testing/ports.js';
+import {
+  buildImages,
+  commandRunner,
+  mailSink,
+  missingPrograms,
+  ROOT,
+  siteApi,
+  until,
+  type Json,
+} from './podman.js';
 
-export type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type { Json } from './podman.js';
 
-const ROOT = resolve(import.meta.dirname, '../../..');
-const NEEDED = ['podman', 'docker-compose', 'debootstrap', 'curl'];
-const onPath = (program: string) => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
-const missing = NEEDED.filter((program) => !onPath(program));
+const missing = missingPrograms(['podman', 'docker-compose', 'debootstrap', 'curl']);
 /** describe, or describe.skip with the missing programs in its name. */
 export const composeSuite = missing.length ? describe.skip : describe;
 export const composeSuiteName = `docker-compose up on podman${missing.length ? ` (skipped: ${missing.join(', ')} not installed)` : ''}`;
@@ -29,7 +36,6 @@ export const PROJECT = `blogct${process.pid}`;
 export const SCALE = process.env.COMPOSE_TOPOLOGY === 'scale';
 const COMPOSE_FILES = SCALE ? ['docker-compose.yml', 'docker-compose.scale.yml'] : ['docker-compose.yml'];
 export const ADMIN = { username: 'owner', password: 'compose-owner-password-1' };
-const CA = process.env.NODE_EXTRA_CA_CERTS ?? '/etc/ssl/certs/ca-certificates.crt';
 
 /** One container's memory, in bytes: now, its limit, and its high-water mark where readable. */
 export interface ContainerMemory {
@@ -69,26 +75,7 @@ export function useComposeProject(): ComposeProject {
   let ticker: ChildProcess | undefined;
   const project = { timings: {} } as ComposeProject;
 
-  project.run = (command, args, options = {}) => {
-    const result = spawnSync(command, args, {
-      cwd: dir,
-      env,
-      encoding: 'utf8',
-      timeout: options.timeoutMs ?? 600_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (result.status !== 0)
-      throw new Error(
-        `${command} ${args.join(' ')} failed (${result.status}):\n${result.stderr.slice(-3000)}`,
-      );
-    return result.stdout;
-  };
-  const timed = <T>(name: string, work: () => T): T => {
-    const started = Date.now();
-    const result = work();
-    project.timings[name] = Math.round((Date.now() - started) / 100) / 10;
-    return result;
-  };
+  project.run = commandRunner(() => ({ cwd: dir, env }));
   project.compose = (...args) =>
     project.run('docker-compose', [
       '-p',
@@ -99,29 +86,8 @@ export function useComposeProject(): ComposeProject {
       ...args,
     ]);
   project.container = (name) => `${PROJECT}_${name}_1`;
-  project.api = async (path, init = {}) => {
-    const response = await fetch(`${project.site}${path}`, {
-      method: init.method ?? 'GET',
-      body: init.body,
-      headers: init.token ? { authorization: `Bearer ${init.token}` } : {},
-    });
-    const text = await response.text();
-    let json: Json = {};
-    try {
-      json = JSON.parse(text);
-    } catch {
-      // a page, not JSON
-    }
-    return { status: response.status, json, text };
-  };
-  project.until = async <T>(what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> => {
-    for (const deadline = Date.now() + ms; ;) {
-      const value = await check().catch(() => undefined);
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
-      await new Promise((done) => setTimeout(done, 500));
-    }
-  };
+  project.api = siteApi(() => project.site);
+  project.until = until;
   /**
    * A container's high-water mark since it started, page cache included as podman stats
    * counts it (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak); undefined where the
@@ -170,40 +136,12 @@ export function useComposeProject(): ComposeProject {
       .map((row) => ({ ...row, name: row.name.replace(`${PROJECT}_`, '') }))
       .sort((a, b) => a.name.localeCompare(b.name));
   };
-  project.mail = async (match) =>
-    project.until(
-      'mail in the sink',
-      async () => {
-        const list = (await (await fetch('http://127.0.0.1:8025/api/v1/messages')).json()) as Json;
-        const found = (list.messages as Json[]).find(match);
-        return found
-          ? ((await (await fetch(`http://127.0.0.1:8025/api/v1/message/${found.ID}`)).json()) as Json)
-          : undefined;
-      },
-      60_000,
-    );
+  project.mail = mailSink(() => 'http://127.0.0.1:8025');
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'blog-compose-'));
     env = { ...podmanEnv(), DOCKER_HOST: `unix://${join(dir, 'podman.sock')}` };
-    timed('standInsSeconds', () => buildStandIns(undefined, () => undefined));
-    for (const target of ['app', 'web'])
-      timed(`${target}ImageSeconds`, () =>
-        project.run('podman', [
-          'build',
-          '--network',
-          'host',
-          '--secret',
-          `id=npm_ca,src=${CA}`,
-          '-f',
-          join(ROOT, 'infra/Dockerfile'),
-          '--target',
-          target,
-          '-t',
-          `localhost/blog-${target}:local`,
-          ROOT,
-        ]),
-      );
+    buildImages(project.run, project.timings);
     // podman answers the Docker API on a socket; docker-compose talks to it there.
     service = await startPodmanService(join(dir, 'podman.sock'));
     // podman runs health checks from systemd timers; there is no systemd here, so a loop
