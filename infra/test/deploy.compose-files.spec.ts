@@ -146,7 +146,7 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives every container a memory limit with headroom over the measured peak beside it, the peaks within 1 GB', () => {
+  it('gives every container a memory limit with headroom over the measured peak working set beside it, the peaks within 1 GB', () => {
     const problems: string[] = [];
     let peaks = 0;
     for (const [name, service] of Object.entries(services)) {
@@ -161,9 +161,9 @@ describe('docker-compose.yml', () => {
       else if (!/exits once/.test(line)) peaks += Number(measured);
     }
     expect(problems).toEqual([]);
-    // Peaks are not all reached at once; even so, their sum fits a 1 GB server. (It was the compose
-    // test's 900 MB until the sixth process, social, took the sum to 995 MB; that test
-    // still holds the stack's measured total under 900 MB.)
+    // Peaks are not all reached at once; even so, their sum fits a 1 GB server. The peaks are
+    // working sets (usage less inactive page cache), the figure the compose test holds under
+    // 900 MB in total.
     expect(peaks * 1024 ** 2).toBeLessThanOrEqual(1000 * 1000 ** 2);
   });
 
