@@ -184,6 +184,30 @@ describe('public cache', () => {
     }
   });
 
+  it('lets go of what it can no longer serve, so a quiet blog does not keep a crawl in memory', async () => {
+    const cache = new PublicCache(1000, { staleMs: 5000, staleIfErrorMs: 20_000 });
+    const app = await serve(cache);
+    try {
+      for (const page of [1, 2, 3])
+        expect((await fetch(`${app.url}/api/posts?page=${page}`)).status).toBe(200);
+      await cache.memo('page /', async () => ({ status: 200, html: 'good' }));
+      const start = Date.now();
+      expect(cache.size).toBe(3 + 3 + 1 + 1); // answers and their last good copies, a value and its copy
+      cache.prune(start + 2000); // past the TTL: only the memoised value goes (answers serve stale to 5 s)
+      expect(cache.size).toBe(3 + 3 + 1);
+      cache.prune(start + 10_000); // past staleMs: the answers go; the last good copies stay for failures
+      expect(cache.size).toBe(3 + 1);
+      cache.prune(start + 30_000); // past stale-if-error: nothing could be served any more
+      expect(cache.size).toBe(0);
+      // And it still answers, from the service again.
+      const calls = app.calls();
+      expect((await fetch(`${app.url}/api/posts?page=1`)).status).toBe(200);
+      expect(app.calls()).toBe(calls + 1);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('memoised values (pages, feeds) fall back to the last good one when computing fails', async () => {
     const cache = new PublicCache(10, { staleIfErrorMs: 400 });
     expect(await cache.memo('page /', async () => ({ status: 200, html: 'good' }))).toEqual({

@@ -12,6 +12,8 @@ interface Entry {
 
 type Waiter = (entry: Entry | null) => void;
 
+const PRUNE_EVERY_MS = 60_000;
+
 /** Headers a cached answer keeps besides its body. */
 const KEPT_HEADERS = ['x-total-count'];
 
@@ -56,6 +58,27 @@ export class PublicCache {
     this.staleIfErrorMs = options.staleIfErrorMs ?? 60_000;
     this.maxEntries = options.maxEntries ?? 2000;
     this.paths = options.paths ?? /^\/api\/(posts|site)(\/|$)/;
+    setInterval(() => this.prune(), PRUNE_EVERY_MS).unref();
+  }
+
+  /** How many answers and values it holds, last good ones included. */
+  get size(): number {
+    return this.entries.size + this.values.size + this.lastGood.size + this.lastGoodValues.size;
+  }
+
+  /**
+   * Drops what can no longer be served: answers past `staleMs`, values past the TTL, last good
+   * ones past stale-if-error. Run every minute, so a quiet blog does not hold the pages a
+   * crawler asked for (up to `maxEntries` of each kind) until the next request replaces them.
+   */
+  prune(now = Date.now()): void {
+    const dropOlder = (map: Map<string, { storedAt: number }>, ms: number) => {
+      for (const [key, { storedAt }] of map) if (now - storedAt > ms) map.delete(key);
+    };
+    dropOlder(this.entries, this.staleMs);
+    dropOlder(this.values, this.ttlMs);
+    dropOlder(this.lastGood, this.staleIfErrorMs);
+    dropOlder(this.lastGoodValues, this.staleIfErrorMs);
   }
 
   clear(): void {

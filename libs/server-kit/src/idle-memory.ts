@@ -45,6 +45,11 @@ export function idleReleaseDecider(policy: IdleMemoryPolicy = IDLE_MEMORY_POLICY
 }
 
 type Release = () => Promise<void>;
+interface GcOptions {
+  type: 'major';
+  execution: 'sync';
+  flavor: 'last-resort';
+}
 const SWEEP_MS = 500;
 let release: Release | null | undefined;
 
@@ -59,11 +64,14 @@ export function memoryRelease(): Release | null {
     const trim = koffi.load('libc.so.6').func('int malloc_trim(size_t pad)') as (pad: number) => number;
     // V8 gives `gc` to code only when asked at start; asked now, a fresh context has it.
     setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    // A full collection on the spot (tens of ms, once the process is quiet). V8 then frees the
-    // dead Buffers' memory from a thread of its own: the trim waits for that.
+    const gc = runInNewContext('gc') as (options: GcOptions) => void;
+    // The collection V8 makes under memory pressure ("last resort"): it compacts the heap and
+    // hands its emptied pages back, where a regular full collection keeps them committed (a
+    // 250 MB heap with 32 MB live: 230 MB kept by a regular one, 34 MB by this). About 100 ms,
+    // once the process is quiet. V8 then frees the dead Buffers' memory from a thread of its own: the
+    // trim waits for that.
     release = async () => {
-      gc();
+      gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
       await delay(SWEEP_MS);
       trim(0);
     };
