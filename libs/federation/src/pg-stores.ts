@@ -354,12 +354,38 @@ export class PgMessageQueue implements MessageQueue {
       if (!n.payload || n.payload === this.name) poke();
     };
     let listener: PoolClient | undefined;
+    // A dropped LISTEN connection (PostgreSQL restarted) would end the process unheard: it is
+    // reported once, given up, and opened again at the next turn; meanwhile the claims poll.
+    let listenerLost = false;
+    const openListener = async () => {
+      const client = await this.pool.connect();
+      client.on('error', (error: Error) => {
+        if (client !== listener || listenerLost) return; // an earlier one's, or the socket's after the notice
+        this.onError?.(error);
+        listenerLost = true;
+        poke();
+      });
+      client.on('notification', onNotification);
+      try {
+        await client.query(`LISTEN ${CHANNEL}`);
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+      return client;
+    };
     const running = new Set<Promise<void>>();
     try {
-      listener = await this.pool.connect();
-      listener.on('notification', onNotification);
-      await listener.query(`LISTEN ${CHANNEL}`);
+      listener = await openListener();
       while (!signal?.aborted) {
+        if (listenerLost) {
+          listener?.release(true);
+          listener = await openListener().catch((error: unknown) => {
+            this.onError?.(error as Error);
+            return undefined;
+          });
+          listenerLost = listener === undefined;
+        }
         poked = false;
         if (running.size < this.workers) {
           const job = await this.claim().catch((error: unknown) => {
@@ -375,7 +401,7 @@ export class PgMessageQueue implements MessageQueue {
             continue;
           }
         }
-        if (poked) continue;
+        if (poked || signal?.aborted) continue; // an abort during the claim has fired already
         // A full house waits for a handler to finish; an empty claim polls for delayed messages.
         await new Promise<void>((resolve) => {
           const settle = () => {
@@ -392,9 +418,11 @@ export class PgMessageQueue implements MessageQueue {
       // Shutdown: the messages in hand finish (the caller bounds how long it waits).
       await Promise.all(running);
     } finally {
-      if (listener) {
+      if (listener && listenerLost) listener.release(true);
+      else if (listener) {
         await listener.query(`UNLISTEN ${CHANNEL}`).catch(() => undefined);
-        listener.off('notification', onNotification); // the pool hands this connection out again
+        listener.removeAllListeners('notification'); // the pool hands this connection out again
+        listener.removeAllListeners('error');
         listener.release();
       }
     }

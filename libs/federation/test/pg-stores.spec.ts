@@ -291,6 +291,41 @@ describe('PgKvStore and PgMessageQueue', () => {
     await listening;
   });
 
+  it('its LISTEN connection dropped (PostgreSQL restarted), it reports that, listens again and goes on', async () => {
+    await pool.query('DELETE FROM fedify_mq');
+    const errors: Error[] = [];
+    // A poll an hour apart: only a notification can bring the message below in time.
+    const queue = new PgMessageQueue(pool, {
+      name: 'outbox',
+      pollMs: 3_600_000,
+      onError: (e) => errors.push(e),
+    });
+    const seen: number[] = [];
+    const controller = new AbortController();
+    const running = queue.listen((m: { n: number }) => void seen.push(m.n), { signal: controller.signal });
+    const LISTENERS = `FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`;
+    const listening = async (what: string) => {
+      for (
+        const end = Date.now() + 20_000;
+        (await pool.query(`SELECT pid ${LISTENERS}`)).rows.length === 0;
+      ) {
+        if (Date.now() > end) throw new Error(`the queue never listened ${what}`);
+        await sleep(10);
+      }
+    };
+    await listening('');
+    await pool.query(`SELECT pg_terminate_backend(pid) ${LISTENERS}`);
+    await until(() => errors.length > 0);
+    expect(errors[0]!.message).toMatch(/terminat/);
+    // Listening again: a message enqueued now is handled at once.
+    await listening('again');
+    await queue.enqueue(outboxTo('b.example', 1));
+    await until(() => seen.length === 1, 10_000);
+    expect(seen).toEqual([1]);
+    controller.abort();
+    await running;
+  });
+
   it('two queues share the table: each handles and counts its own messages only', async () => {
     await pool.query('DELETE FROM fedify_mq');
     const inbox = new PgMessageQueue(pool, { name: 'inbox', pollMs: 50 });
