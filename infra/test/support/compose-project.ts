@@ -3,7 +3,7 @@
 // calls its tests make to the running containers. Set up once for the whole file: the image
 // builds are most of its time.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
@@ -37,12 +37,20 @@ export const SCALE = process.env.COMPOSE_TOPOLOGY === 'scale';
 const COMPOSE_FILES = SCALE ? ['docker-compose.yml', 'docker-compose.scale.yml'] : ['docker-compose.yml'];
 export const ADMIN = { username: 'owner', password: 'compose-owner-password-1' };
 
-/** One container's memory, in bytes: now, its limit, and its high-water mark where readable. */
+/**
+ * One container's memory, in bytes. `used` is podman's figure (page cache included); the
+ * working set is that less the inactive file cache, as the kubelet and `docker stats` count it
+ * and as the kernel reclaims it before it kills anything. The budgets apply to the working set.
+ */
 export interface ContainerMemory {
   name: string;
   used: number;
   limit: number;
+  /** The cgroup's high-water mark, page cache included, where readable. */
   peak: number | undefined;
+  workingSet: number;
+  /** The highest working set seen since the project came up (sampled every second). */
+  peakWorkingSet: number;
 }
 
 export interface ComposeProject {
@@ -88,27 +96,42 @@ export function useComposeProject(): ComposeProject {
   project.container = (name) => `${PROJECT}_${name}_1`;
   project.api = siteApi(() => project.site);
   project.until = until;
-  /**
-   * A container's high-water mark since it started, page cache included as podman stats
-   * counts it (cgroup v1 memory.max_usage_in_bytes, v2 memory.peak); undefined where the
-   * cgroup file is not readable. The limits in docker-compose.yml are set from it.
-   */
-  const peakOf = (name: string): number | undefined => {
-    const path = project.run('podman', ['inspect', '--format', '{{.State.CgroupPath}}', name]).trim();
-    for (const file of [
-      `/sys/fs/cgroup/memory${path}/memory.max_usage_in_bytes`,
-      `/sys/fs/cgroup${path}/memory.peak`,
-    ]) {
-      try {
-        return Number(readFileSync(file, 'utf8'));
-      } catch {
-        // not this cgroup layout
-      }
+  /** Each container's cgroup folder (v1: under memory/; v2: unified), by podman's name. */
+  const cgroups = new Map<string, string>();
+  const cgroupOf = (name: string): string => {
+    let dir = cgroups.get(name);
+    if (!dir) {
+      const path = project.run('podman', ['inspect', '--format', '{{.State.CgroupPath}}', name]).trim();
+      dir = [`/sys/fs/cgroup/memory${path}`, `/sys/fs/cgroup${path}`].find((d) =>
+        existsSync(`${d}/memory.stat`),
+      );
+      if (!dir) throw new Error(`no memory cgroup for ${name} (${path})`);
+      cgroups.set(name, dir);
     }
-    return undefined;
+    return dir;
   };
-  project.memory = () => {
-    const names = project
+  const readNumber = (file: string) => {
+    try {
+      return Number(readFileSync(file, 'utf8'));
+    } catch {
+      return undefined; // not this cgroup layout
+    }
+  };
+  /** Usage less inactive file cache (v1: memory.usage_in_bytes, total_inactive_file; v2: memory.current, inactive_file). */
+  const workingSetOf = (name: string): number => {
+    const dir = cgroupOf(name);
+    const usage = readNumber(`${dir}/memory.usage_in_bytes`) ?? readNumber(`${dir}/memory.current`) ?? 0;
+    const stat = readFileSync(`${dir}/memory.stat`, 'utf8');
+    const inactive = Number(/^(?:total_)?inactive_file (\d+)$/m.exec(stat)?.[1] ?? 0);
+    return Math.max(0, usage - inactive);
+  };
+  /** The cgroup's high-water mark since the container started, page cache included. */
+  const peakOf = (name: string): number | undefined => {
+    const dir = cgroupOf(name);
+    return readNumber(`${dir}/memory.max_usage_in_bytes`) ?? readNumber(`${dir}/memory.peak`);
+  };
+  const projectContainers = () =>
+    project
       .run('podman', [
         'ps',
         '--filter',
@@ -117,7 +140,22 @@ export function useComposeProject(): ComposeProject {
         '{{.Names}}',
       ])
       .trim()
-      .split('\n');
+      .split('\n')
+      .filter(Boolean);
+  // Every second, each container's working set: the cgroup keeps no high-water mark of it.
+  const peakWorkingSets = new Map<string, number>();
+  let sampling: NodeJS.Timeout | undefined;
+  const sampleWorkingSets = () => {
+    for (const name of cgroups.keys())
+      try {
+        peakWorkingSets.set(name, Math.max(peakWorkingSets.get(name) ?? 0, workingSetOf(name)));
+      } catch {
+        // a container being restarted or removed
+      }
+  };
+  project.memory = () => {
+    const names = projectContainers();
+    sampleWorkingSets();
     // The raw byte counts (the default columns are rounded human units).
     return project
       .run('podman', [
@@ -131,9 +169,16 @@ export function useComposeProject(): ComposeProject {
       .split('\n')
       .map((line) => {
         const [name, used, limit] = line.trim().split(/\s+/);
-        return { name: name!, used: Number(used), limit: Number(limit), peak: peakOf(name!) };
+        const workingSet = workingSetOf(name!);
+        return {
+          name: name!.replace(`${PROJECT}_`, ''),
+          used: Number(used),
+          limit: Number(limit),
+          peak: peakOf(name!),
+          workingSet,
+          peakWorkingSet: Math.max(peakWorkingSets.get(name!) ?? 0, workingSet),
+        };
       })
-      .map((row) => ({ ...row, name: row.name.replace(`${PROJECT}_`, '') }))
       .sort((a, b) => a.name.localeCompare(b.name));
   };
   project.mail = mailSink(() => 'http://127.0.0.1:8025');
@@ -180,10 +225,13 @@ export function useComposeProject(): ComposeProject {
       240_000,
     );
     project.timings.composeUpToHealthySeconds = Math.round((Date.now() - started) / 100) / 10;
+    for (const name of projectContainers()) cgroupOf(name);
+    sampling = setInterval(sampleWorkingSets, 1000);
     project.browser = await launchBrowser();
   }, 1_200_000);
 
   afterAll(async () => {
+    clearInterval(sampling);
     await project.browser?.close();
     if (dir) {
       try {

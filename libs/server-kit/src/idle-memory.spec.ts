@@ -10,15 +10,17 @@ function allocateAndDrop(count: number, size: number): number {
 const anonymousKb = () =>
   Number(/^Pss_Anon:\s+(\d+)/m.exec(readFileSync('/proc/self/smaps_rollup', 'utf8'))![1]);
 
+const MB = 1024 ** 2;
+
 describe('releasing memory once a burst of work is over', () => {
-  const policy = { checkEveryMs: 5000, burstCpuMs: 1000, quietShare: 0.05 };
+  const policy = { checkEveryMs: 5000, burstCpuMs: 1000, burstGrowthBytes: 16 * MB, quietShare: 0.05 };
 
   it('releases after a burst, at the first quiet check, and not again until the next burst', () => {
     const due = idleReleaseDecider(policy);
     // CPU time (ms) at each check: 4.8 s of work, quiet, 0.7 s of work (under a burst), quiet,
     // then 1.5 s more.
     const checks = [0, 2000, 4000, 4800, 4810, 4820, 5200, 5500, 5505, 7000, 7010];
-    expect(checks.map((cpu) => due(cpu))).toEqual([
+    expect(checks.map((cpu) => due(cpu, 100 * MB))).toEqual([
       false, // the first look
       false, // busy
       false,
@@ -33,11 +35,29 @@ describe('releasing memory once a burst of work is over', () => {
     ]);
   });
 
+  it('memory grown by 16 MB over its lowest makes a burst too, with little CPU (a photo processed by libvips)', () => {
+    const due = idleReleaseDecider(policy);
+    // CPU barely moves; memory: 90 MB, 120 MB during the photo, still 120 MB once quiet, then 95 after the release.
+    const checks: [number, number][] = [
+      [0, 90],
+      [300, 120],
+      [310, 120],
+      [320, 95],
+      [330, 105],
+      [340, 112],
+    ];
+    expect(checks.map(([cpu, mb]) => due(cpu, mb * MB))).toEqual([false, false, true, false, false, true]);
+  });
+
   it('a process that only trickles never releases, and one that never rests never releases', () => {
     const trickle = idleReleaseDecider(policy);
-    expect(Array.from({ length: 20 }, (_, i) => trickle(i * 20)).some(Boolean)).toBe(false);
+    expect(Array.from({ length: 20 }, (_, i) => trickle(i * 20, 100 * MB + (i * MB) / 2)).some(Boolean)).toBe(
+      false,
+    );
     const busy = idleReleaseDecider(policy);
-    expect(Array.from({ length: 20 }, (_, i) => busy(i * 4000)).some(Boolean)).toBe(false);
+    expect(Array.from({ length: 20 }, (_, i) => busy(i * 4000, (100 + 10 * i) * MB)).some(Boolean)).toBe(
+      false,
+    );
   });
 
   // Real memory: blocks malloc'd and freed stay with the process until the release.

@@ -5,18 +5,21 @@ import { runInNewContext } from 'node:vm';
 
 /**
  * After a burst of work (an import, an upload's pictures, an export, a crowd of readers) a Node
- * process keeps much of what it freed: V8 keeps garbage until its next full collection, and
- * glibc keeps freed blocks inside its heaps, giving back only what lies at the top of each. Once
- * the process has been quiet for a moment after such a burst, this collects the garbage and asks
- * glibc for every free page back (`malloc_trim`, through the koffi FFI): the servers' process
- * under `npm start` held 182 MB (anonymous PSS) after an import and an upload, 148 MB after one
- * trim. Quiet processes are left alone, so a process that is not working pays nothing.
+ * process keeps much of what it freed: V8 keeps its heap's emptied pages, and glibc keeps freed
+ * blocks inside its heaps, giving back only what lies at the top of each. Once the process has
+ * been quiet for a moment after such a burst, this collects the garbage and asks glibc for every
+ * free page back (`malloc_trim`, through the koffi FFI): the servers' process under `npm start`
+ * held 182 MB (anonymous PSS) after an import and an upload, 148 MB after one trim. A burst is
+ * CPU time, or memory grown (a photo's pixels cost little CPU in this process: libvips' threads,
+ * ffmpeg apart). Quiet processes are left alone, so a process that is not working pays nothing.
  */
 export interface IdleMemoryPolicy {
-  /** How often the process's CPU time is looked at. */
+  /** How often the process's CPU time and memory are looked at. */
   checkEveryMs: number;
   /** CPU time since the last release that makes a burst worth releasing after. */
   burstCpuMs: number;
+  /** Growth of the resident memory over its lowest since the last release that makes a burst too. */
+  burstGrowthBytes: number;
   /** A check interval with less CPU time than this share of it counts as quiet. */
   quietShare: number;
 }
@@ -24,22 +27,28 @@ export interface IdleMemoryPolicy {
 export const IDLE_MEMORY_POLICY: IdleMemoryPolicy = {
   checkEveryMs: 5000,
   burstCpuMs: 1000,
+  burstGrowthBytes: 16 * 1024 ** 2,
   quietShare: 0.05,
 };
 
 /**
- * Decides at each check, from the process's CPU time (ms) then: release when the work done since
- * the last release makes a burst and the interval just gone was quiet.
+ * Decides at each check, from the process's CPU time (ms) and resident memory (bytes) then:
+ * release when the work done or the memory grown since the last release makes a burst, and the
+ * interval just gone was quiet.
  */
 export function idleReleaseDecider(policy: IdleMemoryPolicy = IDLE_MEMORY_POLICY) {
   let lastCheck: number | undefined;
   let sinceRelease = 0;
-  return (cpuMs: number): boolean => {
+  let lowest = Infinity;
+  return (cpuMs: number, residentBytes: number): boolean => {
     const interval = lastCheck === undefined ? 0 : cpuMs - lastCheck;
     lastCheck = cpuMs;
     sinceRelease += interval;
-    if (sinceRelease < policy.burstCpuMs || interval >= policy.checkEveryMs * policy.quietShare) return false;
+    lowest = Math.min(lowest, residentBytes);
+    const burst = sinceRelease >= policy.burstCpuMs || residentBytes - lowest >= policy.burstGrowthBytes;
+    if (!burst || interval >= policy.checkEveryMs * policy.quietShare) return false;
     sinceRelease = 0;
+    lowest = Infinity; // the next check sees what the release left
     return true;
   };
 }
@@ -92,8 +101,8 @@ export function releaseMemoryWhenIdle(policy: IdleMemoryPolicy = IDLE_MEMORY_POL
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
-  due(cpuMs());
+  due(cpuMs(), process.memoryUsage.rss());
   setInterval(() => {
-    if (due(cpuMs())) void memoryRelease()?.();
+    if (due(cpuMs(), process.memoryUsage.rss())) void memoryRelease()?.();
   }, policy.checkEveryMs).unref();
 }
