@@ -16,11 +16,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createStorage } from '@blog/server-kit';
 import { locateBackup, restoreBackup } from '@blog/server-kit/backup';
-import { MIGRATIONS as AUTH } from '../services/auth/dist/migrations/index.js';
-import { MIGRATIONS as MAIL } from '../services/mail/dist/migrations/index.js';
-import { MIGRATIONS as MEDIA } from '../services/media/dist/migrations/index.js';
-import { MIGRATIONS as POSTS } from '../services/posts/dist/migrations/index.js';
-import { MIGRATIONS as SOCIAL } from '../services/social/dist/migrations/index.js';
+import { SERVICE_MIGRATIONS } from './lib/service-migrations.mjs';
 import { persistentSecret, startEmbeddedDatabase } from './lib/embedded-database.mjs';
 import { freePort } from './lib/ports.mjs';
 
@@ -69,7 +65,7 @@ async function main([location]) {
       databaseUrl: database.url,
       media,
       passphrase: env.BACKUP_PASSPHRASE,
-      migrations: { auth: AUTH, posts: POSTS, media: MEDIA, mail: MAIL, social: SOCIAL },
+      migrations: SERVICE_MIGRATIONS,
       onProgress: say,
     });
     const { jwtSecret } = result.header.secrets ?? {};

@@ -10,7 +10,14 @@
  * a service container restarts; `down -v` leaves nothing running. Run alone:
  * `npm run test:containers`.
  */
+import { chmodSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { writePostInAdminForm } from '../../e2e/support/production-path.js';
+import { startStack } from '../../e2e/support/stack.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../../services/posts/src/migrations/index.js';
+import { api as blogApi, apiSnapshot, writeBlog } from './support/backup-restore.js';
+import { UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
 import {
   ADMIN,
   composeSuite,
@@ -208,6 +215,130 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
       ]);
     if (!SCALE) expect(workingSet).toBeLessThanOrEqual(900 * 1000 ** 2);
   });
+
+  test('the migrate step ran once before the servers: a new blog is migrated, nothing backed up', () => {
+    const state = run('podman', [
+      'inspect',
+      '--format',
+      '{{.State.Status}} {{.State.ExitCode}}',
+      container('migrate'),
+    ]);
+    expect(state.trim()).toBe('exited 0');
+    const said = run('podman', ['logs', container('migrate')]);
+    expect(said).toContain("[upgrade] the database is this version's");
+    expect(said).not.toContain('backing the blog up');
+  });
+
+  // What a new image with a migration does to an existing blog, played by undoing the posts
+  // schema's last migration (its own `down`) inside the app image, then the migrate step again.
+  test('an upgrade: the migrate step backs the blog up into the backups volume, then migrates', async () => {
+    const last = POSTS_MIGRATIONS.at(-1)!.name;
+    compose(
+      'run',
+      '--rm',
+      '--no-deps',
+      'migrate',
+      'node',
+      '--input-type=module',
+      '-e',
+      UNDO_LAST_POSTS_MIGRATION,
+    );
+    const said = compose('run', '--rm', '--no-deps', 'migrate');
+    expect(said).toContain(`this version changes the database (posts: ${last}): backing the blog up first`);
+    expect(said).toMatch(
+      /backed up to \/data\/backups\/backups\/blog-\d{8}T\d{6}Z-[0-9a-f]{4}\.blogbak; should this version fail/,
+    );
+    expect(said).toContain("[upgrade] the database is this version's (backed up first)");
+    const files = compose('run', '--rm', '--no-deps', 'migrate', 'ls', '/data/backups/backups');
+    expect(files).toMatch(/blog-\d{8}T\d{6}Z-[0-9a-f]{4}\.blogbak/);
+    expect((await api('/api/posts?limit=1')).status).toBe(200);
+  }, 180_000);
+
+  // A blog that ran under `npm start` (embedded PostgreSQL 18, a local media folder) moves to
+  // compose: its backup restored into the compose database and bucket, emptied as an operator
+  // would, then the same answers through the compose nginx, photos byte for byte.
+  test('a backup made under npm start is restored into the compose topology', async () => {
+    const owner = { username: 'home-owner', password: 'home-owner-password-1' };
+    const dataDir = mkdtempSync(join(tmpdir(), 'blog-compose-home-'));
+    try {
+      const home = await startStack({
+        dataDir,
+        env: { ADMIN_USERNAME: owner.username, ADMIN_PASSWORD: owner.password, BACKUP_SCHEDULE: 'off' },
+      });
+      let before: Json;
+      try {
+        const blog = { baseUrl: home.baseUrl, stop: async () => {} };
+        const token = (await blogApi(blog, '/api/auth/login', { body: owner })).json.token as string;
+        await writeBlog(blog, token);
+        before = await apiSnapshot(blog, token);
+        const started = (await blogApi(blog, '/api/admin/backups', { method: 'POST', token })).json;
+        await until(
+          'the npm start backup',
+          async () => {
+            const backup = (await blogApi(blog, `/api/admin/backups/${started.id}`, { token })).json;
+            if (backup.state === 'failed') throw new Error(`backup failed: ${backup.error}`);
+            return backup.state === 'done' ? backup : undefined;
+          },
+          120_000,
+        );
+      } finally {
+        await home.stop();
+      }
+      const target = join(dataDir, 'backups');
+      const file = readdirSync(join(target, 'backups')).find((name) => name.endsWith('.blogbak'))!;
+      chmodSync(dataDir, 0o755);
+      run('chmod', ['-R', 'a+rX', target]);
+
+      // The operator's steps (docs/operations.md, Backups and restore): servers stopped, the
+      // database's schemas and the bucket emptied, the restore, the blog started again.
+      compose('stop', 'gateway', 'auth', 'posts', 'media', 'mail', 'social');
+      run('podman', [
+        'exec',
+        container('postgres'),
+        'psql',
+        '-U',
+        'blog',
+        '-d',
+        'blog',
+        '-c',
+        'DROP SCHEMA IF EXISTS auth, posts, media, mail, social CASCADE',
+      ]);
+      compose(
+        'run',
+        '--rm',
+        '--no-deps',
+        'migrate',
+        'node',
+        '--input-type=module',
+        '-e',
+        "import { createStorage } from '@blog/server-kit'; const s = await createStorage(process.env); await s.deleteMany(await s.list());",
+      );
+      const restored = compose(
+        'run',
+        '--rm',
+        '--no-deps',
+        '-v',
+        `${target}:/restore:ro`,
+        'migrate',
+        'node',
+        'scripts/restore.mjs',
+        `/restore/backups/${file}`,
+      );
+      expect(restored).toMatch(/\[restore\] restored the backup of .*: \d+ tables, \d+ rows, 2 media files/);
+      compose('up', '-d');
+      await until(
+        'health after the restore',
+        async () => ((await api('/api/health')).json.status === 'ok' ? true : undefined),
+        180_000,
+      );
+      const site = { baseUrl: project.site, stop: async () => {} };
+      const token = (await blogApi(site, '/api/auth/login', { body: owner })).json.token as string;
+      const after = await apiSnapshot(site, token);
+      expect(after).toEqual(before!);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 600_000);
 
   test('a restarted service container rejoins: the site answers again', async () => {
     run('podman', ['restart', container('posts')]);

@@ -85,6 +85,16 @@ describe('Kubernetes manifests (infra/k8s)', () => {
       for (const volume of pod.volumes ?? []) {
         if (volume.hostPath) problems.push(`${where}: hostPath volume ${volume.name}`);
       }
+      // A pod reserves the larger of its containers' sum and its largest init container (which
+      // run one at a time, before the others).
+      const requests = (containers: Obj[] = []) =>
+        containers.map((c) => quantity(c.resources?.requests?.memory ?? 0));
+      if (workload.kind !== 'Job')
+        requestedMemory +=
+          Math.max(
+            requests(pod.containers).reduce((a, b) => a + b, 0),
+            ...requests(pod.initContainers),
+          ) * (workload.spec.replicas ?? 1);
       for (const container of allContainers(pod)) {
         const at = `${where} ${container.name}`;
         const security = container.securityContext ?? {};
@@ -100,10 +110,6 @@ describe('Kubernetes manifests (infra/k8s)', () => {
             problems.push(`${at}: ${resource} request and limit`);
           else if (quantity(requested) > quantity(limit))
             problems.push(`${at}: ${resource} request above limit`);
-        }
-        if (workload.kind !== 'Job') {
-          requestedMemory +=
-            quantity(container.resources?.requests?.memory ?? 0) * (workload.spec.replicas ?? 1);
         }
         // Our images (Node temp files, nginx pid and buffers) need a writable /tmp on a read-only root.
         const mounts = (container.volumeMounts ?? []).map((m: Obj) => m.mountPath);

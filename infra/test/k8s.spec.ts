@@ -17,7 +17,9 @@ import { join } from 'node:path';
 import { Job } from 'kubernetes-models/batch/v1/Job';
 import { parseAllDocuments } from 'yaml';
 import { writePostInAdminForm } from '../../e2e/support/production-path.js';
+import { MIGRATIONS as POSTS_MIGRATIONS } from '../../services/posts/src/migrations/index.js';
 import { quantity, ROOT, type Obj } from './support/deploy.js';
+import { UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
 import {
   ADMIN,
   BACKUP_TARGET,
@@ -268,6 +270,42 @@ kubeSuite(`${kubeSuiteName}: one replica each, Services as network aliases; ${NO
       backup.file.split('/')[1],
     );
   }, 180_000);
+
+  // A new image with a migration, played by undoing the posts schema's last migration: the new
+  // posts pod's init container backs the blog up into the bucket, then migrates.
+  test("an upgrade: the posts pod's upgrade init container backs the blog up into the bucket, then migrates; the services waited for it (MIGRATIONS_BY=upgrade)", async () => {
+    const last = POSTS_MIGRATIONS.at(-1)!.name;
+    const backups = () =>
+      run('podman', ['exec', container('minio'), 'find', '/data/blog-backups/blog/backups', '-type', 'f'])
+        .split('\n')
+        .filter((line) => line.endsWith('.blogbak.age'));
+    const ran = () =>
+      run('podman', [
+        'exec',
+        container('postgres'),
+        ...['psql', '-h', '/tmp', '-U', 'blog', '-d', 'blog', '-tAc'],
+        `SELECT count(*) FROM posts.migrations WHERE name = '${last}'`,
+      ]).trim();
+    const before = backups();
+    run('podman', [
+      'exec',
+      container('posts'),
+      'node',
+      '--input-type=module',
+      '-e',
+      UNDO_LAST_POSTS_MIGRATION,
+    ]);
+    expect(ran()).toBe('0');
+    project.down('posts');
+    project.replay('posts');
+    await project.ready(play('posts'));
+    expect(ran()).toBe('1');
+    const after = backups();
+    expect(after).toHaveLength(before.length + 1);
+    // The other services run with MIGRATIONS_BY=upgrade from the ConfigMap.
+    expect(run('podman', ['exec', container('auth'), 'printenv', 'MIGRATIONS_BY']).trim()).toBe('upgrade');
+    expect((await api(`/api/posts/${postId}`)).json.title).toBe('Through Kubernetes');
+  }, 300_000);
 
   test("the claims keep the data: the database's pod removed (podman kube down) and played again, the post is still there", async () => {
     const claim = inspect(container('postgres')).Mounts.find(

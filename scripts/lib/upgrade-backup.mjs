@@ -66,8 +66,18 @@ async function pendingMigrations(root, databaseUrl) {
   }
 }
 
-/** The check and the backup, in the child: the backup's path, or null when none was needed. */
-async function checkAndBackUp({ root, dataDir, databaseUrl, env, say }) {
+/**
+ * The check and the backup: the backup's path, or null when none was needed (a new blog, or
+ * nothing pending). Run in a child by backupBeforeUpgrade, and by `npm run upgrade` in containers.
+ */
+export async function checkAndBackUp({
+  root,
+  dataDir,
+  databaseUrl,
+  env,
+  say,
+  restoreInto = 'an empty DATA_DIR',
+}) {
   const pending = await pendingMigrations(root, databaseUrl);
   if (!pending || Object.keys(pending).length === 0) return null;
   const changes = Object.entries(pending)
@@ -96,7 +106,7 @@ async function checkAndBackUp({ root, dataDir, databaseUrl, env, say }) {
   );
   const path = `${store.where}/${result.file}`;
   say(
-    `backed up to ${path}; should this version fail, \`npm run restore -- ${path}\` into an empty DATA_DIR ` +
+    `backed up to ${path}; should this version fail, \`npm run restore -- ${path}\` into ${restoreInto} ` +
       'with the previous version brings the blog back as it was',
   );
   return path;

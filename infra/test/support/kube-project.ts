@@ -239,7 +239,7 @@ export function toPodman(
     template.metadata.labels = labels;
     const pod = kind === 'Deployment' ? `${name}-pod-0` : name;
     let needsTools = false;
-    for (const container of spec.containers as Obj[]) {
+    for (const container of [...(spec.initContainers ?? []), ...spec.containers] as Obj[]) {
       // Variables as the container sees them, in Kubernetes' order: envFrom, then env in turn.
       const defined = new Map<string, string>();
       const fromConfig = new Set<string>();

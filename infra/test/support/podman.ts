@@ -122,3 +122,17 @@ export function mailSink(base: () => string): (match: (message: Json) => boolean
       60_000,
     );
 }
+
+/**
+ * `node --input-type=module -e` of this, in an app container with DATABASE_URL, plays the
+ * previous version's database: the posts schema's last migration undone (its own `down`).
+ */
+export const UNDO_LAST_POSTS_MIGRATION = [
+  "import { DataSource } from 'typeorm';",
+  "import { dataSourceOptions } from '@blog/server-kit';",
+  "import { MIGRATIONS } from '/app/services/posts/dist/migrations/index.js';",
+  'const source = await new DataSource({ ...dataSourceOptions({ url: process.env.DATABASE_URL,',
+  "schema: 'posts', entities: [], migrations: MIGRATIONS, poolSize: 1 }), migrationsRun: false }).initialize();",
+  'await source.undoLastMigration();',
+  'await source.destroy();',
+].join(' ');

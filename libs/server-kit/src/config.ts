@@ -95,6 +95,12 @@ export const durationSeconds = (fallback: string) =>
 /** Variables every service reads: its database, where it listens and how the processes talk. */
 export const serviceEnv = {
   DATABASE_URL: envSchemas.databaseUrl,
+  /**
+   * MIGRATIONS_BY: `service` (default) runs the service's migrations at its start; `upgrade`
+   * waits for `npm run upgrade` (Kubernetes' init container, which backs the blog up first) to
+   * have run them, so no schema changes before that backup.
+   */
+  MIGRATIONS_BY: z.enum(['service', 'upgrade']).default('service'),
   BIND_HOST: envSchemas.host('127.0.0.1'),
   LOG_LEVEL: envSchemas.logLevel,
   ...transportEnv,

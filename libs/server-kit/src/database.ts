@@ -1,4 +1,4 @@
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Logger, Module, type DynamicModule } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import pg from 'pg';
 import { DataSource, type DataSourceOptions, type EntitySchema, type MixedList } from 'typeorm';
@@ -12,6 +12,8 @@ export interface ServiceDatabaseOptions {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function | string>;
   poolSize?: number;
+  /** Who runs the migrations: the service at its start, or `npm run upgrade` before it (it waits). */
+  migrationsBy?: 'service' | 'upgrade';
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
@@ -31,6 +33,30 @@ export async function openMigrated(options: DataSourceOptions, schema: string): 
     return await new DataSource(options).initialize();
   } finally {
     await lock.end(); // ending the session releases the lock
+  }
+}
+
+/** How often a service that waits for `npm run upgrade` looks at its schema again. */
+const UPGRADE_POLL_MS = 2000;
+
+/**
+ * Opens the data source once `npm run upgrade` has run every migration of this code (checked
+ * every 2 s), running none itself: the upgrade backs the blog up before any schema changes.
+ */
+export async function openWhenUpgraded(options: DataSourceOptions, schema: string): Promise<DataSource> {
+  if (!SCHEMA_NAME.test(schema)) throw new Error(`Invalid schema name: ${schema}`);
+  const source = await new DataSource({ ...options, migrationsRun: false }).initialize();
+  try {
+    // Its migrations table is looked at (and made, empty, when missing): the schema must exist.
+    await source.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    for (let said = false; await source.showMigrations(); said = true) {
+      if (!said) new Logger('Database').log(`waiting for npm run upgrade to migrate the ${schema} schema`);
+      await new Promise((resolve) => setTimeout(resolve, UPGRADE_POLL_MS));
+    }
+    return source;
+  } catch (error) {
+    await source.destroy().catch(() => undefined);
+    throw error;
   }
 }
 
@@ -59,7 +85,10 @@ export class DatabaseModule {
       imports: [
         TypeOrmModule.forRootAsync({
           useFactory: () => dataSourceOptions(options),
-          dataSourceFactory: (resolved) => openMigrated(resolved!, options.schema),
+          dataSourceFactory: (resolved) =>
+            options.migrationsBy === 'upgrade'
+              ? openWhenUpgraded(resolved!, options.schema)
+              : openMigrated(resolved!, options.schema),
         }),
       ],
       exports: [TypeOrmModule],

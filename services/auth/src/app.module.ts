@@ -26,6 +26,7 @@ export class AuthModule {
           name: 'auth',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
+          migrationsBy: config.MIGRATIONS_BY,
           entities: [User],
           migrations: MIGRATIONS,
         }),

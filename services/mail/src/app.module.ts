@@ -49,6 +49,7 @@ export class MailModule {
           name: 'mail',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
+          migrationsBy: config.MIGRATIONS_BY,
           entities: [ContactMessage, Subscriber],
           migrations: MIGRATIONS,
         }),

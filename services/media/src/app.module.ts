@@ -31,6 +31,7 @@ export class MediaModule {
           name: 'media',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
+          migrationsBy: config.MIGRATIONS_BY,
           entities: [SettingsRow],
           migrations: MIGRATIONS,
         }),

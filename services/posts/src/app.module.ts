@@ -67,6 +67,7 @@ export class PostsModule {
           name: 'posts',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
+          migrationsBy: config.MIGRATIONS_BY,
           entities: [Post, MediaItem],
           migrations: MIGRATIONS,
         }),

@@ -59,6 +59,7 @@ export class SocialModule {
           name: 'social',
           transport: config.TRANSPORT,
           url: config.DATABASE_URL,
+          migrationsBy: config.MIGRATIONS_BY,
           entities: [],
           migrations: MIGRATIONS,
         }),
