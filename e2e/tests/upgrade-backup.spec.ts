@@ -9,10 +9,10 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
-import { dataSourceOptions, operatorDatabaseUrl } from '@blog/server-kit';
+import { operatorDatabaseUrl } from '@blog/server-kit';
 import { MIGRATIONS } from '../../services/posts/src/migrations/index.js';
 import { api, ADMIN, login } from '../../infra/test/support/backup-restore.js';
+import { undoLastPostsMigration } from '../../infra/test/support/service-migrations.js';
 import { startStack, type RunningStack } from '../support/stack.js';
 
 const env = { ADMIN_USERNAME: ADMIN.username, ADMIN_PASSWORD: ADMIN.password, BACKUP_SCHEDULE: 'off' };
@@ -48,18 +48,7 @@ describe('npm start backs the blog up before a version changes its database', ()
     await api(blog, '/api/posts', { body: form, token });
 
     // The previous version: the last posts migration not yet run, and its own stamp.
-    const source = await new DataSource({
-      ...dataSourceOptions({
-        url: operatorDatabaseUrl({ DATA_DIR: dataDir }),
-        schema: 'posts',
-        entities: [],
-        migrations: MIGRATIONS,
-        poolSize: 1,
-      }),
-      migrationsRun: false,
-    }).initialize();
-    await source.undoLastMigration();
-    await source.destroy();
+    await undoLastPostsMigration(operatorDatabaseUrl({ DATA_DIR: dataDir }));
     await stack.stop();
     await rm(join(dataDir, 'schema-stamp'));
 

@@ -17,7 +17,7 @@ import { writePostInAdminForm } from '../../e2e/support/production-path.js';
 import { startStack } from '../../e2e/support/stack.js';
 import { MIGRATIONS as POSTS_MIGRATIONS } from '../../services/posts/src/migrations/index.js';
 import { api as blogApi, apiSnapshot, writeBlog } from './support/backup-restore.js';
-import { UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
+import { subscribeAndGetDigest, UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
 import {
   ADMIN,
   composeSuite,
@@ -32,6 +32,8 @@ import {
 composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, () => {
   const project = useComposeProject();
   const { run, compose, container, api, until, mail, memory, timings } = project;
+  /** A one-off container of the app image with the migrate service's settings (`compose run`). */
+  const inApp = (...args: string[]) => compose('run', '--rm', '--no-deps', ...args);
   /** Media's working set before the journey's photo and video (MiB). */
   let mediaIdleMib = 0;
   const mediaMib = () => memory().find((row) => row.name.startsWith('media'))!.workingSet / 1024 ** 2;
@@ -107,20 +109,13 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
     expect(range.status).toBe(206);
 
     // A reader subscribes, confirms from the mail sink and gets the digest.
-    const reader = 'compose-reader@example.com';
-    const subscribed = await fetch(`${project.site}/api/subscribe`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: reader }),
+    const { digest } = await subscribeAndGetDigest({
+      site: project.site,
+      api,
+      mail,
+      token,
+      reader: 'compose-reader@example.com',
     });
-    expect(subscribed.status).toBeLessThan(300);
-    const confirmation = await mail((m) => m.To?.some((t: Json) => t.Address === reader));
-    const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.Text as string)![1]!;
-    expect((await fetch(link.replace(/^https?:\/\/[^/]+/, project.site))).status).toBe(200);
-    expect((await api('/api/admin/digest', { method: 'POST', token })).json).toMatchObject({ sent: 1 });
-    const digest = await mail(
-      (m) => m.To?.some((t: Json) => t.Address === reader) && m.ID !== confirmation.ID,
-    );
     expect(digest.Text).toContain('Through compose');
     timings.journeySeconds = Math.round((Date.now() - started) / 100) / 10;
   }, 300_000);
@@ -233,23 +228,14 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
   // schema's last migration (its own `down`) inside the app image, then the migrate step again.
   test('an upgrade: the migrate step backs the blog up into the backups volume, then migrates', async () => {
     const last = POSTS_MIGRATIONS.at(-1)!.name;
-    compose(
-      'run',
-      '--rm',
-      '--no-deps',
-      'migrate',
-      'node',
-      '--input-type=module',
-      '-e',
-      UNDO_LAST_POSTS_MIGRATION,
-    );
-    const said = compose('run', '--rm', '--no-deps', 'migrate');
+    inApp('migrate', 'node', '--input-type=module', '-e', UNDO_LAST_POSTS_MIGRATION);
+    const said = inApp('migrate');
     expect(said).toContain(`this version changes the database (posts: ${last}): backing the blog up first`);
     expect(said).toMatch(
       /backed up to \/data\/backups\/backups\/blog-\d{8}T\d{6}Z-[0-9a-f]{4}\.blogbak; should this version fail/,
     );
     expect(said).toContain("[upgrade] the database is this version's (backed up first)");
-    const files = compose('run', '--rm', '--no-deps', 'migrate', 'ls', '/data/backups/backups');
+    const files = inApp('migrate', 'ls', '/data/backups/backups');
     expect(files).toMatch(/blog-\d{8}T\d{6}Z-[0-9a-f]{4}\.blogbak/);
     expect((await api('/api/posts?limit=1')).status).toBe(200);
   }, 180_000);
@@ -303,20 +289,14 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
         '-c',
         'DROP SCHEMA IF EXISTS auth, posts, media, mail, social CASCADE',
       ]);
-      compose(
-        'run',
-        '--rm',
-        '--no-deps',
+      inApp(
         'migrate',
         'node',
         '--input-type=module',
         '-e',
         "import { createStorage } from '@blog/server-kit'; const s = await createStorage(process.env); await s.deleteMany(await s.list());",
       );
-      const restored = compose(
-        'run',
-        '--rm',
-        '--no-deps',
+      const restored = inApp(
         '-v',
         `${target}:/restore:ro`,
         'migrate',

@@ -19,7 +19,7 @@ import { parseAllDocuments } from 'yaml';
 import { writePostInAdminForm } from '../../e2e/support/production-path.js';
 import { MIGRATIONS as POSTS_MIGRATIONS } from '../../services/posts/src/migrations/index.js';
 import { quantity, ROOT, type Obj } from './support/deploy.js';
-import { UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
+import { subscribeAndGetDigest, UNDO_LAST_POSTS_MIGRATION } from './support/podman.js';
 import {
   ADMIN,
   BACKUP_TARGET,
@@ -232,21 +232,14 @@ kubeSuite(`${kubeSuiteName}: one replica each, Services as network aliases; ${NO
   }, 300_000);
 
   test('a reader subscribes, confirms from the mail sink (Mailpit, as through kubectl port-forward) and gets the digest', async () => {
-    const reader = 'kube-reader@example.com';
-    const subscribed = await fetch(`${project.site}/api/subscribe`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ email: reader }),
+    const { link, digest } = await subscribeAndGetDigest({
+      site: project.site,
+      api,
+      mail,
+      token,
+      reader: 'kube-reader@example.com',
     });
-    expect(subscribed.status).toBeLessThan(300);
-    const confirmation = await mail((m) => m.To?.some((t: Json) => t.Address === reader));
-    const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.Text as string)![1]!;
     expect(link.startsWith(project.site)).toBe(true); // SITE_URL from the ConfigMap
-    expect((await fetch(link)).status).toBe(200);
-    expect((await api('/api/admin/digest', { method: 'POST', token })).json).toMatchObject({ sent: 1 });
-    const digest = await mail(
-      (m) => m.To?.some((t: Json) => t.Address === reader) && m.ID !== confirmation.ID,
-    );
     expect(digest.Text).toContain('Through Kubernetes');
   }, 120_000);
 

@@ -9,12 +9,12 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import { dataSourceOptions, openWhenUpgraded } from '@blog/server-kit';
 import { createTestDatabase, type TestDatabase } from '@blog/server-kit/testing';
 import { MIGRATIONS } from '../../services/posts/src/migrations/index.js';
 import { ROOT } from './support/podman.js';
 import { sql } from './support/backup-restore.js';
+import { undoLastPostsMigration } from './support/service-migrations.js';
 
 const LAST = MIGRATIONS.at(-1)!.name;
 
@@ -47,21 +47,7 @@ describe('npm run upgrade: a backup before this version migrates an existing dat
     (await readdir(join(work, 'backups', 'backups')).catch(() => [])).filter((name) =>
       name.endsWith('.blogbak'),
     );
-  /** The previous version's database: the posts schema's last migration undone. */
-  const previousVersion = async () => {
-    const source = await new DataSource({
-      ...dataSourceOptions({
-        url: db.url,
-        schema: 'posts',
-        entities: [],
-        migrations: MIGRATIONS,
-        poolSize: 1,
-      }),
-      migrationsRun: false,
-    }).initialize();
-    await source.undoLastMigration();
-    await source.destroy();
-  };
+  const previousVersion = () => undoLastPostsMigration(db.url);
   const ran = async (schema: string) =>
     (await sql<{ name: string }>(db.url, `SELECT name FROM "${schema}".migrations`)).map((row) => row.name);
 

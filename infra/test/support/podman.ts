@@ -136,3 +136,29 @@ export const UNDO_LAST_POSTS_MIGRATION = [
   'await source.undoLastMigration();',
   'await source.destroy();',
 ].join(' ');
+
+/**
+ * A reader subscribes through the site, confirms from the mail sink (the link's host replaced by
+ * the site's) and gets the digest the owner sends: the confirmation link and the digest.
+ */
+export async function subscribeAndGetDigest(options: {
+  site: string;
+  api: Api;
+  mail: (match: (message: Json) => boolean) => Promise<Json>;
+  token: string;
+  reader: string;
+}): Promise<{ link: string; digest: Json }> {
+  const { site, api, mail, token, reader } = options;
+  const subscribed = await fetch(`${site}/api/subscribe`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: reader }),
+  });
+  expect(subscribed.status).toBeLessThan(300);
+  const confirmation = await mail((m) => m.To?.some((t: Json) => t.Address === reader));
+  const link = /(https?:\/\/\S+subscribe\/confirm\S+)/.exec(confirmation.Text as string)![1]!;
+  expect((await fetch(link.replace(/^https?:\/\/[^/]+/, site))).status).toBe(200);
+  expect((await api('/api/admin/digest', { method: 'POST', token })).json).toMatchObject({ sent: 1 });
+  const digest = await mail((m) => m.To?.some((t: Json) => t.Address === reader) && m.ID !== confirmation.ID);
+  return { link, digest };
+}

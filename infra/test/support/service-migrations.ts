@@ -1,3 +1,5 @@
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '@blog/server-kit';
 import type { MigrationList } from '@blog/server-kit/backup';
 import { MIGRATIONS as AUTH } from '../../../services/auth/src/migrations/index.js';
 import { MIGRATIONS as MAIL } from '../../../services/mail/src/migrations/index.js';
@@ -13,3 +15,16 @@ export const SERVICE_MIGRATIONS: Record<string, MigrationList> = {
   mail: MAIL,
   social: SOCIAL,
 };
+
+/** The previous version's database, as a test plays it: the posts schema's last migration undone (its own `down`). */
+export async function undoLastPostsMigration(url: string): Promise<void> {
+  const source = await new DataSource({
+    ...dataSourceOptions({ url, schema: 'posts', entities: [], migrations: POSTS, poolSize: 1 }),
+    migrationsRun: false,
+  }).initialize();
+  try {
+    await source.undoLastMigration();
+  } finally {
+    await source.destroy();
+  }
+}
