@@ -29,6 +29,18 @@ import {
   type Json,
 } from './support/compose-project.js';
 
+/** What docs/operations.md has the operator run before a restore in compose (with `docker compose run --rm --no-deps migrate`). */
+const EMPTY_DATABASE_AND_BUCKET = [
+  "import pg from 'pg';",
+  "import { createStorage } from '@blog/server-kit';",
+  'const db = new pg.Client({ connectionString: process.env.DATABASE_URL });',
+  'await db.connect();',
+  "await db.query('DROP SCHEMA IF EXISTS auth, posts, media, mail, social CASCADE');",
+  'await db.end();',
+  'const media = await createStorage(process.env);',
+  'await media.deleteMany(await media.list());',
+].join(' ');
+
 composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small topology'}`, () => {
   const project = useComposeProject();
   const { run, compose, container, api, until, mail, memory, timings } = project;
@@ -144,22 +156,23 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
     ).toContain('The site settings are now those of config/site.json');
   }, 60_000);
 
-  // Media gives back what a photo and a video took (an idle check every 5 s, then a full
-  // collection and glibc's trim): back near its figure before the journey within a minute.
-  test("media's working set comes back near its idle figure within 60 s of the processing", async () => {
+  // Media gives back what a photo and a video took (three quiet idle checks 5 s apart, then a
+  // full collection and glibc's trim): back near its figure before the journey in about 20 s on
+  // a quiet machine; a busy one is given 10 times that.
+  test("media's working set comes back near its idle figure after the processing", async () => {
     const started = Date.now();
     const near = mediaIdleMib * 1.25 + 8;
     const back = await until(
       'media back near idle',
       async () => (mediaMib() <= near ? mediaMib() : undefined),
-      60_000,
+      300_000,
     );
     console.log(
       `media working set: ${mediaIdleMib.toFixed(1)} MiB before the journey, ${back.toFixed(1)} MiB ` +
         `${((Date.now() - started) / 1000).toFixed(0)} s after the memory check began`,
     );
     expect(back).toBeLessThanOrEqual(near);
-  }, 90_000);
+  }, 330_000);
 
   // After the operator commands too: they run inside the auth container, under its limit.
   test(`after the journey, ${SCALE ? 'the scale topology has' : "the small topology's working set is at most 900 MB,"} every container's peak working set under its memory limit`, () => {
@@ -278,30 +291,16 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
       // The operator's steps (docs/operations.md, Backups and restore): servers stopped, the
       // database's schemas and the bucket emptied, the restore, the blog started again.
       compose('stop', 'gateway', 'auth', 'posts', 'media', 'mail', 'social');
-      run('podman', [
-        'exec',
-        container('postgres'),
-        'psql',
-        '-U',
-        'blog',
-        '-d',
-        'blog',
-        '-c',
-        'DROP SCHEMA IF EXISTS auth, posts, media, mail, social CASCADE',
-      ]);
-      inApp(
-        'migrate',
-        'node',
-        '--input-type=module',
-        '-e',
-        "import { createStorage } from '@blog/server-kit'; const s = await createStorage(process.env); await s.deleteMany(await s.list());",
-      );
+      inApp('migrate', 'node', '--input-type=module', '-e', EMPTY_DATABASE_AND_BUCKET);
       const restored = inApp(
         '-v',
         `${target}:/restore:ro`,
         'migrate',
-        'node',
-        'scripts/restore.mjs',
+        'npm',
+        'run',
+        '--silent',
+        'restore',
+        '--',
         `/restore/backups/${file}`,
       );
       expect(restored).toMatch(/\[restore\] restored the backup of .*: \d+ tables, \d+ rows, 2 media files/);

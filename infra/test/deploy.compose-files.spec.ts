@@ -254,7 +254,7 @@ describe('docker-compose.yml', () => {
         const auth = result.services.auth;
         // The override's variables join the base file's (secrets and limits stay).
         expect(auth.environment).toMatchObject({ TRANSPORT: 'nats', JWT_SECRET: secretEnv.JWT_SECRET });
-        expect(Object.keys(auth.depends_on).sort()).toEqual(['nats', 'postgres']);
+        expect(Object.keys(auth.depends_on).sort()).toEqual(['migrate', 'nats', 'postgres']);
         expect(auth.mem_limit).toBeDefined();
         expect(auth.deploy.replicas).toBe(2);
       } finally {

@@ -13,7 +13,13 @@ const anonymousKb = () =>
 const MB = 1024 ** 2;
 
 describe('releasing memory once a burst of work is over', () => {
-  const policy = { checkEveryMs: 5000, burstCpuMs: 1000, burstGrowthBytes: 16 * MB, quietShare: 0.05 };
+  const policy = {
+    checkEveryMs: 5000,
+    burstCpuMs: 1000,
+    burstGrowthBytes: 16 * MB,
+    quietShare: 0.05,
+    quietChecks: 1,
+  };
 
   it('releases after a burst, at the first quiet check, and not again until the next burst', () => {
     const due = idleReleaseDecider(policy);
@@ -47,6 +53,23 @@ describe('releasing memory once a burst of work is over', () => {
       [340, 112],
     ];
     expect(checks.map(([cpu, mb]) => due(cpu, mb * MB))).toEqual([false, false, true, false, false, true]);
+  });
+
+  it('with quietChecks 3 it waits for three quiet checks in a row: a pause between bursts keeps the warm heap', () => {
+    const due = idleReleaseDecider({ ...policy, quietChecks: 3 });
+    // 2 s of work, a 10 s pause (two quiet checks), 2 s more, then quiet for good.
+    const checks = [0, 2000, 2001, 2002, 4000, 4001, 4002, 4003, 4004];
+    expect(checks.map((cpu) => due(cpu, 100 * MB))).toEqual([
+      false,
+      false, // busy
+      false, // quiet 1
+      false, // quiet 2: the pause ends before a third
+      false, // busy again
+      false, // quiet 1
+      false, // quiet 2
+      true, // quiet 3: released
+      false, // nothing since
+    ]);
   });
 
   it('a process that only trickles never releases, and one that never rests never releases', () => {
