@@ -37,7 +37,7 @@ export const kubeSuiteName = `podman kube play of the rendered infra/k8s${missin
 
 export const PROJECT = `blogk8s${process.pid}`;
 export const ADMIN = { username: 'owner', password: 'kube-owner-password-1' };
-/** Where posts.yaml has posts put its backups: a bucket on the in-cluster MinIO (the first backup makes it). */
+/** Where config.yaml has posts (and the upgrade) put backups: a bucket on the in-cluster MinIO (the first backup makes it). */
 export const BACKUP_TARGET = 's3://blog-backups/blog';
 /** The values of the Secret: the keys of secret.example.yaml left empty there, and the optional ones. */
 export const SECRET_VALUES: Record<string, string> = {
@@ -82,6 +82,8 @@ export const DIFFERENCES = {
     'runAsUser/runAsGroup, readOnlyRootFilesystem, allowPrivilegeEscalation and dropped capabilities apply; runAsNonRoot, fsGroup and seccompProfile are not read (podman chowns a new volume to the container user and applies its default seccomp profile)',
   notPlayed:
     'Ingress, NetworkPolicy, HorizontalPodAutoscaler and PodDisruptionBudget have no podman counterpart: they are not played (no traffic is restricted, nothing scales or is drained) and keep their schema checks in deploy.k8s-*.spec.ts',
+  initContainers:
+    "kube play 4.3 starts a pod's containers without waiting for its init containers to end, then fails removing an init container of its default type once that still runs (failed to remove once init container ... as it is running), and restarts one of type always for ever under restartPolicy Always: the test plays each workload's init containers as a pod of their own first (`${name}-init`, restartPolicy Never, the same env and volumes), waits for each to exit 0 (podman wait), then plays the workload without them, as the kubelet would run them",
   ordering:
     'kube play has no crash-loop back-off: the data stores are played first and the Node processes once their probes pass',
 };
@@ -102,6 +104,8 @@ export interface Play {
   claims: Obj[];
   /** The containers' names as podman gives them (`${pod}-${container}`), by container name. */
   containers: Record<string, string>;
+  /** Its init containers, as a pod played and waited for before it (DIFFERENCES.initContainers). */
+  init?: Play;
 }
 
 /** A probe as podman 4.3's kube play runs it: its command inside the container. */
@@ -296,6 +300,29 @@ export function toPodman(
         Object.entries(service.spec.selector ?? {}).every(([key, value]) => labels[key] === value),
       )
       .map((service) => service.metadata.name as string);
+    const containerNames = (of: string, list: Obj[]) =>
+      Object.fromEntries(list.map((c) => [c.name as string, `${of}-${c.name}`]));
+    let init: Play | undefined;
+    if (spec.initContainers?.length) {
+      const initName = `${name}-init`;
+      const { initContainers, ...podSpec } = spec;
+      init = {
+        name: initName,
+        kind: 'Pod',
+        pod: initName,
+        file: '',
+        aliases: [],
+        template: {
+          metadata: {
+            labels: { 'app.kubernetes.io/name': initName, 'blog.test/project': PROJECT },
+          },
+          spec: { ...podSpec, containers: initContainers, restartPolicy: 'Never' },
+        },
+        claims: [],
+        containers: containerNames(initName, initContainers),
+      };
+      delete spec.initContainers;
+    }
     return {
       name,
       kind,
@@ -304,15 +331,20 @@ export function toPodman(
       aliases,
       template,
       claims,
-      containers: Object.fromEntries(
-        (spec.containers as Obj[]).map((c) => [c.name as string, `${pod}-${c.name}`]),
-      ),
+      containers: containerNames(pod, spec.containers),
+      init,
     };
   });
   // The data stores first, then the Node processes and nginx (DIFFERENCES.ordering).
   plays.sort((a, b) => Number(!isStore(a.template.spec)) - Number(!isStore(b.template.spec)));
   return { plays, configMap, secret, notPlayed };
 }
+
+/**
+ * podman reads YAML 1.1, where an unquoted off, yes or no is a boolean (BACKUP_SCHEDULE: 'off'
+ * in the ConfigMap arrived as false): the files it gets are written as YAML 1.1, which quotes them.
+ */
+const PODMAN_YAML = { version: '1.1' } as const;
 
 /** The YAML `podman kube play` gets for one play's Deployment or Pod. */
 function playYaml(play: Play): string {
@@ -334,10 +366,14 @@ function playYaml(play: Play): string {
       : {
           apiVersion: 'v1',
           kind: 'Pod',
-          metadata: { name: play.name, labels: template.metadata.labels },
+          metadata: {
+            name: play.name,
+            labels: template.metadata.labels,
+            annotations: template.metadata.annotations,
+          },
           spec: template.spec,
         };
-  return stringify(workload);
+  return stringify(workload, PODMAN_YAML);
 }
 
 export interface KubeProject {
@@ -396,6 +432,23 @@ export function useKubeProject(): KubeProject {
   const configMapFile = () => join(dir, 'configmap.yaml');
   project.replay = (name) => {
     const play = project.play(name);
+    if (play.init) {
+      run('podman', [
+        'kube',
+        'play',
+        '--replace',
+        '--network',
+        network,
+        '--configmap',
+        configMapFile(),
+        play.init.file,
+      ]);
+      for (const container of Object.values(play.init.containers)) {
+        const code = run('podman', ['wait', container], { timeoutMs: 600_000 }).trim();
+        if (code !== '0')
+          throw new Error(`${container} exited ${code}:\n${run('podman', ['logs', container]).slice(-3000)}`);
+      }
+    }
     run('podman', [
       'kube',
       'play',
@@ -416,7 +469,23 @@ export function useKubeProject(): KubeProject {
       stdio: 'ignore',
       timeout: (probe.timeoutSeconds ?? 1) * 1000,
     }).status === 0;
+  /** The end of every played container's log: what a probe that never passed leaves to read. */
+  const logTails = () =>
+    project.plays
+      .flatMap((p) => Object.values(p.containers))
+      .map((name) => {
+        const log = spawnSync('podman', ['logs', '--tail', '15', name], { env, encoding: 'utf8' });
+        return `--- ${name}\n${(log.stdout ?? '') + (log.stderr ?? '')}`;
+      })
+      .join('\n');
   project.ready = async (play) => {
+    try {
+      await probesPass(play);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n${logTails()}`, { cause: error });
+    }
+  };
+  const probesPass = async (play: Play) => {
     for (const container of play.template.spec.containers as Obj[]) {
       const name = play.containers[container.name]!;
       const { startupProbe: startup, readinessProbe: readiness } = container;
@@ -526,17 +595,21 @@ export function useKubeProject(): KubeProject {
     project.plays = plays.map((play) => {
       const file = join(dir, `${play.name}.yaml`);
       writeFileSync(file, playYaml(play));
+      if (play.init) {
+        play.init.file = join(dir, `${play.init.name}.yaml`);
+        writeFileSync(play.init.file, playYaml(play.init));
+      }
       if (play.claims.length)
         writeFileSync(
           join(dir, `${play.name}-claims.yaml`),
-          play.claims.map((claim) => stringify(claim)).join('---\n'),
+          play.claims.map((claim) => stringify(claim, PODMAN_YAML)).join('---\n'),
         );
       return { ...play, file };
     });
     const stores = project.plays.filter((play) => isStore(play.template.spec));
     const rest = project.plays.filter((play) => !stores.includes(play));
     project.claims = plays.flatMap((play) => play.claims.map((claim) => claim.metadata.name as string));
-    writeFileSync(configMapFile(), stringify(configMap));
+    writeFileSync(configMapFile(), stringify(configMap, PODMAN_YAML));
 
     // What an earlier run killed before its clean-up left behind.
     cleanUp(run, project, network, false);
@@ -600,7 +673,7 @@ function cleanUp(run: Run, project: KubeProject, network: string, strict: boolea
       failures.push(`${what}: ${(error as Error).message}`);
     }
   };
-  const pods = (project.plays ?? []).map((play) => play.pod);
+  const pods = (project.plays ?? []).flatMap((play) => [play.pod, ...(play.init ? [play.init.pod] : [])]);
   const anonymous = new Set<string>();
   for (const pod of pods)
     attempt(`volumes of ${pod}`, () => {
