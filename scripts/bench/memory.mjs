@@ -2,7 +2,7 @@
 // With 10,000 posts seeded: PSS of every process of the stack, started as the README says
 // (`npm start`: npm itself, the launcher, what it runs, PostgreSQL's processes and backends; from
 // /proc/*/smaps_rollup every 250 ms) at rest, at the peak of each
-// step and 60 s after it, for: a 1,000-post WXR import with a picture per post, one post with
+// step and 90 s after it (the servers release memory after a minute of quiet), for: a 1,000-post WXR import with a picture per post, one post with
 // 20 photos and a 60 MB video, an export of everything, 50 readers for 60 s. BENCH_BASE=<rev>
 // measures that revision first. BENCH_MEMORY_QUICK=1 runs small steps (for iterating).
 import autocannon from 'autocannon';
@@ -29,7 +29,7 @@ const SIZES = {
   photos: number('BENCH_MEMORY_PHOTOS', 20, 4),
   videoMb: number('BENCH_MEMORY_VIDEO_MB', 60, 10),
   readersSeconds: number('BENCH_MEMORY_READERS_SECONDS', 60, 10),
-  settleSeconds: number('BENCH_MEMORY_SETTLE_SECONDS', 60, 15),
+  settleSeconds: number('BENCH_MEMORY_SETTLE_SECONDS', 90, 15),
 };
 /** BENCH_MEMORY_STEPS=import,export runs only those (for iterating). */
 const STEPS = (process.env.BENCH_MEMORY_STEPS ?? 'import,upload,export,readers').split(',');

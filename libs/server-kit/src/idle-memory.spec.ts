@@ -55,7 +55,7 @@ describe('releasing memory once a burst of work is over', () => {
     expect(checks.map(([cpu, mb]) => due(cpu, mb * MB))).toEqual([false, false, true, false, false, true]);
   });
 
-  it('with quietChecks 3 it waits for three quiet checks in a row: a pause between bursts keeps the warm heap', () => {
+  it('with quietChecks 3 it waits for three quiet checks in a row: a shorter pause between bursts keeps the warm heap', () => {
     const due = idleReleaseDecider({ ...policy, quietChecks: 3 });
     // 2 s of work, a 10 s pause (two quiet checks), 2 s more, then quiet for good.
     const checks = [0, 2000, 2001, 2002, 4000, 4001, 4002, 4003, 4004];
