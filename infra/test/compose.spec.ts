@@ -130,7 +130,7 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
     });
     expect(digest.Text).toContain('Through compose');
     timings.journeySeconds = Math.round((Date.now() - started) / 100) / 10;
-  }, 300_000);
+  }, 600_000);
 
   test('the operator commands run inside the app container: reset-password, then reset-site', async () => {
     const reset = run('podman', [

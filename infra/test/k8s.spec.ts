@@ -244,7 +244,7 @@ kubeSuite(`${kubeSuiteName}: one replica each, Services as network aliases; ${NO
     });
     expect(link.startsWith(project.site)).toBe(true); // SITE_URL from the ConfigMap
     expect(digest.Text).toContain('Through Kubernetes');
-  }, 120_000);
+  }, 400_000);
 
   let backup: Json;
   test(`the owner backs the blog up into ${BACKUP_TARGET} on MinIO, encrypted with BACKUP_PASSPHRASE from the Secret`, async () => {

@@ -107,7 +107,12 @@ export function siteApi(site: () => string): Api {
   };
 }
 
-/** The first message in the mail sink (Mailpit's HTTP API at `base()`) that matches, with its text; within 60 s. */
+/**
+ * The first message in the mail sink (Mailpit's HTTP API at `base()`) that matches, with its
+ * text; within 180 s. A send that fails (a busy machine, the sink not yet listening) is tried
+ * again after MAIL_RETRY_INTERVAL_MS (30 s) by a sweep that also runs every 30 s: up to a minute
+ * later, and more room than that for a loaded CI machine.
+ */
 export function mailSink(base: () => string): (match: (message: Json) => boolean) => Promise<Json> {
   return (match) =>
     until(
@@ -119,7 +124,7 @@ export function mailSink(base: () => string): (match: (message: Json) => boolean
           ? ((await (await fetch(`${base()}/api/v1/message/${found.ID}`)).json()) as Json)
           : undefined;
       },
-      60_000,
+      180_000,
     );
 }
 
