@@ -127,6 +127,14 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
       mail,
       token,
       reader: 'compose-reader@example.com',
+    }).catch((error: Error) => {
+      // What the sender and the sink said, so a mail that never came can be read about.
+      throw new Error(
+        `${error.message}\n${compose('logs', '--no-color', '--tail', '40', 'mail', 'mailpit')}`,
+        {
+          cause: error,
+        },
+      );
     });
     expect(digest.Text).toContain('Through compose');
     timings.journeySeconds = Math.round((Date.now() - started) / 100) / 10;
