@@ -11,10 +11,7 @@ import pg from 'pg';
 import { dataSourceOptions, openMigrated } from '@blog/server-kit';
 import { SERVICE_MIGRATIONS } from './lib/service-migrations.mjs';
 import { checkAndBackUp } from './lib/upgrade-backup.mjs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const say = (message) => process.stdout.write(`[upgrade] ${message}\n`);
 
 async function main() {
@@ -28,7 +25,6 @@ async function main() {
   try {
     await lock.query('SELECT pg_advisory_lock(hashtext($1))', ['blog-upgrade']);
     const backup = await checkAndBackUp({
-      root,
       dataDir: env.DATA_DIR ?? '/data',
       databaseUrl: env.DATABASE_URL,
       env,

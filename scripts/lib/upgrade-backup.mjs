@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 const SERVICES = ['auth', 'posts', 'media', 'mail', 'social'];
 
@@ -34,17 +34,15 @@ export async function writeSchemaStamp(dataDir, stamp) {
 }
 
 /** Per schema, this code's migrations the database has not run; null for a database with none run (a new blog). */
-async function pendingMigrations(root, databaseUrl) {
+async function pendingMigrations(databaseUrl) {
   const { default: pg } = await import('pg');
+  const { SERVICE_MIGRATIONS } = await import('./service-migrations.mjs');
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
     const pending = {};
     let existing = false;
-    for (const service of SERVICES) {
-      const { MIGRATIONS } = await import(
-        pathToFileURL(join(root, 'services', service, 'dist', 'migrations', 'index.js')).href
-      );
+    for (const [service, MIGRATIONS] of Object.entries(SERVICE_MIGRATIONS)) {
       const { rows: table } = await client.query(
         `SELECT 1 FROM pg_tables WHERE schemaname = $1 AND tablename = 'migrations'`,
         [service],
@@ -71,14 +69,13 @@ async function pendingMigrations(root, databaseUrl) {
  * nothing pending). Run in a child by backupBeforeUpgrade, and by `npm run upgrade` in containers.
  */
 export async function checkAndBackUp({
-  root,
   dataDir,
   databaseUrl,
   env,
   say,
   restoreInto = 'an empty DATA_DIR',
 }) {
-  const pending = await pendingMigrations(root, databaseUrl);
+  const pending = await pendingMigrations(databaseUrl);
   if (!pending || Object.keys(pending).length === 0) return null;
   const changes = Object.entries(pending)
     .map(([schema, names]) => `${schema}: ${names.join(', ')}`)
@@ -121,7 +118,7 @@ export async function backupBeforeUpgrade({ root, dataDir, databaseUrl, env, say
   const stamp = schemaStamp(root);
   const file = stampFile(dataDir);
   if (existsSync(file) && readFileSync(file, 'utf8') === stamp) return { stamp, file: null };
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), root], {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], {
     cwd: root,
     env: { ...env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -141,13 +138,11 @@ export async function backupBeforeUpgrade({ root, dataDir, databaseUrl, env, say
   return { stamp, file: backup === '-' ? null : backup };
 }
 
-// Run as its own process by backupBeforeUpgrade (its argument: the repository's folder): `say …`
-// lines, then `file <path or ->`.
+// Run as its own process by backupBeforeUpgrade: `say …` lines, then `file <path or ->`.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const env = process.env;
   const say = (message) => process.stdout.write(`say ${message}\n`);
   checkAndBackUp({
-    root: process.argv[2],
     dataDir: env.DATA_DIR,
     databaseUrl: env.DATABASE_URL,
     env,
