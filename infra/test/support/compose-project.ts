@@ -181,7 +181,9 @@ export function useComposeProject(): ComposeProject {
       })
       .sort((a, b) => a.name.localeCompare(b.name));
   };
-  project.mail = mailSink(() => 'http://127.0.0.1:8025');
+  // The sink on a free host port too: a fixed 8025 may be another stack's (or a stale forward).
+  let mailPort = 0;
+  project.mail = mailSink(() => `http://127.0.0.1:${mailPort}`);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'blog-compose-'));
@@ -202,6 +204,7 @@ export function useComposeProject(): ComposeProject {
     );
 
     const port = await freePort();
+    mailPort = await freePort();
     project.site = `http://127.0.0.1:${port}`;
     for (const file of COMPOSE_FILES) copyFileSync(join(ROOT, file), join(dir, file));
     writeFileSync(
@@ -214,6 +217,7 @@ export function useComposeProject(): ComposeProject {
         `ADMIN_USERNAME=${ADMIN.username}`,
         `ADMIN_PASSWORD=${ADMIN.password}`,
         `WEB_PORT=${port}`,
+        `MAILPIT_PORT=${mailPort}`,
         `SITE_URL=${project.site}`,
       ].join('\n'),
     );

@@ -73,12 +73,19 @@ export function buildImages(run: Run, timings: Record<string, number>): void {
     );
 }
 
-/** `check`'s first answer other than undefined (its errors count as undefined), tried every half second for `ms`. */
+/**
+ * `check`'s first answer other than undefined (its errors count as undefined), tried every half
+ * second for `ms`; a timeout names the last error, if the last try threw.
+ */
 export async function until<T>(what: string, check: () => Promise<T | undefined>, ms: number): Promise<T> {
   for (const deadline = Date.now() + ms; ;) {
-    const value = await check().catch(() => undefined);
+    let failure = '';
+    const value = await check().catch((error: Error) => {
+      failure = ` (the last try: ${error?.message ?? error})`;
+      return undefined;
+    });
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s`);
+    if (Date.now() > deadline) throw new Error(`${what}: not within ${ms / 1000} s${failure}`);
     await new Promise((done) => setTimeout(done, 500));
   }
 }

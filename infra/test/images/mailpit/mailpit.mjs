@@ -57,6 +57,8 @@ function keep(raw, envelope, done) {
         Text: mail.text ?? '',
         HTML: typeof mail.html === 'string' ? mail.html : '',
       });
+      // One line a message, so a test that misses one can tell whether it came.
+      console.log(`kept: to ${envelope.map((r) => r.address).join(', ')}: ${mail.subject ?? ''}`);
       done();
     },
     (error) => done(error),
