@@ -15,6 +15,7 @@ import {
   jsonShapeRefusal,
   signatureClaim,
 } from '@blog/contracts';
+import { ExpiringMap } from './expiring-map.js';
 
 export type InboxRefusalReason =
   'shape' | 'json' | 'actor' | 'foreign-id' | 'unsigned' | 'foreign-key' | 'signature' | 'not-listed';
@@ -37,27 +38,6 @@ const TRUST_MS = 10 * 60_000;
 const DISTRUST_MS = 60_000;
 /** Entries kept in memory at most (each a few hundred bytes); the oldest go first. */
 const MAX_ENTRIES = 5_000;
-
-/** A bounded map whose entries expire: the gate's memory of keys and listings. */
-class ExpiringMap<V> {
-  private readonly entries = new Map<string, { value: V; until: number }>();
-
-  constructor(private readonly now: () => number) {}
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (!entry) return undefined;
-    if (entry.until > this.now()) return entry.value;
-    this.entries.delete(key);
-    return undefined;
-  }
-
-  set(key: string, value: V, ttlMs: number): void {
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, until: this.now() + ttlMs });
-  }
-}
 
 const httpUrl = (value: unknown): URL | null => {
   if (typeof value !== 'string') return null;
@@ -97,8 +77,8 @@ export class InboxGate {
 
   constructor(private readonly options: InboxGateOptions) {
     const now = options.now ?? Date.now;
-    this.keys = new ExpiringMap(now);
-    this.listings = new ExpiringMap(now);
+    this.keys = new ExpiringMap(MAX_ENTRIES, now);
+    this.listings = new ExpiringMap(MAX_ENTRIES, now);
     this.keyCache = {
       get: async (keyId) => this.keys.get(keyId.href),
       set: async (keyId, key) => this.keys.set(keyId.href, key, key ? TRUST_MS : DISTRUST_MS),

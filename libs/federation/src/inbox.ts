@@ -27,6 +27,7 @@ import {
   Update,
   type Actor,
 } from '@fedify/vocab';
+import { ExpiringMap } from './expiring-map.js';
 import { answerQuoteRequest, followerMoved, type InteropDeps } from './interop.js';
 import { FEDERATION_ACTOR_IDENTIFIER as BLOG_ACTOR, SHARED_INBOX_PATH, ACTOR_PATH } from './paths.js';
 import type {
@@ -37,6 +38,10 @@ import type {
   RemoteFollower,
 } from './ports.js';
 
+/** Remote accounts remembered in memory (each a few hundred bytes). */
+const ACCOUNTS_REMEMBERED = 2_000;
+/** How long a remote document stays in the KV cache (Fedify's kvCache default, which the loaders use). */
+const DOCUMENT_CACHE_MS = 5 * 60_000;
 /** Pictures a Reader entry keeps of a post (Mastodon allows 4). */
 const READER_ATTACHMENTS_MAX = 4;
 /** What the Reader shows: posts and notes, not chat messages or profile updates. */
@@ -88,10 +93,20 @@ export function listenToInbox(
     suppressError: true,
   });
 
-  /** A remote account by its id, in the blog's words; null when it cannot be had as an actor. */
+  /**
+   * A remote account by its id, in the blog's words; null when it cannot be had as an actor.
+   * Remembered in memory as long as the document cache keeps its document: each of a followed
+   * account's posts would otherwise parse its whole actor document again (a third of a Create's work).
+   */
+  const accounts = new ExpiringMap<RemoteFollower>(ACCOUNTS_REMEMBERED);
   const accountOf = async (ctx: Context<void>, id: URL): Promise<RemoteFollower | null> => {
+    const known = accounts.get(id.href);
+    if (known) return known;
     const found = await ctx.lookupObject(id.href, { documentLoader: deps.quickDocuments }).catch(() => null);
-    return isActor(found) && found.id?.href === id.href ? describe(found) : null;
+    if (!isActor(found) || found.id?.href !== id.href) return null;
+    const account = await describe(found);
+    accounts.set(id.href, account, DOCUMENT_CACHE_MS);
+    return account;
   };
 
   const notify = async (

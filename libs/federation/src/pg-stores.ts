@@ -245,6 +245,23 @@ export class PgMessageQueue implements MessageQueue {
     this.onError = options.onError;
     this.leaseMs = options.leaseMs ?? 5 * 60_000;
     this.pollMs = options.pollMs ?? 1000;
+    if (!/^[a-z][a-z0-9_-]*$/.test(this.name)) throw new Error(`a queue's name is [a-z0-9_-]: ${this.name}`);
+    const queue = `'${this.name}'`;
+    // An ordered message waits while an earlier one of its key exists (running, failed-and-delayed
+    // or due); a message waits while its host has perHost leases live.
+    this.claimSql = `SELECT pg_advisory_xact_lock(hashtext('${FEDIFY_MQ_TABLE}'), hashtext(${queue}));
+      UPDATE ${FEDIFY_MQ_TABLE} SET leased_until = now() + ${Number(this.leaseMs)} * interval '1 millisecond' WHERE id = (
+        SELECT m.id FROM ${FEDIFY_MQ_TABLE} m
+        WHERE m.queue = ${queue} AND m.run_at <= now() AND (m.leased_until IS NULL OR m.leased_until < now())
+          AND (m.host IS NULL OR m.host NOT IN (
+            SELECT b.host FROM ${FEDIFY_MQ_TABLE} b
+            WHERE b.queue = ${queue} AND b.host IS NOT NULL AND b.leased_until >= now()
+            GROUP BY b.host HAVING count(*) >= ${Number(this.perHost)}))
+          AND (m.ordering_key IS NULL OR NOT EXISTS (
+            SELECT 1 FROM ${FEDIFY_MQ_TABLE} o
+            WHERE o.queue = ${queue} AND o.ordering_key = m.ordering_key AND o.id < m.id))
+        ORDER BY m.fair_at, m.id FOR UPDATE SKIP LOCKED LIMIT 1)
+      RETURNING id, message`;
   }
 
   async enqueue(message: unknown, options?: MessageQueueEnqueueOptions): Promise<void> {
@@ -255,18 +272,22 @@ export class PgMessageQueue implements MessageQueue {
     if (messages.length === 0) return;
     // The k-th message of a host in this batch: one turn after the one before it, and k turns after
     // the last turn its host already has among due messages (a delayed retry does not push it back).
+    // The insert and the wake-up in one statement (the notification goes out at its commit).
     await this.pool.query(
       `WITH t AS (
          SELECT m, h, n, now() + $3::float8 * interval '1 millisecond' AS run_at,
                 row_number() OVER (PARTITION BY h ORDER BY n) AS k
-         FROM unnest($1::jsonb[], $2::text[]) WITH ORDINALITY AS t(m, h, n))
-       INSERT INTO ${FEDIFY_MQ_TABLE} (queue, message, run_at, ordering_key, host, fair_at)
-       SELECT $4, t.m, t.run_at, $5, t.h, CASE WHEN t.h IS NULL THEN t.run_at ELSE greatest(
-           t.run_at + (t.k - 1) * $6::float8 * interval '1 millisecond',
-           (SELECT max(f.fair_at) FROM ${FEDIFY_MQ_TABLE} f
-            WHERE f.queue = $4 AND f.host = t.h AND f.run_at <= now()) + t.k * $6::float8 * interval '1 millisecond')
-         END
-       FROM t ORDER BY t.n`,
+         FROM unnest($1::jsonb[], $2::text[]) WITH ORDINALITY AS t(m, h, n)),
+       inserted AS (
+         INSERT INTO ${FEDIFY_MQ_TABLE} (queue, message, run_at, ordering_key, host, fair_at)
+         SELECT $4, t.m, t.run_at, $5, t.h, CASE WHEN t.h IS NULL THEN t.run_at ELSE greatest(
+             t.run_at + (t.k - 1) * $6::float8 * interval '1 millisecond',
+             (SELECT max(f.fair_at) FROM ${FEDIFY_MQ_TABLE} f
+              WHERE f.queue = $4 AND f.host = t.h AND f.run_at <= now()) + t.k * $6::float8 * interval '1 millisecond')
+           END
+         FROM t ORDER BY t.n
+         RETURNING 1)
+       SELECT pg_notify($7, $4) WHERE EXISTS (SELECT 1 FROM inserted)`,
       [
         messages.map((m) => JSON.stringify(m)),
         messages.map((m) => this.hostOf(m)),
@@ -274,46 +295,22 @@ export class PgMessageQueue implements MessageQueue {
         this.name,
         options?.orderingKey ?? null,
         this.turnMs,
+        CHANNEL,
       ],
     );
-    await this.pool.query(`SELECT pg_notify($1, $2)`, [CHANNEL, this.name]);
   }
 
+  /**
+   * One round trip: the lock and the claim sent as one simple query, which PostgreSQL runs as one
+   * transaction (the lock held to its end), each statement with its own snapshot, so the UPDATE
+   * sees every lease the previous claim of this queue committed. Without parameters (the simple
+   * protocol takes none): the queue's name is checked in the constructor, the rest are numbers.
+   */
+  private readonly claimSql: string;
+
   private async claim(): Promise<{ id: string; message: unknown } | undefined> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      // Read committed: the UPDATE below takes its snapshot after the lock, so it sees every lease
-      // the previous claim of this queue committed.
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1), hashtext($2))`, [
-        FEDIFY_MQ_TABLE,
-        this.name,
-      ]);
-      // An ordered message waits while an earlier one of its key exists (running, failed-and-delayed
-      // or due); a message waits while its host has perHost leases live.
-      const r = await client.query(
-        `UPDATE ${FEDIFY_MQ_TABLE} SET leased_until = now() + $2::float8 * interval '1 millisecond' WHERE id = (
-           SELECT m.id FROM ${FEDIFY_MQ_TABLE} m
-           WHERE m.queue = $1 AND m.run_at <= now() AND (m.leased_until IS NULL OR m.leased_until < now())
-             AND (m.host IS NULL OR m.host NOT IN (
-               SELECT b.host FROM ${FEDIFY_MQ_TABLE} b
-               WHERE b.queue = $1 AND b.host IS NOT NULL AND b.leased_until >= now()
-               GROUP BY b.host HAVING count(*) >= $3))
-             AND (m.ordering_key IS NULL OR NOT EXISTS (
-               SELECT 1 FROM ${FEDIFY_MQ_TABLE} o
-               WHERE o.queue = $1 AND o.ordering_key = m.ordering_key AND o.id < m.id))
-           ORDER BY m.fair_at, m.id FOR UPDATE SKIP LOCKED LIMIT 1)
-         RETURNING id, message`,
-        [this.name, this.leaseMs, this.perHost],
-      );
-      await client.query('COMMIT');
-      return r.rows[0] as { id: string; message: unknown } | undefined;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    const results = (await this.pool.query(this.claimSql)) as unknown as { rows: unknown[] }[];
+    return results[1]?.rows[0] as { id: string; message: unknown } | undefined;
   }
 
   /** Runs one claimed message, then deletes it; wakes the host's waiting messages in other processes. */
