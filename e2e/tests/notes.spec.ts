@@ -179,9 +179,9 @@ test('the owner attaches pictures with alt texts, removes one, the note’s page
   expect(await pastTheScreen(visitor, PHONE.width)).toEqual([]);
   await screenshot(visitor, 'note-page-picture-phone');
 
-  // Edited in place: the picture removed (Undo offered until Save), the page then has none.
-  // The list is read again (it showed the picture as being processed).
-  await admin.reload();
+  // The list draws the picture once it is processed, with no reload (it was read again while
+  // the picture was being processed). Then, edited in place: the picture removed (Undo offered
+  // until Save), the page then has none.
   await entry.getByRole('img', { name: 'Raised beds with young garlic' }).waitFor();
   await entry.getByRole('button', { name: /^Edit/ }).click();
   const kept = entry.getByRole('list', { name: 'Pictures of the note' });

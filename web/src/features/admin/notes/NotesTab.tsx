@@ -1,5 +1,5 @@
-import { NOTE_CONTENT_MAX, NOTE_PICTURES_MAX, type NoteView } from '@blog/contracts/notes';
-import { useId, useRef, useState, type FormEvent } from 'react';
+import { NOTE_CONTENT_MAX, NOTE_PICTURES_MAX, type NotesPage, type NoteView } from '@blog/contracts/notes';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
 import { errorMessage } from '../../../api/client';
@@ -26,6 +26,46 @@ function useCursorParam(): [string | null, (cursor: string | null) => void] {
   return [cursor, set];
 }
 
+/** How often a page with a picture still being processed is read again, and for how long at most. */
+const PROCESSING_POLL_MS = 3000;
+const PROCESSING_POLL_FOR_MS = 10 * 60_000;
+
+const processing = (page: NotesPage | null) =>
+  page?.items.some((note) => note.pictures?.some((p) => p.status === 'pending')) ?? false;
+
+/**
+ * The page as last read: while one of its pictures is being processed, it is read again every
+ * few seconds, in place (no "Loading", the edits in hand kept), until none is (or ten minutes
+ * went by: a stuck picture stays named so); a failed read tries again at the next turn.
+ */
+function useProcessedPictures(
+  loaded: NotesPage | null,
+  load: (signal: AbortSignal) => Promise<NotesPage>,
+): NotesPage | null {
+  const [latest, setLatest] = useState<{ of: NotesPage; page: NotesPage } | null>(null);
+  const [turn, setTurn] = useState(0);
+  const since = useRef<{ of: NotesPage | null; at: number }>({ of: null, at: 0 });
+  const page = latest && latest.of === loaded ? latest.page : loaded;
+  if (since.current.of !== loaded) since.current = { of: loaded, at: Date.now() };
+  const waiting = processing(page) && Date.now() - since.current.at < PROCESSING_POLL_FOR_MS;
+  useEffect(() => {
+    if (!waiting || !loaded) return;
+    const controller = new AbortController();
+    const timer = setTimeout(() => {
+      load(controller.signal).then(
+        (fresh) => !controller.signal.aborted && setLatest({ of: loaded, page: fresh }),
+        () => !controller.signal.aborted && setTurn((n) => n + 1),
+      );
+    }, PROCESSING_POLL_MS);
+    return () => {
+      clearTimeout(timer);
+      controller.abort();
+    };
+    // `load` reads the same page as `loaded` came from.
+  }, [page, waiting, turn]);
+  return page;
+}
+
 /**
  * Notes: the blog's short posts (Markdown, up to 5,000 characters, up to 4 pictures with alt
  * texts), each with its own page and sent to the fediverse as a Note. Write one; the list shows them newest first, a page at a time,
@@ -37,6 +77,9 @@ export function NotesTab() {
   const [reload, setReload] = useState(0);
   const headingRef = useRef<HTMLHeadingElement>(null);
   const page = useAsync((signal) => listNotes(api, cursor, signal), [api, cursor, reload]);
+  const shown = useProcessedPictures(page.status === 'ready' ? page.data : null, (signal) =>
+    listNotes(api, cursor, signal),
+  );
   const refresh = () => setReload((n) => n + 1);
   const go = (next: string | null) => {
     setCursor(next);
@@ -64,27 +107,27 @@ export function NotesTab() {
       {page.status === 'error' && (
         <LoadFailed error={errorMessage(page.error, 'The notes could not be loaded.')} onRetry={refresh} />
       )}
-      {page.status === 'ready' &&
-        (page.data.items.length === 0 ? (
+      {shown &&
+        (shown.items.length === 0 ? (
           <p className="empty">{cursor ? 'No older notes.' : 'No notes yet: write the first one above.'}</p>
         ) : (
           <ol className="admin-notes-list" aria-label="Notes, newest first">
-            {page.data.items.map((note) => (
+            {shown.items.map((note) => (
               <li key={note.id}>
                 <NoteEntry note={note} onChanged={refresh} />
               </li>
             ))}
           </ol>
         ))}
-      {(cursor || (page.status === 'ready' && page.data.next)) && (
+      {(cursor || shown?.next) && (
         <nav className="admin-notes-pages" aria-label="Notes pages">
           {cursor && (
             <button type="button" className="button button-secondary" onClick={() => go(null)}>
               Newest
             </button>
           )}
-          {page.status === 'ready' && page.data.next && (
-            <button type="button" className="button button-secondary" onClick={() => go(page.data.next)}>
+          {shown?.next && (
+            <button type="button" className="button button-secondary" onClick={() => go(shown.next)}>
               Older notes
             </button>
           )}
