@@ -288,3 +288,73 @@ test('notifications: the unread count in the navigation, the list, and marking t
   expect(await axeProblems(admin)).toEqual([]);
   await screenshot(admin, 'fediverse-notifications-phone');
 }, 120_000);
+
+test("moving the followers to another account of the owner's: refused unless it lists the blog, then Move and the profile points there", async () => {
+  const blog = await blogActor();
+  // bob follows the blog (again, if the test before ran); "home" lists the blog among its aliases, alice does not.
+  await deliver(bob, { id: `${bob.actorId}#follow-1`, type: 'Follow', actor: bob.actorId, object: blog });
+  await eventually(async () => {
+    const list = await adminGet<{ total: number }>(rig(), '/api/admin/fediverse/followers');
+    expect(list.total).toBe(1);
+  });
+  const home = await peer.account('home');
+  const document = home.actor();
+  peer.serve('/users/home', {
+    body: {
+      ...document,
+      '@context': [
+        [document['@context']].flat(),
+        { alsoKnownAs: { '@id': 'as:alsoKnownAs', '@type': '@id' } },
+      ].flat(),
+      alsoKnownAs: [blog],
+    },
+  });
+  const admin = await open();
+  await openAsAdmin(rig(), admin, '/admin?tab=fediverse');
+  const place = admin.getByRole('region', { name: 'Move the followers' });
+  const target = place.getByRole('textbox', { name: 'Account to move to' });
+  await target.waitFor();
+  let asked = '';
+  admin.on('dialog', (dialog) => {
+    asked = dialog.message();
+    void dialog.accept();
+  });
+
+  // Not an address: named under the field, nothing asked or sent.
+  await target.fill('home');
+  await place.getByRole('button', { name: 'Move followers' }).click();
+  await place.getByText("Give the account's address").waitFor();
+  expect(await target.getAttribute('aria-invalid')).toBe('true');
+  expect(asked).toBe('');
+
+  // An account that does not list the blog: the server's refusal, no Move sent.
+  await target.fill(alice.actorId);
+  await place.getByRole('button', { name: 'Move followers' }).click();
+  await place.getByText(/alsoKnownAs/).waitFor();
+  expect(asked).toMatch(/^Move 1 follower to /);
+  expect(received.some((a) => a.type === 'Move')).toBe(false);
+  expect(await axeProblems(admin)).toEqual([]);
+  await screenshot(admin, 'fediverse-move-refused-desktop');
+
+  await target.fill(home.actorId);
+  await place.getByRole('button', { name: 'Move followers' }).click();
+  await admin.getByText(`The followers are being moved to ${home.actorId}.`).waitFor();
+  await place
+    .getByRole('status')
+    .getByText(/The followers were moved to/)
+    .waitFor();
+  await eventually(async () => {
+    expect(received.find((a) => a.type === 'Move')).toMatchObject({
+      actor: blog,
+      object: blog,
+      target: home.actorId,
+    });
+  });
+  const site = await adminGet<{ fediverse: { movedTo: string } }>(rig(), '/api/site');
+  expect(site.fediverse.movedTo).toBe(home.actorId);
+  expect(await axeProblems(admin)).toEqual([]);
+  await screenshot(admin, 'fediverse-move-desktop');
+  await admin.setViewportSize(PHONE);
+  expect(await pastTheScreen(admin, PHONE.width)).toEqual([]);
+  await screenshot(admin, 'fediverse-move-phone');
+}, 120_000);

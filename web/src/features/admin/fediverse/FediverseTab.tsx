@@ -24,6 +24,8 @@ import './fediverse-tab.css';
 import { blockLabel, countOf, deliveryProblemText } from './fediverseTab';
 import { RowAction, useRowActions } from './RowAction';
 import { BlocklistTransfer } from './BlocklistTransfer';
+import { MoveFollowers } from './MoveFollowers';
+import { fediverseOf } from '@blog/contracts/site-settings';
 
 /** Follow requests shown at once (the owner approves them one by one). */
 const PENDING_SHOWN = 100;
@@ -31,7 +33,8 @@ const PENDING_SHOWN = 100;
 /**
  * The Fediverse tab: the blog's handle to copy, its followers (the page in the
  * URL) with the counts, follow requests waiting for approval, the blocked accounts and
- * servers, and the servers deliveries were given up for (to dismiss). Removing a follower asks first; every action reloads the lists from the server.
+ * servers, and the servers deliveries were given up for (to dismiss); the followers can be moved
+ * to another account of the owner's. Removing a follower asks first; every action reloads the lists from the server.
  */
 export function FediverseTab() {
   const api = useApi();
@@ -163,6 +166,12 @@ export function FediverseTab() {
             <RowAction label="Remove" {...removal(follower)} />
           </>
         )}
+      />
+
+      <MoveFollowers
+        address={address}
+        followers={counts ? counts.accepted : null}
+        movedTo={fediverseOf(site).movedTo}
       />
 
       <section className="fediverse-section" aria-labelledby="fediverse-blocks-heading">
