@@ -4,7 +4,8 @@
  * author's (the comments API's `byOwner`, the server-rendered page's "Author" badge), and sent
  * nowhere; a reply to a comment that came from a Mastodon-shaped server (a signed Create through
  * the shared inbox) is a Note answering that comment's Note, mentioning its author and delivered
- * to them (its signature is checked in libs/federation's notes spec). Deleting the reply (moderation) sends Delete{Tombstone} to that author; deleting
+ * to them (its signature is checked in libs/federation's notes spec). Deleting the reply (moderation), or the
+ * comment it answers (its author's own Delete, or a block's purge), sends Delete{Tombstone}; deleting
  * a note that answered someone reaches them too (cc and delivery).
  */
 import { existsSync } from 'node:fs';
@@ -255,6 +256,110 @@ describe("the owner's replies to comments", () => {
     const deleted = bobInbox.find((b) => b.type === 'Delete' && b.object?.id === noteUri)!;
     expect(deleted.object).toMatchObject({ type: 'Tombstone' });
     expect(JSON.stringify(deleted.cc)).toContain(bob.actorId);
+  }, 60_000);
+
+  const until = async (check: () => Promise<boolean>, ms: number) => {
+    for (const deadline = Date.now() + ms; !(await check());) {
+      if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** A fediverse comment under the post, sent signed through the shared inbox, approved: its id. */
+  const fediverseComment = async (signed: Request, noteUri: string) => {
+    const headers: Record<string, string> = {};
+    signed.headers.forEach((value, key) => (headers[key] = value));
+    expect(
+      (await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() })).status,
+    ).toBe(202);
+    let id: number | undefined;
+    await until(async () => {
+      const rows = (await db.query(`SELECT id FROM posts.comments WHERE remote_object_id = $1`, [noteUri]))
+        .rows as { id: number }[];
+      id = rows[0]?.id;
+      return id !== undefined;
+    }, 20_000);
+    await approve(id!);
+    return id!;
+  };
+  const commentNote = (author: string, noteUri: string) => ({
+    '@context': AS,
+    id: `${noteUri}/activity`,
+    type: 'Create',
+    actor: author,
+    to: [`${AS}#Public`],
+    object: {
+      id: noteUri,
+      type: 'Note',
+      inReplyTo: `${SITE_URL}/post/${postId}`,
+      published: new Date().toISOString(),
+      attributedTo: author,
+      to: [`${AS}#Public`],
+      cc: [`${SITE_URL}/ap/actor/blog`],
+      content: '<p>A question.</p>',
+    },
+  });
+
+  it("takes the owner's reply back with Delete when its comment's author deletes the comment", async () => {
+    const noteUri = `${alice.actorId}/statuses/2`;
+    const commentId = await fediverseComment(
+      await alice.signedPost(`${SITE_URL}/ap/inbox`, commentNote(alice.actorId, noteUri)),
+      noteUri,
+    );
+    const replyId = (await reply(commentId, 'An answer.')).json.id as number;
+    const replyUri = `${SITE_URL}/post/${postId}#comment-${replyId}`;
+    await waitUntil(() => !!toAlice('Create', replyUri), 20_000);
+
+    const deletion = await alice.signedPost(`${SITE_URL}/ap/inbox`, {
+      '@context': AS,
+      id: `${noteUri}#delete`,
+      type: 'Delete',
+      actor: alice.actorId,
+      to: [`${AS}#Public`],
+      object: { id: noteUri, type: 'Tombstone' },
+    });
+    const headers: Record<string, string> = {};
+    deletion.headers.forEach((value, key) => (headers[key] = value));
+    expect(
+      (await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await deletion.text() })).status,
+    ).toBe(202);
+    await waitUntil(() => !!toAlice('Delete', replyUri), 20_000);
+    expect(toAlice('Delete', replyUri)!.body.object).toMatchObject({ type: 'Tombstone', id: replyUri });
+    expect(await eventsOf(replyId)).toEqual(['create', 'delete']);
+    expect((await threads()).some((t) => t.id === commentId)).toBe(false);
+  }, 60_000);
+
+  it("takes the owner's reply back with Delete when a block removes its comment", async () => {
+    const noteUri = `${bob.actorId}/statuses/8`;
+    const commentId = await fediverseComment(
+      await peer.signedPost(
+        `${SITE_URL}/ap/inbox`,
+        commentNote(bob.actorId, noteUri),
+        bob.rsa.privateKey,
+        bob.keyId,
+      ),
+      noteUri,
+    );
+    const replyId = (await reply(commentId, 'Thanks.')).json.id as number;
+    const replyUri = `${SITE_URL}/post/${postId}#comment-${replyId}`;
+    await waitUntil(() => bobInbox.some((b) => b.type === 'Create' && b.object?.id === replyUri), 20_000);
+
+    const blocked = await admin$('/api/admin/fediverse/blocks', {
+      method: 'POST',
+      body: { actor: bob.actorId },
+    });
+    expect(blocked.status).toBe(201);
+    expect(blocked.json.removedComments).toBe(1);
+    // Owed to the blog's followers and the mentioned author (whose server the block now skips).
+    await until(async () => (await eventsOf(replyId)).join() === 'create,delete', 20_000);
+    expect((await threads()).some((t) => t.id === commentId)).toBe(false);
+    expect(
+      (
+        await db.query(
+          `SELECT tombstone FROM posts.federation_events WHERE comment_id = $1 AND kind = 'delete'`,
+          [replyId],
+        )
+      ).rows[0].tombstone,
+    ).toMatchObject({ uri: replyUri });
   }, 60_000);
 
   it('sends a reply that was never delivered no Delete: its Create is dropped instead', async () => {

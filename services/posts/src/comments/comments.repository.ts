@@ -206,6 +206,10 @@ export class CommentsRepository {
     return rows[0] ?? null;
   }
 
+  transaction<T>(work: (manager: EntityManager) => Promise<T>): Promise<T> {
+    return this.db.transaction(work);
+  }
+
   /** Deletes the comment (its replies go with it), on `manager` when given; false when there was none. */
   async delete(id: number, manager?: EntityManager): Promise<boolean> {
     const [, affected] = (await (manager ?? this.db.manager).query(
@@ -249,27 +253,37 @@ export class CommentsRepository {
     return rows[0] ?? null;
   }
 
-  /** Deletes a remote comment, only when `actorUri` wrote it. */
-  async deleteRemote(remoteObjectId: string, actorUri: string): Promise<boolean> {
-    const [, affected] = (await this.db.query(
-      `DELETE FROM posts.comments WHERE remote_object_id = $1 AND remote_actor_uri = $2`,
-      [remoteObjectId, actorUri],
-    )) as [unknown, number];
-    return affected > 0;
-  }
-
-  /** Deletes every comment of one actor, or of every actor whose URI is on `domain`. */
-  async purge(by: { actorUri: string } | { domain: string }): Promise<number> {
-    const [, affected] = (await ('actorUri' in by
-      ? this.db.query(`DELETE FROM posts.comments WHERE remote_actor_uri = $1`, [by.actorUri])
-      : // The server and its sub-domains, as a block of the domain covers them (hostInDomain).
-        this.db.query(
-          `DELETE FROM posts.comments
-           WHERE remote_actor_uri IS NOT NULL
+  /**
+   * The ids of fediverse comments, locked till `manager`'s transaction ends: a Note by its author
+   * only, every comment of one actor, or of every actor whose URI is on `domain` (a block).
+   */
+  async remoteIds(
+    by: { objectUri: string; actorUri: string } | { actorUri: string } | { domain: string },
+    manager: EntityManager,
+  ): Promise<number[]> {
+    const [where, params] =
+      'domain' in by
+        ? [
+            // The server and its sub-domains, as a block of the domain covers them (hostInDomain).
+            `remote_actor_uri IS NOT NULL
              AND (SELECT h = $1 OR right(h, length($1) + 1) = '.' || $1
                   FROM lower(substring(remote_actor_uri from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/@]*@)?([^/?#:]+)')) AS h)`,
-          [by.domain],
-        ))) as [unknown, number];
+            [by.domain],
+          ]
+        : 'objectUri' in by
+          ? ['remote_object_id = $1 AND remote_actor_uri = $2', [by.objectUri, by.actorUri]]
+          : ['remote_actor_uri = $1', [by.actorUri]];
+    const rows = (await manager.query(`SELECT id FROM posts.comments WHERE ${where} FOR UPDATE`, params)) as {
+      id: number;
+    }[];
+    return rows.map((row) => row.id);
+  }
+
+  /** Deletes these comments (their replies go with them); how many were. */
+  async deleteIds(ids: number[], manager: EntityManager): Promise<number> {
+    const [, affected] = (await manager.query(`DELETE FROM posts.comments WHERE id = ANY($1::int[])`, [
+      ids,
+    ])) as [unknown, number];
     return affected;
   }
 

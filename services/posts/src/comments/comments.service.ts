@@ -25,7 +25,7 @@ import {
 } from '@blog/contracts';
 import type { AdminCommentItem } from '@blog/contracts/comment-edits';
 import { IdempotencyLedger, RateWindow, RpcError } from '@blog/server-kit';
-import { DataSource } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { OwnerReplies } from '../notes/owner-replies.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { editOf } from './comment-edits.js';
@@ -199,15 +199,25 @@ export class CommentsService {
 
   /** `Delete{Note}`: only from the comment's own author. */
   async deleteFromRemote(remoteObjectId: string, actorUri: string): Promise<{ deleted: boolean }> {
-    return { deleted: await this.store.deleteRemote(remoteObjectId, actorUri) };
+    return { deleted: (await this.deleteRemote({ objectUri: remoteObjectId, actorUri })) > 0 };
   }
 
   /** A block: every comment of the actor, or of the server. */
   async purge(by: { actorUri?: string; domain?: string }): Promise<{ deleted: number }> {
-    const deleted = by.actorUri
-      ? await this.store.purge({ actorUri: by.actorUri })
-      : await this.store.purge({ domain: by.domain! });
-    return { deleted };
+    return {
+      deleted: await this.deleteRemote(by.actorUri ? { actorUri: by.actorUri } : { domain: by.domain! }),
+    };
+  }
+
+  /** Fediverse comments deleted, with the Delete owed for each owner's reply that goes with them. */
+  private deleteRemote(by: Parameters<CommentsRepository['remoteIds']>[0]): Promise<number> {
+    const find = (manager: EntityManager) => this.store.remoteIds(by, manager);
+    const remove = (manager: EntityManager, ids: number[]) => this.store.deleteIds(ids, manager);
+    if (this.ownerReplies) return this.ownerReplies.deleting(find, remove);
+    return this.store.transaction(async (manager) => {
+      const ids = await find(manager);
+      return ids.length ? remove(manager, ids) : 0;
+    });
   }
 
   /**
@@ -264,7 +274,10 @@ export class CommentsService {
   async delete(id: number): Promise<{ deleted: true }> {
     if (await this.store.refuseChange(id)) return { deleted: true };
     const deleted = this.ownerReplies
-      ? await this.ownerReplies.deleting(id, (manager) => this.store.delete(id, manager))
+      ? (await this.ownerReplies.deleting(
+          async () => [id],
+          async (manager) => ((await this.store.delete(id, manager)) ? 1 : 0),
+        )) > 0
       : await this.store.delete(id);
     if (!deleted) throw RpcError.notFound(CommentErrors.notFound);
     return { deleted: true };

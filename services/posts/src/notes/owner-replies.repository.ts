@@ -45,22 +45,23 @@ export class OwnerRepliesRepository {
   }
 
   /**
-   * The owner's replies that a delete of comment `id` takes with it (itself, or the replies under
-   * it) and that were sent to the fediverse (a Create handed over or waiting), locked till the delete.
+   * The owner's replies that a delete of comments `ids` takes with it (one of them, or a reply
+   * under one) and that were sent to the fediverse (a Create handed over or waiting), locked till
+   * the delete.
    */
   async federatedRepliesGoingWith(
     manager: EntityManager,
-    id: number,
+    ids: number[],
   ): Promise<
     { id: number; postId: number; answeredActorUri: string | null; answeredHandle: string | null }[]
   > {
     return (await manager.query(
       `SELECT c.id, c.post_id AS "postId", a.remote_actor_uri AS "answeredActorUri", a.author_handle AS "answeredHandle"
          FROM posts.comments c JOIN posts.comments a ON a.id = c.answers_id
-        WHERE (c.id = $1 OR c.parent_id = $1) AND c.by_owner AND a.remote_object_id IS NOT NULL
+        WHERE (c.id = ANY($1::int[]) OR c.parent_id = ANY($1::int[])) AND c.by_owner AND a.remote_object_id IS NOT NULL
           AND EXISTS (SELECT 1 FROM posts.federation_events e WHERE e.comment_id = c.id AND e.kind = 'create')
         FOR UPDATE OF c`,
-      [id],
+      [ids],
     )) as { id: number; postId: number; answeredActorUri: string | null; answeredHandle: string | null }[];
   }
 

@@ -58,17 +58,24 @@ export class OwnerReplies {
   }
 
   /**
-   * Deletes comment `commentId` through `remove` (on the transaction given), and owes a Delete for
-   * each owner's reply that goes with it (itself, or the replies under it) and was sent to the
-   * fediverse: its Note id and mention are kept on the event, as its row is gone.
+   * Deletes the comments `find` names (locked) through `remove`, in one transaction, and owes a
+   * Delete for each owner's reply that goes with them (one of them, or a reply under one) and was
+   * sent to the fediverse: its Note id and mention are kept on the event, as its row is gone. The
+   * dashboard's delete, the author's own `Delete` and a block's purge all come this way.
    */
-  deleting(commentId: number, remove: (manager: EntityManager) => Promise<boolean>): Promise<boolean> {
+  deleting(
+    find: (manager: EntityManager) => Promise<number[]>,
+    remove: (manager: EntityManager, ids: number[]) => Promise<number>,
+  ): Promise<number> {
     return this.stored.transaction(async (manager) => {
-      const going = await this.stored.federatedRepliesGoingWith(manager, commentId);
-      if (!(await remove(manager))) return false;
+      const ids = await find(manager);
+      if (!ids.length) return 0;
+      const going = await this.stored.federatedRepliesGoingWith(manager, ids);
+      const removed = await remove(manager, ids);
+      if (!removed) return 0;
       for (const reply of going)
         await this.events.addForNote(manager, { commentId: reply.id }, 'delete', this.tombstone(reply));
-      return true;
+      return removed;
     });
   }
 
