@@ -68,13 +68,7 @@ async function pendingMigrations(databaseUrl) {
  * The check and the backup: the backup's path, or null when none was needed (a new blog, or
  * nothing pending). Run in a child by backupBeforeUpgrade, and by `npm run upgrade` in containers.
  */
-export async function checkAndBackUp({
-  dataDir,
-  databaseUrl,
-  env,
-  say,
-  restoreInto = 'an empty DATA_DIR',
-}) {
+export async function checkAndBackUp({ dataDir, databaseUrl, env, say, restoreInto = 'an empty DATA_DIR' }) {
   const pending = await pendingMigrations(databaseUrl);
   if (!pending || Object.keys(pending).length === 0) return null;
   const changes = Object.entries(pending)
