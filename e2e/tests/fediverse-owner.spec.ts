@@ -3,7 +3,8 @@
  * server on loopback (its accounts signed with their own keys, WebFinger, inboxes that record
  * what the blog sends): following by handle and its Accept, the Reader (a content warning folded
  * until opened, the picture as the blog's own copy, a boost, Like and Reply), and the
- * notifications with the unread count in the navigation. axe checks each screen; screenshots at
+ * notifications with the unread count in the navigation, a note's likes and boosts in the Notes
+ * place, and moving the followers away. axe checks each screen; screenshots at
  * desktop and phone sizes (SCREENSHOTS=dir).
  */
 import { once } from 'node:events';
@@ -287,6 +288,44 @@ test('notifications: the unread count in the navigation, the list, and marking t
   expect(await pastTheScreen(admin, PHONE.width)).toEqual([]);
   expect(await axeProblems(admin)).toEqual([]);
   await screenshot(admin, 'fediverse-notifications-phone');
+}, 120_000);
+
+test("the Notes place shows each note's likes, boosts and quotes from the fediverse", async () => {
+  const written = await fetch(`${rig().stack.baseUrl}/api/admin/fediverse/notes`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${rig().token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ content: 'Frost on the leeks this morning.' }),
+  });
+  expect(written.status).toBe(201);
+  const noteUri = `${await blogActor().then((actor) => new URL(actor).origin)}/notes/${((await written.json()) as Json).id}`;
+  await deliver(alice, {
+    id: `${alice.actorId}#likes/frost`,
+    type: 'Like',
+    actor: alice.actorId,
+    object: noteUri,
+  });
+  await deliver(bob, { id: `${bob.actorId}#likes/frost`, type: 'Like', actor: bob.actorId, object: noteUri });
+  await deliver(bob, {
+    id: `${bob.actorId}/statuses/frost/activity`,
+    type: 'Announce',
+    actor: bob.actorId,
+    object: noteUri,
+    to: [`${AS}#Public`],
+  });
+  const admin = await open();
+  await eventually(async () => {
+    await openAsAdmin(rig(), admin, '/admin?tab=notes');
+    const entry = admin
+      .getByRole('list', { name: 'Notes, newest first' })
+      .getByRole('article')
+      .filter({ hasText: 'Frost on the leeks' });
+    await entry.getByText('2 likes, 1 boost on the fediverse').waitFor({ timeout: 2000 });
+  }, 30_000);
+  expect(await axeProblems(admin)).toEqual([]);
+  await screenshot(admin, 'notes-reactions-desktop');
+  await admin.setViewportSize(PHONE);
+  expect(await pastTheScreen(admin, PHONE.width)).toEqual([]);
+  await screenshot(admin, 'notes-reactions-phone');
 }, 120_000);
 
 test("moving the followers to another account of the owner's: refused unless it lists the blog, then Move and the profile points there", async () => {

@@ -135,6 +135,59 @@ describe('fediverse interoperability through the stack', () => {
     expect(counts[postId]).toEqual({ likes: 0, announces: 0, quotes: 1 });
   });
 
+  it("counts a note's likes, boosts and quotes as a post's, and takes an undone like back", async () => {
+    const written = await api(stack, '/api/admin/fediverse/notes', {
+      body: { content: 'Short and sweet.' },
+      token: admin,
+    });
+    expect(written.status).toBe(201);
+    const noteId = written.json.id as number;
+    const noteUri = `${SITE_URL}/notes/${noteId}`;
+    const like = { id: `${bob.actorId}#likes/note-1`, type: 'Like', actor: bob.actorId, object: noteUri };
+    await deliver(bob, { '@context': AS, ...like });
+    await deliver(bob, {
+      '@context': AS,
+      id: `${bob.actorId}/statuses/9/activity`,
+      type: 'Announce',
+      actor: bob.actorId,
+      object: noteUri,
+      to: [`${AS}#Public`],
+    });
+    const requestId = `${bob.actorId}/quote_requests/note-1`;
+    await deliver(bob, {
+      '@context': [AS, { QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest' }],
+      id: requestId,
+      type: 'QuoteRequest',
+      actor: bob.actorId,
+      object: noteUri,
+      instrument: `${bob.actorId}/statuses/10`,
+    });
+    await sentTo(bob, 'Accept', (a) => a.object === requestId);
+    const counts = async () =>
+      (await api(stack, `/api/admin/fediverse/reactions?notes=${noteId}`, { token: admin }))
+        .json as unknown as ReactionCounts;
+    await eventually(
+      'the note counted',
+      async () =>
+        JSON.stringify((await counts())[noteId]) === JSON.stringify({ likes: 1, announces: 1, quotes: 1 }) ||
+        undefined,
+    );
+
+    await deliver(bob, {
+      '@context': AS,
+      id: `${bob.actorId}#undo/note-1`,
+      type: 'Undo',
+      actor: bob.actorId,
+      object: like,
+    });
+    await eventually('the like taken back', async () =>
+      (await counts())[noteId]?.likes === 0 ? true : undefined,
+    );
+    const both = await api(stack, `/api/admin/fediverse/reactions?ids=1&notes=${noteId}`, { token: admin });
+    expect([both.status, both.json.error]).toEqual([400, 'give ids (posts) or notes, not both']);
+    expect((await api(stack, '/api/admin/fediverse/reactions?notes=x', { token: admin })).status).toBe(400);
+  });
+
   it("a follower's Move to an account listing the old one makes the new account the follower", async () => {
     await follow(bob);
     const newBob = await withAliases('bob_new', [bob.actorId]);

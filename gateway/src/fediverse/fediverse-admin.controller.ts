@@ -138,11 +138,14 @@ export class FediverseAdminController {
     return this.services.call('social', Patterns.social.dismissDeliveryFailure, { host });
   }
 
-  /** Likes and announces of the dashboard's listed posts (`?ids=1,2`); none while social is away. */
+  /**
+   * Likes, boosts and quotes of the dashboard's listed posts (`?ids=1,2`) or notes (`?notes=3,4`);
+   * none while social is away.
+   */
   @Get('reactions')
   @AdminOnly()
   @Header('Cache-Control', 'no-store')
   reactions(@Query(new ZodPipe(reactionIdsQuerySchema)) query: ReactionIdsQuery): Promise<ReactionCounts> {
-    return this.admin.reactionCounts(query.ids);
+    return this.admin.reactionCounts(query);
   }
 }

@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import {
   Patterns,
   reactionCountsQuerySchema,
+  noteReactionCountsQuerySchema,
   type BlockInput,
   type BlocklistImportReport,
   type BlockResult,
@@ -66,11 +67,20 @@ export class FediverseAdminService {
     return report;
   }
 
-  /** Likes and announces by post id; none (an empty map) while the social service is away. */
-  async reactionCounts(postIds: number[]): Promise<ReactionCounts> {
-    if (postIds.length === 0) return {};
+  /**
+   * Likes, announces and quotes by post id (`{ ids }`) or by note id (`{ notes }`); none (an
+   * empty map) while the social service is away.
+   */
+  async reactionCounts(query: { ids?: number[]; notes?: number[] }): Promise<ReactionCounts> {
     try {
-      return await this.services.read('social', Patterns.social.reactionCounts, { postIds });
+      if (query.notes !== undefined)
+        return query.notes.length
+          ? await this.services.read('social', Patterns.social.noteReactionCounts, { noteIds: query.notes })
+          : {};
+      const postIds = query.ids ?? [];
+      return postIds.length
+        ? await this.services.read('social', Patterns.social.reactionCounts, { postIds })
+        : {};
     } catch (error) {
       this.logger.warn(`reaction counts not read: ${(error as Error).message}`);
       return {};
@@ -78,12 +88,20 @@ export class FediverseAdminService {
   }
 }
 
-/** `?ids=3,5,8`: the post list's page, checked by the RPC's own rule (positive ids, at most 1000). */
-export const reactionIdsQuerySchema = z.object({
-  ids: z
+/** A comma-separated list of ids, checked by the RPC's own rule (positive ids, at most 1000). */
+const idList = <T extends z.ZodType<number[], unknown[]>>(rule: T) =>
+  z
     .string()
-    .default('')
     .transform((value): unknown[] => value.split(',').filter((id) => id !== ''))
-    .pipe(reactionCountsQuerySchema.shape.postIds),
-});
+    .pipe(rule);
+
+/** `?ids=3,5,8`: the post list's page; or `?notes=4,9`: the notes list's. */
+export const reactionIdsQuerySchema = z
+  .object({
+    ids: idList(reactionCountsQuerySchema.shape.postIds).optional(),
+    notes: idList(noteReactionCountsQuerySchema.shape.noteIds).optional(),
+  })
+  .refine((query) => query.ids === undefined || query.notes === undefined, {
+    message: 'give ids (posts) or notes, not both',
+  });
 export type ReactionIdsQuery = z.infer<typeof reactionIdsQuerySchema>;

@@ -191,6 +191,7 @@ export const Patterns = {
     undoReaction: 'social.reactions.undo',
     /** Likes and announces of these posts (the dashboard's post list). */
     reactionCounts: 'social.reactions.counts',
+    noteReactionCounts: 'social.reactions.noteCounts',
     /** An HTTP request for the federation (FederationHttpRequest → FederationHttpAnswer). */
     http: 'social.federation.http',
     /** Who wrote a remote post or note (fetched through the outbound policy): the author a reply mentions. */

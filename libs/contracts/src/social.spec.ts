@@ -1,6 +1,13 @@
 import { parseSiteConfig, SiteConfigError } from './site-config.js';
 import { fediverseOf } from './site-settings.js';
-import { articlePostId, blockInputSchema, hostInDomain, SocialErrors } from './social.js';
+import {
+  articlePostId,
+  blockInputSchema,
+  hostInDomain,
+  reactionCommandSchema,
+  reactionSubject,
+  SocialErrors,
+} from './social.js';
 
 const site = (extra: Record<string, unknown> = {}) => ({
   title: 'Blog',
@@ -108,5 +115,35 @@ describe('articlePostId', () => {
       'https://blog.example.evil/post/42',
     ])
       expect([other, articlePostId(other, 'https://blog.example')]).toEqual([other, null]);
+  });
+});
+
+describe('reactionSubject', () => {
+  it('tells a post from a note of ours, and is null for anything else', () => {
+    const origin = 'https://blog.example';
+    expect(reactionSubject('https://blog.example/post/7', origin)).toEqual({ postId: 7 });
+    expect(reactionSubject('https://blog.example/notes/12', origin)).toEqual({ noteId: 12 });
+    for (const other of [
+      'https://other.example/notes/12',
+      'https://blog.example/notes/12/',
+      'https://blog.example/notes/012',
+      'https://blog.example/notes/',
+      'https://blog.example/note/12',
+      'https://blog.example.evil/notes/12',
+    ])
+      expect([other, reactionSubject(other, origin)]).toEqual([other, null]);
+  });
+
+  it('a reaction command names a post or a note, not both, not neither', () => {
+    const base = {
+      activityId: 'https://m.example/likes/1',
+      actorUri: 'https://m.example/users/a',
+      kind: 'like',
+    };
+    expect(reactionCommandSchema.safeParse({ ...base, postId: 3 }).success).toBe(true);
+    expect(reactionCommandSchema.safeParse({ ...base, noteId: 3 }).success).toBe(true);
+    expect(reactionCommandSchema.safeParse({ ...base, postId: 3, noteId: 3 }).success).toBe(false);
+    expect(reactionCommandSchema.safeParse(base).success).toBe(false);
+    expect(reactionCommandSchema.safeParse({ ...base, noteId: 0 }).success).toBe(false);
   });
 });

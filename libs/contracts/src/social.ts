@@ -59,10 +59,28 @@ export const domainSchema = z
  * ports); anything else (another server's object, a comment) is null.
  */
 export function articlePostId(objectUri: string, origin: string): number | null {
-  const prefix = `${origin.replace(/\/+$/, '')}/post/`;
+  return localObjectId(objectUri, origin, 'post');
+}
+
+/** The id of one of the blog's notes from its URI (`{origin}/notes/{id}`); null for anything else. */
+export function noteIdOf(objectUri: string, origin: string): number | null {
+  return localObjectId(objectUri, origin, 'notes');
+}
+
+function localObjectId(objectUri: string, origin: string, folder: 'post' | 'notes'): number | null {
+  const prefix = `${origin.replace(/\/+$/, '')}/${folder}/`;
   if (!objectUri.startsWith(prefix)) return null;
   const id = objectUri.slice(prefix.length);
   return /^[1-9][0-9]{0,9}$/.test(id) && Number(id) <= 2_147_483_647 ? Number(id) : null;
+}
+
+/** What a like, boost or quote is of: one of the blog's posts or notes (by its URI here), else null. */
+export type ReactionSubject = { postId: number } | { noteId: number };
+export function reactionSubject(objectUri: string, origin: string): ReactionSubject | null {
+  const postId = articlePostId(objectUri, origin);
+  if (postId !== null) return { postId };
+  const noteId = noteIdOf(objectUri, origin);
+  return noteId !== null ? { noteId } : null;
 }
 
 /** The server part of an actor URI, lowercased (what a domain block matches). */
@@ -172,21 +190,32 @@ export interface FollowingPage {
 
 export const blockedQuerySchema = z.object({ actorUri: remoteUri });
 
-/** Like or Announce of a post; one row per activity id, so a repeated delivery counts once. */
-export const reactionCommandSchema = z.object({
-  activityId: remoteUri,
-  postId: z.coerce.number().int().positive('postId must be a positive number'),
-  actorUri: remoteUri,
-  kind: z.enum(REACTION_KINDS, { error: 'kind must be like or announce' }),
-});
+/**
+ * Like or Announce of a post or of a note (`postId` or `noteId`, one of them); one row per
+ * activity id, so a repeated delivery counts once.
+ */
+export const reactionCommandSchema = z
+  .object({
+    activityId: remoteUri,
+    postId: z.coerce.number().int().positive('postId must be a positive number').optional(),
+    noteId: z.coerce.number().int().positive('noteId must be a positive number').optional(),
+    actorUri: remoteUri,
+    kind: z.enum(REACTION_KINDS, { error: 'kind must be like or announce' }),
+  })
+  .refine((r) => (r.postId === undefined) !== (r.noteId === undefined), {
+    message: 'a reaction is of a post (postId) or of a note (noteId)',
+  });
 export type ReactionCommand = z.input<typeof reactionCommandSchema>;
-/** The posts whose likes and announces to count (at most a page of the dashboard's list at a time). */
-export const reactionCountsQuerySchema = z.object({
-  postIds: z
-    .array(z.coerce.number().int().positive('postIds must be positive numbers'))
-    .max(1000, 'postIds holds at most 1000 ids'),
-});
-/** By post id (likes, announces and accepted quotes); a post nobody reacted to is absent. */
+/** Ids whose reactions to count: at most a page of the dashboard's list at a time. */
+const reactionIds = (name: string) =>
+  z
+    .array(z.coerce.number().int().positive(`${name} must be positive numbers`))
+    .max(1000, `${name} holds at most 1000 ids`);
+/** The posts whose likes, announces and quotes to count. */
+export const reactionCountsQuerySchema = z.object({ postIds: reactionIds('postIds') });
+/** The notes whose likes, announces and quotes to count. */
+export const noteReactionCountsQuerySchema = z.object({ noteIds: reactionIds('noteIds') });
+/** By post (or note) id (likes, announces and accepted quotes); one nobody reacted to is absent. */
 export type ReactionCounts = Record<number, { likes: number; announces: number; quotes: number }>;
 
 /** Undo{Like|Announce}: only the actor who reacted can take it back. */

@@ -1,5 +1,5 @@
 import {
-  articlePostId,
+  reactionSubject,
   Patterns,
   RpcContracts,
   type RpcParsedRequest,
@@ -99,11 +99,11 @@ export function socialPorts(
     },
     notify: (notification) => notifications.add(notification),
     blocked: (actorUri) => blocks.blocked(checked(Patterns.social.blocked, { actorUri }).actorUri),
-    // Likes and announces of anything but one of our posts are not counted.
+    // Likes and announces of anything but one of our posts or notes are not counted.
     async reaction({ kind, activityId, actorUri, objectUri }) {
-      const postId = articlePostId(objectUri, options.origin);
-      if (postId === null) return;
-      await reactions.add(checked(Patterns.social.reaction, { kind, activityId, actorUri, postId }));
+      const subject = reactionSubject(objectUri, options.origin);
+      if (subject === null) return;
+      await reactions.add(checked(Patterns.social.reaction, { kind, activityId, actorUri, ...subject }));
     },
     async undoReaction(activityId, actorUri) {
       await reactions.undo(checked(Patterns.social.undoReaction, { activityId, actorUri }));

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import type { QuoteStamp } from '@blog/federation';
+import type { ReactionSubject } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@blog/server-kit';
 
@@ -15,7 +16,7 @@ interface StampRow {
 /** Quote stamps (quote_stamps, with a 'quote' reaction for a post), and followers checked and moved. */
 export abstract class InteropRepository {
   /** Stores the stamp (and, for a post, its 'quote' reaction); a repeated request changes nothing. */
-  abstract addQuote(stamp: QuoteStamp, postId: number | null): Promise<void>;
+  abstract addQuote(stamp: QuoteStamp, subject: ReactionSubject | null): Promise<void>;
   abstract stamp(id: string): Promise<QuoteStamp | null>;
   abstract isFollower(actorUri: string): Promise<boolean>;
   /**
@@ -31,7 +32,7 @@ export class PostgresInteropRepository extends InteropRepository {
     super();
   }
 
-  addQuote(stamp: QuoteStamp, postId: number | null) {
+  addQuote(stamp: QuoteStamp, subject: ReactionSubject | null) {
     return this.db.transaction(async (manager) => {
       await queryRows(
         manager,
@@ -39,12 +40,17 @@ export class PostgresInteropRepository extends InteropRepository {
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING`,
         [stamp.id, stamp.activityId, stamp.actorUri, stamp.objectUri, stamp.quoteUri],
       );
-      if (postId !== null)
+      if (subject !== null)
         await queryRows(
           manager,
-          `INSERT INTO reactions (activity_id, post_id, remote_actor_uri, kind) VALUES ($1, $2, $3, 'quote')
+          `INSERT INTO reactions (activity_id, post_id, note_id, remote_actor_uri, kind) VALUES ($1, $2, $3, $4, 'quote')
            ON CONFLICT (activity_id) DO NOTHING`,
-          [stamp.activityId, postId, stamp.actorUri],
+          [
+            stamp.activityId,
+            'postId' in subject ? subject.postId : null,
+            'noteId' in subject ? subject.noteId : null,
+            stamp.actorUri,
+          ],
         );
     });
   }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { articlePostId, type MoveFollowersInput, type MoveFollowersResult } from '@blog/contracts';
+import { reactionSubject, type MoveFollowersInput, type MoveFollowersResult } from '@blog/contracts';
 import { MoveRefusedError, type QuoteStamp, type RemoteFollower } from '@blog/federation';
 import { RpcError } from '@blog/server-kit';
 import { BlocksService } from '../blocks/blocks.service.js';
@@ -21,7 +21,7 @@ export class InteropService {
     private readonly runtime: FederationRef,
   ) {}
 
-  /** A quote of one of our posts counts with its likes and boosts (`origin` tells a post's id). */
+  /** A quote of one of our posts or notes counts with its likes and boosts (`origin` tells which). */
   async addQuote(stamp: QuoteStamp, origin: string): Promise<void> {
     for (const [field, value] of Object.entries({
       activityId: stamp.activityId,
@@ -30,7 +30,7 @@ export class InteropService {
     }))
       requiredHttpUrl(value, field);
     await this.blocks.assertNotBlocked(stamp.actorUri);
-    await this.interop.addQuote(stamp, articlePostId(stamp.objectUri, origin));
+    await this.interop.addQuote(stamp, reactionSubject(stamp.objectUri, origin));
   }
 
   stamp(id: string): Promise<QuoteStamp | null> {

@@ -4,6 +4,7 @@ import { CreateDeliveryFailures1765200000000 } from './1765200000000-CreateDeliv
 import { RemoteActorHttpLinks1765330000000 } from './1765330000000-RemoteActorHttpLinks.js';
 import { OwnerFediverse1765600000000 } from './1765600000000-OwnerFediverse.js';
 import { FediverseInterop1765800000000 } from './1765800000000-FediverseInterop.js';
+import { NoteReactions1765900000000 } from './1765900000000-NoteReactions.js';
 
 /** The social schema's migrations in the order they run: the service at start, a restore up to a backup's. */
 export const MIGRATIONS = [
@@ -14,4 +15,5 @@ export const MIGRATIONS = [
   FedifyQueues1765400000000,
   OwnerFediverse1765600000000,
   FediverseInterop1765800000000,
+  NoteReactions1765900000000,
 ];

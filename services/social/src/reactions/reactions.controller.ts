@@ -18,6 +18,11 @@ export class ReactionsController {
     return this.reactions.counts(parseRequest(Patterns.social.reactionCounts, message).postIds);
   }
 
+  @MessagePattern(Patterns.social.noteReactionCounts)
+  noteCounts(@Payload() message: RpcEnvelope<unknown>) {
+    return this.reactions.noteCounts(parseRequest(Patterns.social.noteReactionCounts, message).noteIds);
+  }
+
   @MessagePattern(Patterns.social.undoReaction)
   undo(@Payload() message: RpcEnvelope<unknown>) {
     return this.reactions.undo(parseRequest(Patterns.social.undoReaction, message));

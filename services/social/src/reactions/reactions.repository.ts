@@ -1,22 +1,20 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import type { ReactionCounts, ReactionKind } from '@blog/contracts';
+import type { ReactionCounts, ReactionKind, ReactionSubject } from '@blog/contracts';
 import { DataSource } from 'typeorm';
 import { queryRows } from '@blog/server-kit';
 
-/** Likes and announces of the blog's posts (reactions), one row per activity. */
+/** Likes and announces of the blog's posts and notes (reactions), one row per activity. */
 export abstract class ReactionsRepository {
   /** False when this activity was recorded already. */
-  abstract add(reaction: {
-    activityId: string;
-    postId: number;
-    actorUri: string;
-    kind: ReactionKind;
-  }): Promise<boolean>;
+  abstract add(
+    reaction: ReactionSubject & { activityId: string; actorUri: string; kind: ReactionKind },
+  ): Promise<boolean>;
   /** Removes the activity if that actor sent it. */
   abstract remove(activityId: string, actorUri: string): Promise<boolean>;
   abstract totals(): Promise<{ likes: number; announces: number }>;
   abstract countsByPost(postIds: number[]): Promise<ReactionCounts>;
+  abstract countsByNote(noteIds: number[]): Promise<ReactionCounts>;
 }
 
 @Injectable()
@@ -25,12 +23,18 @@ export class PostgresReactionsRepository extends ReactionsRepository {
     super();
   }
 
-  async add(reaction: { activityId: string; postId: number; actorUri: string; kind: ReactionKind }) {
+  async add(reaction: ReactionSubject & { activityId: string; actorUri: string; kind: ReactionKind }) {
     const rows = await queryRows<{ activity_id: string }>(
       this.db,
-      `INSERT INTO reactions (activity_id, post_id, remote_actor_uri, kind) VALUES ($1, $2, $3, $4)
+      `INSERT INTO reactions (activity_id, post_id, note_id, remote_actor_uri, kind) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (activity_id) DO NOTHING RETURNING activity_id`,
-      [reaction.activityId, reaction.postId, reaction.actorUri, reaction.kind],
+      [
+        reaction.activityId,
+        'postId' in reaction ? reaction.postId : null,
+        'noteId' in reaction ? reaction.noteId : null,
+        reaction.actorUri,
+        reaction.kind,
+      ],
     );
     return rows.length > 0;
   }
@@ -44,17 +48,25 @@ export class PostgresReactionsRepository extends ReactionsRepository {
     return rows.length > 0;
   }
 
-  async countsByPost(postIds: number[]): Promise<ReactionCounts> {
-    const rows = await queryRows<{ post_id: number; likes: number; announces: number; quotes: number }>(
+  countsByPost(postIds: number[]): Promise<ReactionCounts> {
+    return this.counts('post_id', postIds);
+  }
+
+  countsByNote(noteIds: number[]): Promise<ReactionCounts> {
+    return this.counts('note_id', noteIds);
+  }
+
+  private async counts(column: 'post_id' | 'note_id', ids: number[]): Promise<ReactionCounts> {
+    const rows = await queryRows<{ id: number; likes: number; announces: number; quotes: number }>(
       this.db,
-      `SELECT post_id, count(*) FILTER (WHERE kind = 'like')::int AS likes,
+      `SELECT ${column} AS id, count(*) FILTER (WHERE kind = 'like')::int AS likes,
               count(*) FILTER (WHERE kind = 'announce')::int AS announces,
               count(*) FILTER (WHERE kind = 'quote')::int AS quotes
-       FROM reactions WHERE post_id = ANY($1::int[]) GROUP BY post_id`,
-      [postIds],
+       FROM reactions WHERE ${column} = ANY($1::int[]) GROUP BY ${column}`,
+      [ids],
     );
     return Object.fromEntries(
-      rows.map((row) => [row.post_id, { likes: row.likes, announces: row.announces, quotes: row.quotes }]),
+      rows.map((row) => [row.id, { likes: row.likes, announces: row.announces, quotes: row.quotes }]),
     );
   }
 

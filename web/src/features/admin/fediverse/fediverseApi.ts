@@ -38,11 +38,18 @@ export const addBlock = (api: ApiClient, target: { actor: string } | { domain: s
 export const removeBlock = (api: ApiClient, id: number) =>
   api.request<{ removed: true }>(`/api/admin/fediverse/blocks/${id}`, { method: 'DELETE' });
 
-/** Likes and announces of the listed posts; none when the server could not count them. */
+/** Likes, boosts and quotes of the listed posts; none when the server could not count them. */
 export const reactionCounts = (api: ApiClient, postIds: number[], signal?: AbortSignal) =>
-  postIds.length === 0
+  countsOf(api, 'ids', postIds, signal);
+
+/** The same of the listed notes. */
+export const noteReactionCounts = (api: ApiClient, noteIds: number[], signal?: AbortSignal) =>
+  countsOf(api, 'notes', noteIds, signal);
+
+const countsOf = (api: ApiClient, of: 'ids' | 'notes', ids: number[], signal?: AbortSignal) =>
+  ids.length === 0
     ? Promise.resolve({} as ReactionCounts)
-    : api.request<ReactionCounts>(`/api/admin/fediverse/reactions?ids=${postIds.join(',')}`, { signal });
+    : api.request<ReactionCounts>(`/api/admin/fediverse/reactions?${of}=${ids.join(',')}`, { signal });
 
 /** Servers deliveries were given up for, the most recent first. */
 export const listDeliveryFailures = (api: ApiClient, signal?: AbortSignal) =>

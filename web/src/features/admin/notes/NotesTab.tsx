@@ -1,4 +1,5 @@
 import { NOTE_CONTENT_MAX, NOTE_PICTURES_MAX, type NotesPage, type NoteView } from '@blog/contracts/notes';
+import type { ReactionCounts } from '@blog/contracts/social';
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useApi } from '../../../api/ApiContext';
@@ -7,6 +8,8 @@ import { ErrorLine, LoadFailed } from '../../../components/ui';
 import { useAsync } from '../../../hooks/useAsync';
 import { formatDateTime } from '../../../lib/format';
 import { useNotify } from '../ui/Notifications';
+import { noteReactionCounts } from '../fediverse/fediverseApi';
+import { reactionsText } from '../fediverse/reactionsText';
 import { NotePicturesKept, NotePicturesPicker, NotePicturesShown } from './NotePictures';
 import { createNote, deleteNote, editNote, listNotes, type PictureChoice } from './notesApi';
 import './notes.css';
@@ -80,6 +83,12 @@ export function NotesTab() {
   const shown = useProcessedPictures(page.status === 'ready' ? page.data : null, (signal) =>
     listNotes(api, cursor, signal),
   );
+  // Likes, boosts and quotes from the fediverse (none shown when they could not be counted).
+  const ids = shown?.items.map((note) => note.id).join(',') ?? '';
+  const reactions = useAsync(
+    (signal) => noteReactionCounts(api, ids ? ids.split(',').map(Number) : [], signal),
+    [api, ids],
+  );
   const refresh = () => setReload((n) => n + 1);
   const go = (next: string | null) => {
     setCursor(next);
@@ -114,7 +123,11 @@ export function NotesTab() {
           <ol className="admin-notes-list" aria-label="Notes, newest first">
             {shown.items.map((note) => (
               <li key={note.id}>
-                <NoteEntry note={note} onChanged={refresh} />
+                <NoteEntry
+                  note={note}
+                  reactions={reactions.status === 'ready' ? (reactions.data[note.id] ?? null) : null}
+                  onChanged={refresh}
+                />
               </li>
             ))}
           </ol>
@@ -222,7 +235,15 @@ function NoteComposer({ onWritten }: { onWritten(): void }) {
   );
 }
 
-function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
+function NoteEntry({
+  note,
+  reactions,
+  onChanged,
+}: {
+  note: NoteView;
+  reactions: ReactionCounts[number] | null;
+  onChanged(): void;
+}) {
   const api = useApi();
   const notify = useNotify();
   const id = useId();
@@ -287,6 +308,7 @@ function NoteEntry({ note, onChanged }: { note: NoteView; onChanged(): void }) {
         </a>
         {note.updated && <span> · edited</span>}
         {note.mention && <span> · in reply to @{note.mention.handle}</span>}
+        {reactions && <span> · {reactionsText(reactions)}</span>}
       </p>
       {editing ? (
         <form className="admin-note-edit" onSubmit={(event) => void save(event)} noValidate>

@@ -5,6 +5,7 @@ import type { PostView } from '@blog/contracts/posts';
 import { formatDateTime, preview } from '../../../lib/format';
 import { EmailBadge } from '../newsletter/EmailBadge';
 import { MediaThumb } from './MediaThumb';
+import { reactionsText } from '../fediverse/reactionsText';
 
 interface PostRowProps {
   post: PostView;
@@ -56,17 +57,7 @@ export function PostRow({ post, views, reactions, deleting, onEdit, onDelete }: 
               </Link>
             </>
           )}
-          {reactions && (
-            <>
-              {' · '}
-              {reactions.likes} {reactions.likes === 1 ? 'like' : 'likes'}, {reactions.announces}{' '}
-              {reactions.announces === 1 ? 'boost' : 'boosts'}
-              {reactions.quotes
-                ? `, ${reactions.quotes} ${reactions.quotes === 1 ? 'quote' : 'quotes'}`
-                : ''}{' '}
-              on the fediverse
-            </>
-          )}
+          {reactions && <> · {reactionsText(reactions)}</>}
         </p>
         {post.excerpt && <p className="admin-post-preview">{preview(post.excerpt, ADMIN_PREVIEW_LENGTH)}</p>}
         {media.length > 0 && (
