@@ -175,38 +175,64 @@ describe("the owner's replies to comments", () => {
     expect(alice.deliveries.filter((d) => JSON.stringify(d.body).includes(`comment-${replyId}`))).toEqual([]);
   }, 60_000);
 
-  it('answers a fediverse comment with a Note to its author, and takes it back with Delete{Tombstone}', async () => {
-    const commentNote = `${alice.actorId}/statuses/1`;
-    const signed = await alice.signedPost(`${SITE_URL}/ap/inbox`, {
-      '@context': AS,
-      id: `${commentNote}/activity`,
-      type: 'Create',
-      actor: alice.actorId,
-      to: [`${AS}#Public`],
-      object: {
-        id: commentNote,
-        type: 'Note',
-        inReplyTo: `${SITE_URL}/post/${postId}`,
-        published: new Date().toISOString(),
-        attributedTo: alice.actorId,
-        to: [`${AS}#Public`],
-        cc: [`${SITE_URL}/ap/actor/blog`],
-        content: '<p>How deep are they?</p>',
-      },
-    });
+  const until = async (check: () => Promise<boolean>, ms: number) => {
+    for (const deadline = Date.now() + ms; !(await check());) {
+      if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  };
+  /** A signed request to the shared inbox, through the gateway: its answer's status. */
+  const sendSigned = async (signed: Request) => {
     const headers: Record<string, string> = {};
     signed.headers.forEach((value, key) => (headers[key] = value));
-    const sent = await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() });
-    expect(sent.status).toBe(202);
-    let remote: Json | undefined;
-    for (let i = 0; i < 100 && !remote; i++) {
-      remote = (await pendingOfPost()).find((c) => c.via === 'Mastodon');
-      if (!remote) await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    expect(remote).toBeDefined();
-    await approve(remote!.id);
+    return (await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() })).status;
+  };
+  /** A fediverse comment under the post, sent signed through the shared inbox, approved: its id. */
+  const fediverseComment = async (signed: Request, noteUri: string) => {
+    expect(await sendSigned(signed)).toBe(202);
+    let id: number | undefined;
+    await until(async () => {
+      const rows = (await db.query(`SELECT id FROM posts.comments WHERE remote_object_id = $1`, [noteUri]))
+        .rows as { id: number }[];
+      id = rows[0]?.id;
+      return id !== undefined;
+    }, 20_000);
+    await approve(id!);
+    return id!;
+  };
+  /** The Create of a comment (a Note answering the post) by `author`. */
+  const commentCreate = (author: string, noteUri: string, content = '<p>A question.</p>') => ({
+    '@context': AS,
+    id: `${noteUri}/activity`,
+    type: 'Create',
+    actor: author,
+    to: [`${AS}#Public`],
+    object: {
+      id: noteUri,
+      type: 'Note',
+      inReplyTo: `${SITE_URL}/post/${postId}`,
+      published: new Date().toISOString(),
+      attributedTo: author,
+      to: [`${AS}#Public`],
+      cc: [`${SITE_URL}/ap/actor/blog`],
+      content,
+    },
+  });
 
-    const answer = await reply(remote!.id, 'Thirty centimetres.');
+  it('answers a fediverse comment with a Note to its author, and takes it back with Delete{Tombstone}', async () => {
+    const commentNote = `${alice.actorId}/statuses/1`;
+    const remoteId = await fediverseComment(
+      await alice.signedPost(
+        `${SITE_URL}/ap/inbox`,
+        commentCreate(alice.actorId, commentNote, '<p>How deep are they?</p>'),
+      ),
+      commentNote,
+    );
+    expect((await db.query(`SELECT via FROM posts.comments WHERE id = $1`, [remoteId])).rows[0].via).toBe(
+      'Mastodon',
+    );
+
+    const answer = await reply(remoteId, 'Thirty centimetres.');
     expect(answer.status).toBe(201);
     expect(answer.json).toMatchObject({ postId, federated: true });
     const replyId = answer.json.id as number;
@@ -227,7 +253,7 @@ describe("the owner's replies to comments", () => {
     );
     expect(JSON.stringify(note.cc)).toContain(alice.actorId);
     // Under the post too, as the author's.
-    const thread = (await threads()).find((t) => t.id === remote!.id)!;
+    const thread = (await threads()).find((t) => t.id === remoteId)!;
     expect(thread.replies).toEqual([expect.objectContaining({ id: replyId, byOwner: true })]);
 
     // Moderation deletes it: its row goes, its Delete still names the Note and reaches Alice.
@@ -236,7 +262,7 @@ describe("the owner's replies to comments", () => {
     const deleted = toAlice('Delete', replyUri)!.body as Json;
     expect(deleted.object).toMatchObject({ type: 'Tombstone', id: replyUri });
     expect(JSON.stringify(deleted.cc)).toContain(alice.actorId);
-    expect((await threads()).find((t) => t.id === remote!.id)!.replies).toEqual([]);
+    expect((await threads()).find((t) => t.id === remoteId)!.replies).toEqual([]);
     expect(await eventsOf(replyId)).toEqual(['create', 'delete']);
   }, 90_000);
 
@@ -258,51 +284,10 @@ describe("the owner's replies to comments", () => {
     expect(JSON.stringify(deleted.cc)).toContain(bob.actorId);
   }, 60_000);
 
-  const until = async (check: () => Promise<boolean>, ms: number) => {
-    for (const deadline = Date.now() + ms; !(await check());) {
-      if (Date.now() > deadline) throw new Error(`not within ${ms} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  };
-  /** A fediverse comment under the post, sent signed through the shared inbox, approved: its id. */
-  const fediverseComment = async (signed: Request, noteUri: string) => {
-    const headers: Record<string, string> = {};
-    signed.headers.forEach((value, key) => (headers[key] = value));
-    expect(
-      (await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await signed.text() })).status,
-    ).toBe(202);
-    let id: number | undefined;
-    await until(async () => {
-      const rows = (await db.query(`SELECT id FROM posts.comments WHERE remote_object_id = $1`, [noteUri]))
-        .rows as { id: number }[];
-      id = rows[0]?.id;
-      return id !== undefined;
-    }, 20_000);
-    await approve(id!);
-    return id!;
-  };
-  const commentNote = (author: string, noteUri: string) => ({
-    '@context': AS,
-    id: `${noteUri}/activity`,
-    type: 'Create',
-    actor: author,
-    to: [`${AS}#Public`],
-    object: {
-      id: noteUri,
-      type: 'Note',
-      inReplyTo: `${SITE_URL}/post/${postId}`,
-      published: new Date().toISOString(),
-      attributedTo: author,
-      to: [`${AS}#Public`],
-      cc: [`${SITE_URL}/ap/actor/blog`],
-      content: '<p>A question.</p>',
-    },
-  });
-
   it("takes the owner's reply back with Delete when its comment's author deletes the comment", async () => {
     const noteUri = `${alice.actorId}/statuses/2`;
     const commentId = await fediverseComment(
-      await alice.signedPost(`${SITE_URL}/ap/inbox`, commentNote(alice.actorId, noteUri)),
+      await alice.signedPost(`${SITE_URL}/ap/inbox`, commentCreate(alice.actorId, noteUri)),
       noteUri,
     );
     const replyId = (await reply(commentId, 'An answer.')).json.id as number;
@@ -317,11 +302,7 @@ describe("the owner's replies to comments", () => {
       to: [`${AS}#Public`],
       object: { id: noteUri, type: 'Tombstone' },
     });
-    const headers: Record<string, string> = {};
-    deletion.headers.forEach((value, key) => (headers[key] = value));
-    expect(
-      (await raw(stack, '/ap/inbox', { method: 'POST', headers, body: await deletion.text() })).status,
-    ).toBe(202);
+    expect(await sendSigned(deletion)).toBe(202);
     await waitUntil(() => !!toAlice('Delete', replyUri), 20_000);
     expect(toAlice('Delete', replyUri)!.body.object).toMatchObject({ type: 'Tombstone', id: replyUri });
     expect(await eventsOf(replyId)).toEqual(['create', 'delete']);
@@ -333,7 +314,7 @@ describe("the owner's replies to comments", () => {
     const commentId = await fediverseComment(
       await peer.signedPost(
         `${SITE_URL}/ap/inbox`,
-        commentNote(bob.actorId, noteUri),
+        commentCreate(bob.actorId, noteUri),
         bob.rsa.privateKey,
         bob.keyId,
       ),
