@@ -301,7 +301,14 @@ kubeSuite(`${kubeSuiteName}: one replica each, Services as network aliases; ${NO
     expect(said).toContain("[upgrade] the database is this version's (backed up first)");
     // The other services run with MIGRATIONS_BY=upgrade from the ConfigMap.
     expect(run('podman', ['exec', container('auth'), 'printenv', 'MIGRATIONS_BY']).trim()).toBe('upgrade');
-    expect((await api(`/api/posts/${postId}`)).json.title).toBe('Through Kubernetes');
+    // The gateway finds the new posts pod at its next connection: on a busy machine the first
+    // reads may still fail (503), so the post is read until it answers, with 10x room.
+    const title = await until(
+      'the post through the new posts pod',
+      async () => (await api(`/api/posts/${postId}`)).json.title as string | undefined,
+      60_000,
+    );
+    expect(title).toBe('Through Kubernetes');
   }, 300_000);
 
   test("the claims keep the data: the database's pod removed (podman kube down) and played again, the post is still there", async () => {
