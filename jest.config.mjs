@@ -28,6 +28,9 @@ const common = {
 export default {
   globalSetup: '<rootDir>/libs/server-kit/test-setup/global-setup.mjs',
   globalTeardown: '<rootDir>/libs/server-kit/test-setup/global-teardown.mjs',
+  // `npm test` passes --forceExit: on 2 cores the suites run in this one process, and a handle
+  // a test leaves open (seen once beside two CPU burners, after every result was written) must
+  // not hold CI past its results; the suites' own teardowns still stop what they started.
   // A test's own bound, not a speed check: CI machines are busy (10x room over an idle run's slowest).
   testTimeout: 120000,
   projects: [
