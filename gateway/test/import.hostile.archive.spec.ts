@@ -1,10 +1,11 @@
 /**
  * Hostile archives of this blog's own export format: a regex bomb as a media id, a
- * zip bomb, one entry that 50 posts name and entries that point outside the zip, each imported
+ * zip bomb, one entry that 50 posts name, entries that point outside the zip and hostile notes
+ * (scripts, bad addresses, too long, too many or fake pictures), each imported
  * or failed within a bounded time while the site keeps answering reads (polled every 100 ms
  * through the gateway and timed). The zips are made here, in memory.
  */
-import type { PostView } from '@blog/contracts';
+import type { NotesPage, PostView } from '@blog/contracts';
 import { ARCHIVE_ENTRY_READ, type ArchiveEntryRead } from '@blog/posts';
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { archivePost, blogJson, MB, useHostileImportStack, zip } from './support/hostile-import.js';
@@ -123,6 +124,77 @@ describe('hostile import files: archives', () => {
     expect(new Set(images.values()).size).toBe(50);
     expectBounded('one entry named by 50 posts', run);
   }, 180_000);
+
+  it('hostile notes: the bad ones skipped, a fake or oversized picture refused, scripts removed', async () => {
+    const note = (id: number, content: string, more: Record<string, unknown> = {}) => ({
+      id,
+      content,
+      inReplyTo: null,
+      mention: null,
+      createdAt: '2021-02-03T04:05:06.000Z',
+      updatedAt: null,
+      pictures: [],
+      ...more,
+    });
+    const picture = (file: string) => ({ file, name: 'p.png', mimeType: 'image/png', alt: 'A picture' });
+    const png = await makeImage('png', 40, 30);
+    const archive = await zip({
+      'blog.json': blogJson(
+        [],
+        {},
+        {
+          shortNotes: [
+            note(
+              1,
+              'Scripted <script>alert(1)</script><img src=x onerror="alert(2)"> [x](javascript:alert(3))',
+            ),
+            note(2, 'Bad reply', { inReplyTo: 'javascript:alert(1)' }),
+            note(3, 'x'.repeat(5001)),
+            note(4, 'Five pictures', {
+              pictures: [1, 2, 3, 4, 5].map((i) => picture(`media/notes/4/${i}.png`)),
+            }),
+            note(5, 'Fake, bombed and missing pictures', {
+              pictures: [
+                picture('media/notes/5/0-fake.png'),
+                picture('media/notes/5/1-bomb.png'),
+                picture('media/notes/5/2-missing.png'),
+                picture('media/notes/5/3-real.png'),
+              ],
+            }),
+            { id: 'six', content: 7 },
+            // A deleted note of another blog means nothing here.
+            note(7, '', { deletedAt: '2022-01-01T00:00:00.000Z' }),
+          ],
+        },
+      ),
+      'media/notes/5/0-fake.png': 'not a picture, only text',
+      'media/notes/5/1-bomb.png': Buffer.alloc(101 * MB),
+      'media/notes/5/3-real.png': png,
+    });
+    const run = await importWhileReading('notes.zip', archive);
+    expect(run.report).toMatchObject({ state: 'done', notes: 2, skippedBy: { note: 4 } });
+    const messages = run.report.errors.map((e) => `${e.item}: ${e.message}`);
+    expect(messages).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^note 5: media\/notes\/5\/0-fake\.png: /),
+        expect.stringMatching(/^note 5: media\/notes\/5\/1-bomb\.png: .*larger than 100 MB/),
+        expect.stringMatching(/^note 5: media\/notes\/5\/2-missing\.png: /),
+      ]),
+    );
+    expectBounded('hostile notes', run);
+    const notes = (await api(stack, '/api/admin/fediverse/notes', { token: admin }))
+      .json as unknown as NotesPage;
+    const scripted = notes.items.find((n) => n.content.startsWith('Scripted'))!;
+    // Rendered as the dashboard's notes are: markup shown as text, no script link.
+    expect(scripted.html).not.toMatch(/<script|<img|href="javascript/i);
+    expect(scripted.html).toContain('&lt;script&gt;');
+    expect(scripted.published).toBe('2021-02-03T04:05:06.000Z');
+    const page = await (await fetch(`${stack.baseUrl}/notes/${scripted.id}`)).text();
+    expect(page).not.toMatch(/<script>alert|<img src=x|href="javascript/i);
+    const pictured = notes.items.find((n) => n.content.startsWith('Fake'))!;
+    expect(pictured.pictures.map((p) => p.alt)).toEqual(['A picture']);
+    expect(notes.items.filter((n) => ['Bad reply', 'Five pictures', ''].includes(n.content))).toEqual([]);
+  }, 120_000);
 
   it('an archive whose entries point outside it is refused', async () => {
     const archive = await zip({ 'blog.json': blogJson([]), 'xx/escape.txt': 'out' });

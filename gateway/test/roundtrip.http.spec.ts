@@ -1,12 +1,14 @@
 /**
  * Take the blog out and bring it back: a blog with posts (published, draft, scheduled),
  * pictures with alt texts, captions and a crop, a video, a YouTube item, tags, changed site
- * settings and subscribers is exported; the archive is imported into a fresh, empty stack;
- * its own export then holds every post, every media item (originals compared byte for byte)
- * and every setting as they were. Importing the archive again changes nothing.
+ * settings, subscribers and notes (one with a picture, one deleted) is exported; the archive is
+ * imported into a fresh, empty stack; its own export then holds every post, every media item and
+ * note picture (originals compared byte for byte), every note and every setting as they were.
+ * Importing the archive again changes nothing.
  */
 import { blogArchiveSchema, type BlogArchive, type ImportReport, type SiteConfig } from '@blog/contracts';
 import { simpleParser } from 'mailparser';
+import pg from 'pg';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -168,13 +170,59 @@ describe('export, then import into an empty blog', () => {
     }
     expect((await fetch(`${source.baseUrl}${link}`)).status).toBe(200);
 
+    // Notes: one with a picture (processed before the export), one with a link, one deleted.
+    const notePhoto = await makeImage('png', 320, 240);
+    const pictured = multipart([
+      ...fields({ content: 'The **beds** this morning.', alts: JSON.stringify(['Garlic rows']) }),
+      { name: 'pictures', file: { filename: 'garlic.png', type: 'image/png', data: notePhoto } },
+    ]);
+    const sent = await fetch(`${source.baseUrl}/api/admin/fediverse/notes`, {
+      method: 'POST',
+      headers: { 'content-type': pictured.contentType, authorization: `Bearer ${tokens.get(source)}` },
+      body: pictured.body,
+    });
+    expect(sent.status).toBe(201);
+    const withPicture = (await sent.json()) as { id: number };
+    const note = async (content: string) =>
+      (await api(source, '/api/admin/fediverse/notes', { body: { content }, token: tokens.get(source) }))
+        .json as unknown as { id: number };
+    const linked = await note('Read [this](https://example.com/a).');
+    const gone = await note('Soon gone.');
+    expect(
+      (
+        await api(source, `/api/admin/fediverse/notes/${gone.id}`, {
+          method: 'DELETE',
+          token: tokens.get(source),
+        })
+      ).status,
+    ).toBe(200);
+    for (const deadline = Date.now() + 30_000; ;) {
+      const page = (await api(source, '/api/admin/fediverse/notes', { token: tokens.get(source) }))
+        .json as unknown as {
+        items: { id: number; pictures: { status: string }[] }[];
+      };
+      if (page.items.find((n) => n.id === withPicture.id)?.pictures.every((p) => p.status === 'ready')) break;
+      if (Date.now() > deadline) throw new Error(`note picture not processed: ${JSON.stringify(page)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+
     const before = await exportOf(source);
+    // The deleted one as its id and date only (its address stays taken).
+    expect(before.archive.shortNotes!.map((n) => [n.id, n.content, !!n.deletedAt])).toEqual([
+      [withPicture.id, 'The **beds** this morning.', false],
+      [linked.id, 'Read [this](https://example.com/a).', false],
+      [gone.id, '', true],
+    ]);
+    const [notePicture] = before.archive.shortNotes![0]!.pictures;
+    expect(notePicture).toMatchObject({ alt: 'Garlic rows', name: 'garlic.png' });
+    expect(before.files.get(notePicture!.file)!.equals(notePhoto)).toBe(true);
     const report = await importInto(target, before.zip);
     expect(report).toMatchObject({
       state: 'done',
       imported: 3,
       updated: 0,
       failed: 0,
+      notes: 2,
       media: { downloaded: 3, failed: 0 },
     });
     expect(report.errors).toEqual([
@@ -230,6 +278,36 @@ describe('export, then import into an empty blog', () => {
     });
     // The restored blog serves the renamed model's page with the post.
     expect((await fetch(`${target.baseUrl}/api/posts?search=everything`)).status).toBe(200);
+    // Every note as it was, at the address it had (the archive is this blog's), its picture's
+    // original the same bytes; none was sent to followers again.
+    expect(after.archive.shortNotes!.map(({ pictures: _p, ...n }) => n)).toEqual(
+      before.archive.shortNotes!.map(({ pictures: _p, ...n }) => n),
+    );
+    const restoredPicture = after.archive.shortNotes![0]!.pictures[0]!;
+    expect(restoredPicture).toMatchObject({ alt: 'Garlic rows', name: 'garlic.png' });
+    expect(after.files.get(restoredPicture.file)!.equals(notePhoto)).toBe(true);
+    const notePage = await fetch(`${target.baseUrl}/notes/${linked.id}`);
+    expect(notePage.status).toBe(200);
+    expect(await notePage.text()).toContain('href="https://example.com/a"');
+    expect((await fetch(`${target.baseUrl}/notes/${gone.id}`)).status).toBe(410);
+    const db = new pg.Client({ connectionString: target.env.DATABASE_URL });
+    await db.connect();
+    try {
+      expect(
+        (await db.query(`SELECT count(*)::int AS n FROM posts.federation_events WHERE note_id IS NOT NULL`))
+          .rows,
+      ).toEqual([{ n: 0 }]);
+      // The next note written takes an id past the kept ones.
+      const next = (
+        await api(target, '/api/admin/fediverse/notes', {
+          body: { content: 'New here.' },
+          token: tokens.get(target),
+        })
+      ).json as unknown as { id: number };
+      expect(next.id).toBeGreaterThan(gone.id);
+    } finally {
+      await db.end();
+    }
 
     // Importing the same archive again updates, adds nothing.
     const again = await importInto(target, before.zip);
@@ -240,7 +318,10 @@ describe('export, then import into an empty blog', () => {
       failed: 0,
       media: { downloaded: 0 },
     });
-    expect((await exportOf(target)).archive.posts).toHaveLength(3);
+    expect(again.notes).toBeUndefined();
+    const third = (await exportOf(target)).archive;
+    // The notes: the three restored and the one written since.
+    expect([third.posts.length, third.shortNotes!.length]).toEqual([3, 4]);
   }, 120_000);
 
   it('refuses a zip that is not an export of this blog', async () => {

@@ -38,7 +38,8 @@ export async function zip(files: Record<string, Buffer | string>): Promise<Buffe
 }
 
 /** blog.json of this blog's own export, with these posts (the site is not one: it is reported, not restored). */
-export function blogJson(posts: unknown[], site: unknown = {}): string {
+/** `more`: further keys of blog.json (e.g. its `shortNotes`). */
+export function blogJson(posts: unknown[], site: unknown = {}, more: Record<string, unknown> = {}): string {
   return JSON.stringify({
     format: BLOG_ARCHIVE_FORMAT,
     version: BLOG_ARCHIVE_VERSION,
@@ -46,6 +47,7 @@ export function blogJson(posts: unknown[], site: unknown = {}): string {
     posts,
     users: [],
     subscribers: [],
+    ...more,
   });
 }
 export function archivePost(id: number, title: string, content: string, media: unknown[] = []) {

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { archiveCommentSchema } from './comments.js';
+import { NOTE_ALT_MAX, NOTE_CONTENT_MAX, NOTE_PICTURES_MAX, noteMentionSchema } from './notes.js';
+import { remoteUri } from './social.js';
 import type { SiteConfig } from './site.js';
 
 /**
@@ -11,7 +13,9 @@ import type { SiteConfig } from './site.js';
  *   could not be removed is left out and listed in `notes`;
  * - `posts/<date>-<slug>.md`: each post as Markdown with YAML front matter (title, date,
  *   tags, category, slug, status), for Hugo, Jekyll, Eleventy or any editor;
- * - `site/<storage key>`: the uploaded banner's files (under BANNER_FOLDER), when there is one.
+ * - `site/<storage key>`: the uploaded banner's files (under BANNER_FOLDER), when there is one;
+ * - `media/notes/<note id>/<position>-<file name>`: each note picture's original, named by
+ *   `ArchiveShortNote.pictures[].file`.
  *
  * Its `followers` (the accepted fediverse followers) are a list, not something an import brings
  * back: another server cannot be made to follow a blog, so they follow the new address again.
@@ -85,6 +89,33 @@ export const archiveFollowerSchema = z.object({
 });
 export type ArchiveFollower = z.infer<typeof archiveFollowerSchema>;
 
+/**
+ * One of the blog's Notes (its short posts at /notes): the Markdown as written, what it answers
+ * and whom that mentions, its dates, and its pictures' originals in the archive. A deleted note is
+ * kept as its id and `deletedAt` only, so the blog restored at its address answers 410 there and
+ * gives no new note its address. (`shortNotes`: `notes` already names the files an export left out.)
+ */
+export const archiveShortNoteSchema = z.object({
+  id: z.number().int().positive().max(2_147_483_647),
+  content: z.string().max(NOTE_CONTENT_MAX),
+  inReplyTo: remoteUri.nullable(),
+  mention: noteMentionSchema.nullable(),
+  createdAt: z.string().max(40),
+  updatedAt: z.string().max(40).nullable(),
+  deletedAt: z.string().max(40).nullable().optional(),
+  pictures: z
+    .array(
+      z.object({
+        file: z.string().max(1000),
+        name: z.string().max(300).nullable(),
+        mimeType: z.string().max(100).nullable(),
+        alt: z.string().max(NOTE_ALT_MAX).nullable(),
+      }),
+    )
+    .max(NOTE_PICTURES_MAX),
+});
+export type ArchiveShortNote = z.infer<typeof archiveShortNoteSchema>;
+
 const archiveNoteSchema = z.object({ file: z.string(), note: z.string() });
 export type ArchiveNote = z.infer<typeof archiveNoteSchema>;
 
@@ -109,7 +140,9 @@ export const blogArchiveSchema = z.object({
   ),
   /** The accepted fediverse followers, oldest first (absent in archives made before followers). */
   followers: z.array(archiveFollowerSchema).optional(),
-  /** Files named in `posts` that are not in the archive, each with the reason (e.g. a video whose location could not be removed). */
+  /** The blog's Notes, oldest first (absent in archives made before notes were exported). */
+  shortNotes: z.array(archiveShortNoteSchema).optional(),
+  /** Files named in `posts` or `shortNotes` that are not in the archive, each with the reason (e.g. a video whose location could not be removed). */
   notes: z.array(archiveNoteSchema).optional(),
 });
 export type BlogArchive = Omit<z.infer<typeof blogArchiveSchema>, 'site'> & { site: SiteConfig };

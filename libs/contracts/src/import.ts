@@ -63,6 +63,8 @@ export interface ImportReport {
   skippedBy: Record<string, number>;
   /** Old URLs that now answer 301 to their post. */
   redirects: number;
+  /** Notes restored from this blog's own export (absent for other formats, and when it held none). */
+  notes?: number;
   /** Posts imported as drafts because their source restricted them (at most IMPORT_MAX_ERRORS). */
   restricted: ImportRestricted[];
   /** Why the whole import failed. */

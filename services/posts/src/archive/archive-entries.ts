@@ -1,9 +1,11 @@
 import {
   archiveBlogSchema,
+  archiveShortNoteSchema,
   BLOG_ARCHIVE_FORMAT,
   BLOG_ARCHIVE_VERSION,
   blogArchiveSchema,
   type ArchiveBlog,
+  type ArchiveShortNote,
   type BlogArchive,
   type SiteConfig,
 } from '@blog/contracts';
@@ -89,6 +91,20 @@ export async function* archiveEntries(archive: StoredArchive): AsyncGenerator<So
     const parsed = postSchema.safeParse(value);
     if (parsed.success) yield { kind: 'archive', post: parsed.data };
     else yield { kind: 'skipped', reason: 'invalid', item: String(value?.title ?? value?.id ?? 'a post') };
+  }
+}
+
+/** The archive's notes, each checked against the format; one that does not fit is skipped and named. */
+export async function* archiveShortNotes(
+  archive: StoredArchive,
+): AsyncGenerator<{ note: ArchiveShortNote } | { invalid: string }> {
+  for await (const value of jsonAt<Record<string, unknown>>(
+    await archive.open('blog.json'),
+    /^shortNotes$/,
+  )) {
+    const parsed = archiveShortNoteSchema.safeParse(value);
+    if (parsed.success) yield { note: parsed.data };
+    else yield { invalid: `note ${String(value?.id ?? '')}`.trim().slice(0, 40) };
   }
 }
 

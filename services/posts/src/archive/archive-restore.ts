@@ -7,19 +7,25 @@ import {
   siteNodes,
   type ArchiveComment,
   type ArchivePost,
+  type ArchiveShortNote,
+  type NotePictureUpload,
   type SiteConfig,
   type UploadedFile,
 } from '@blog/contracts';
 import {
   contentTypeForKey,
   MediaFileRefused,
+  ORIGINALS_PREFIX,
   storeMediaOriginal,
   type ObjectStorage,
 } from '@blog/server-kit';
+import { createHash } from 'node:crypto';
 import { BlogIdentity, madeByThisBlog } from '../import/blog-identity.js';
 import { placeOf } from '../import/category-map.js';
 import { errorMessage } from '../import/import-job.js';
-import { IMPORT_LIMITS } from '../import/import-limits.js';
+import { IMPORT_LIMITS, ImportLimitError } from '../import/import-limits.js';
+import { MediaClient } from '../import/media-client.js';
+import { NotesService } from '../notes/notes.service.js';
 import { reportError, type StoredReport } from '../import/import-report.js';
 import { MailClient } from './mail-client.js';
 import type { PostToWrite } from '../import/post-writer.js';
@@ -27,6 +33,7 @@ import { ImportFileError } from '../import/source-post.js';
 import { SiteSettings } from '../site/site-settings.js';
 import { STORAGE } from '../tokens.js';
 import {
+  archiveShortNotes,
   archiveSubscribers,
   openBlogArchive,
   shareArchiveFiles,
@@ -38,6 +45,8 @@ import type { ImportedComment } from '../comments/imported-comment.js';
 /** One run of an import of this blog's own export: the archive read in place, and what it stored. */
 export interface ArchiveRun {
   opened: OpenedArchive;
+  /** Whether this blog made the archive (same id, or the same address on a new server). */
+  madeHere: boolean;
   /**
    * Each entry read during this run: the original it was stored as (or why it was refused).
    * A later post naming the entry gets a copy of that original, not a second read.
@@ -47,8 +56,8 @@ export interface ArchiveRun {
 
 /**
  * Bringing back this blog's own export (the reading side of the archive's format): its site
- * settings and banner first, then each post mapped with its files from the zip, and at the
- * end its subscribers.
+ * settings and banner first, then each post mapped with its files from the zip, then its notes,
+ * and at the end its subscribers.
  */
 @Injectable()
 export class ArchiveRestore {
@@ -57,6 +66,8 @@ export class ArchiveRestore {
     private readonly settings: SiteSettings,
     private readonly mail: MailClient,
     private readonly identity: BlogIdentity,
+    private readonly notes: NotesService,
+    private readonly media: MediaClient,
   ) {}
 
   /**
@@ -75,7 +86,8 @@ export class ArchiveRestore {
         reportError(report, 'site settings', `not restored: ${errorMessage(error)}`);
       }
     }
-    return { opened, storedEntries: new Map() };
+    const madeHere = madeByThisBlog(opened.blog, await this.identity.current());
+    return { opened, madeHere, storedEntries: new Map() };
   }
 
   /** A post of the export: its Markdown as it was, its place by id or labels, its files from the archive. */
@@ -124,8 +136,7 @@ export class ArchiveRestore {
    * this blog's own (they confirmed to this blog, not to another); its accounts and its
    * fediverse followers are not (each is named in the report).
    */
-  async restorePeople({ opened }: ArchiveRun, report: StoredReport): Promise<void> {
-    const madeHere = madeByThisBlog(opened.blog, await this.identity.current());
+  async restorePeople({ opened, madeHere }: ArchiveRun, report: StoredReport): Promise<void> {
     let unconfirmed = 0;
     for await (const batch of archiveSubscribers(opened.archive, 500)) {
       try {
@@ -153,6 +164,92 @@ export class ArchiveRestore {
         'followers',
         `${opened.followers} fediverse follower(s) not restored: another server cannot be made to follow this blog, so they follow it again (blog.json lists their handles)`,
       );
+  }
+
+  /**
+   * After the posts: the notes as they were, each with its pictures from the zip (queued for the
+   * media worker). A note the same archive brought before is passed over, so a resumed or repeated
+   * import adds none twice; a note keeps its id (its address) when the archive is this blog's own
+   * and the id is free, and a deleted one comes back deleted (its page answers 410). A picture that cannot be brought is named in the report; its note comes
+   * without it.
+   */
+  async restoreNotes(
+    run: ArchiveRun,
+    importId: string,
+    report: StoredReport,
+    check: () => void,
+  ): Promise<void> {
+    const blog = run.opened.blog?.id ?? 'archive';
+    for await (const entry of archiveShortNotes(run.opened.archive)) {
+      check();
+      if ('invalid' in entry) {
+        report.skipped++;
+        report.skippedBy.note = (report.skippedBy.note ?? 0) + 1;
+        continue;
+      }
+      const { note } = entry;
+      // A deleted note matters only at the address it had: it keeps that address from a new note.
+      if (note.deletedAt && !run.madeHere) continue;
+      const sourceId = `blog:${blog}:note:${note.id}`;
+      const item = `note ${note.id}`;
+      if (await this.notes.hasSource(sourceId)) continue;
+      const pictures = await this.notePictures(run, importId, sourceId, note, (message) =>
+        reportError(report, item, message),
+      );
+      try {
+        const restored = await this.notes.restore(
+          {
+            sourceId,
+            id: run.madeHere ? note.id : null,
+            content: note.content,
+            inReplyTo: note.inReplyTo,
+            mention: note.mention,
+            createdAt: validDate(note.createdAt) ?? new Date(),
+            updatedAt: note.updatedAt ? validDate(note.updatedAt) : null,
+            deletedAt: note.deletedAt ? (validDate(note.deletedAt) ?? new Date()) : null,
+          },
+          pictures,
+        );
+        if (!restored || note.deletedAt) continue;
+        report.notes = (report.notes ?? 0) + 1;
+        const pending = restored.pictures.filter((p) => p.status === 'pending').map((p) => p.id);
+        if (pending.length) this.media.enqueue(pending);
+      } catch (error) {
+        await this.storage.deleteMany(pictures.map((p) => p.file.key)).catch(() => undefined);
+        reportError(report, item, `not restored: ${errorMessage(error)}`);
+      }
+    }
+  }
+
+  /** A note's pictures stored from the zip as originals (images only); each refusal is reported. */
+  private async notePictures(
+    run: ArchiveRun,
+    importId: string,
+    sourceId: string,
+    note: ArchiveShortNote,
+    refused: (message: string) => void,
+  ): Promise<NotePictureUpload[]> {
+    const pictures: NotePictureUpload[] = [];
+    for (const picture of note.pictures) {
+      const base = createHash('sha256').update(`${sourceId}\n${picture.file}`).digest('hex').slice(0, 32);
+      try {
+        const file = await this.storeEntry(
+          run,
+          picture.file,
+          picture.name ?? 'picture',
+          (ext) => `${ORIGINALS_PREFIX}/import/${base}.${importId}.${ext}`,
+        );
+        if (file.type !== 'image') {
+          await this.storage.delete(file.key).catch(() => undefined);
+          throw new ImportFileError('a note takes pictures only');
+        }
+        pictures.push({ file: { ...file, type: 'image' }, alt: picture.alt ?? '' });
+      } catch (error) {
+        if (error instanceof ImportLimitError) throw error; // the archive's budget: the import stops
+        refused(`${picture.file}: ${errorMessage(error)}`);
+      }
+    }
+    return pictures;
   }
 
   /** The uploaded banner's files, back where the settings point (`site/<key>` in the archive). */

@@ -8,6 +8,7 @@ import {
   MAIL_PAGE_MAX,
   type ArchiveNote,
   type ArchivePost,
+  type ArchiveShortNote,
 } from '@blog/contracts';
 import type { ObjectStorage } from '@blog/server-kit';
 import { PassThrough, Readable } from 'node:stream';
@@ -22,6 +23,8 @@ import { SocialClient } from './social-client.js';
 import { PostsRepository, type ExportBatch } from '../posts/posts.repository.js';
 import { LocationStripper, type Stripped } from './strip-location.js';
 import { CommentsService } from '../comments/comments.service.js';
+import { NotesRepository, type ExportNoteRow } from '../notes/notes.repository.js';
+import { mentionOf } from '../notes/notes.service.js';
 
 /** What the writer has put in the archive so far (the export job's progress). */
 export interface ArchiveProgress {
@@ -32,11 +35,14 @@ export interface ArchiveProgress {
 
 const BATCH = 200;
 
-/** "media/12/0-red car.jpg": a file name kept readable, without path separators or control characters. */
-function archiveName(postId: number, position: number, name: string | null): string {
+/**
+ * "media/12/0-red car.jpg" (a post's), "media/notes/3/0-garden.png" (a note's): a file name kept
+ * readable, without path separators or control characters.
+ */
+function archiveName(folder: string, position: number, name: string | null): string {
   // eslint-disable-next-line no-control-regex -- control characters have no place in a file name
   const safe = (name ?? 'file').replace(/[/\\\u0000-\u001f]/g, '_').slice(0, 120) || 'file';
-  return `media/${postId}/${position}-${safe}`;
+  return `${folder}/${position}-${safe}`;
 }
 
 /** The post as a Markdown file with front matter; its media references become archive paths. */
@@ -69,7 +75,7 @@ function markdownFile(post: ArchivePost): string {
 /**
  * The owner's whole blog as one .zip, written as it is sent: blog.json (the format in
  * @blog/contracts/blog-archive, each post with its comments, the fediverse followers as
- * handles), each original under media/ and
+ * handles, the notes), each original under media/ (a note's under media/notes/) and
  * each post as Markdown under posts/. Posts are read a page at a time and each original is opened only when the zip
  * reaches it, so memory stays flat however large the blog; blog.json, the one document that
  * lists everything, is written last, from the pages as they went by.
@@ -86,6 +92,7 @@ export class ArchiveWriter {
     private readonly stripper: LocationStripper,
     private readonly comments: CommentsService,
     private readonly social: SocialClient,
+    private readonly notes: NotesRepository,
   ) {}
 
   /** The zip as a stream; `signal` stops the walk; `progress` hears of each post and file written. */
@@ -164,6 +171,11 @@ export class ArchiveWriter {
       }
     }
     await this.addBanner(addFile);
+    for await (const page of this.notePages(signal))
+      for (const note of page)
+        for (const picture of note.pictures)
+          if (picture.originalKey)
+            await addFile(picture.file, () => original(picture.originalKey!, picture.mimeType));
     // blog.json last, from a second walk: the one document that lists everything is streamed
     // too, never held whole.
     const json = Readable.from(this.blogJson(signal, leftOut));
@@ -198,6 +210,17 @@ export class ArchiveWriter {
       if (batch.posts.length) yield batch.posts.map(withFiles);
       if (batch.lastId === null || batch.posts.length < BATCH) return;
       afterId = batch.lastId;
+    }
+  }
+
+  /** The notes a page at a time, each with its pictures' archive paths. */
+  private async *notePages(signal: AbortSignal): AsyncGenerator<ExportNote[]> {
+    for (let afterId = 0; ;) {
+      if (signal.aborted) throw new Error('export cancelled');
+      const rows = await this.notes.exportPage(afterId, BATCH);
+      if (rows.length) yield rows.map(withNoteFiles);
+      if (rows.length < BATCH) return;
+      afterId = rows[rows.length - 1]!.id;
     }
   }
 
@@ -238,6 +261,12 @@ export class ArchiveWriter {
       yield followers.map((f, i) => `${first && i === 0 ? '' : ','}${JSON.stringify(f)}`).join('');
       first = false;
     }
+    yield `],"shortNotes":[`;
+    first = true;
+    for await (const page of this.notePages(signal)) {
+      yield page.map((n, i) => `${first && i === 0 ? '' : ','}${JSON.stringify(toArchiveNote(n))}`).join('');
+      first = false;
+    }
     yield `],"notes":${JSON.stringify(notes)}}`;
   }
 }
@@ -251,7 +280,7 @@ function withFiles(post: ExportBatch['posts'][number]): ExportPost {
     ...post,
     media: post.media.map((item) =>
       item.originalKey && item.type !== 'youtube'
-        ? { ...item, file: archiveName(post.id, item.position, item.name ?? null) }
+        ? { ...item, file: archiveName(`media/${post.id}`, item.position, item.name ?? null) }
         : item,
     ),
   };
@@ -259,6 +288,36 @@ function withFiles(post: ExportBatch['posts'][number]): ExportPost {
 
 function toArchivePost(post: ExportPost): ArchivePost {
   return { ...post, media: post.media.map(({ originalKey: _key, position: _position, ...item }) => item) };
+}
+
+type ExportNote = Omit<ExportNoteRow, 'pictures'> & {
+  pictures: (ExportNoteRow['pictures'][number] & { file: string })[];
+};
+
+function withNoteFiles(note: ExportNoteRow): ExportNote {
+  return {
+    ...note,
+    pictures: note.pictures.map((p) => ({
+      ...p,
+      file: archiveName(`media/notes/${note.id}`, p.position, p.name),
+    })),
+  };
+}
+
+function toArchiveNote(note: ExportNote): ArchiveShortNote {
+  return {
+    id: note.id,
+    content: note.content,
+    inReplyTo: note.inReplyTo,
+    mention: mentionOf(note),
+    createdAt: new Date(note.createdAt).toISOString(),
+    updatedAt: note.updatedAt ? new Date(note.updatedAt).toISOString() : null,
+    deletedAt: note.deletedAt ? new Date(note.deletedAt).toISOString() : null,
+    // A picture whose original is gone is not listed (there is nothing to bring back).
+    pictures: note.pictures
+      .filter((p) => p.originalKey)
+      .map((p) => ({ file: p.file, name: p.name, mimeType: p.mimeType, alt: p.alt })),
+  };
 }
 
 function emptyStream(): Readable {

@@ -200,7 +200,10 @@ export class ImportRunner implements OnModuleInit, OnApplicationShutdown {
         }
       }
       context.budget.check();
-      if (context.archive) await this.archives.restorePeople(context.archive, report);
+      if (context.archive) {
+        await this.archives.restoreNotes(context.archive, row.id, report, () => context.budget.check());
+        await this.archives.restorePeople(context.archive, report);
+      }
       report.percent = 100;
       await this.save(row, 'done', report);
       context.archive?.opened.archive.close();

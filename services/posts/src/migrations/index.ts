@@ -23,6 +23,7 @@ import { Notes1765700000000 } from './1765700000000-Notes.js';
 import { OwnerReplyTombstones1765710000000 } from './1765710000000-OwnerReplyTombstones.js';
 import { NotePictures1765720000000 } from './1765720000000-NotePictures.js';
 import { BackupRuns1765800000000 } from './1765800000000-BackupRuns.js';
+import { NoteSources1765910000000 } from './1765910000000-NoteSources.js';
 
 /** The posts schema's migrations in the order they run: the service at start, a restore up to a backup's. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   OwnerReplyTombstones1765710000000,
   NotePictures1765720000000,
   BackupRuns1765800000000,
+  NoteSources1765910000000,
 ];

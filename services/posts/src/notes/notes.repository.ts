@@ -34,6 +34,41 @@ export interface NotePictureRow {
   alt: string | null;
 }
 
+/** A note as the blog's archive holds it: its text and dates, its pictures' originals in order. */
+export interface ExportNoteRow {
+  id: number;
+  content: string;
+  inReplyTo: string | null;
+  mentionActorUri: string | null;
+  mentionHandle: string | null;
+  createdAt: Date;
+  updatedAt: Date | null;
+  deletedAt: Date | null;
+  pictures: {
+    position: number;
+    originalKey: string | null;
+    name: string | null;
+    mimeType: string | null;
+    alt: string | null;
+  }[];
+}
+
+/** A note brought back from the blog's archive (ArchiveRestore). */
+export interface RestoredNote {
+  /** `blog:<blog id>:note:<id>`: the same archive imported again finds it. */
+  sourceId: string;
+  /** The id it had, kept when it is free here (its address, which other servers hold, stays). */
+  id: number | null;
+  content: string;
+  contentHtml: string;
+  inReplyTo: string | null;
+  mention: NoteMention | null;
+  createdAt: Date;
+  updatedAt: Date | null;
+  /** Set for a deleted note: its page answers 410. */
+  deletedAt: Date | null;
+}
+
 const COLUMNS = `id, content, content_html AS "contentHtml", in_reply_to AS "inReplyTo",
   mention_actor_uri AS "mentionActorUri", mention_handle AS "mentionHandle", created_at AS "createdAt",
   updated_at AS "updatedAt", deleted_at AS "deletedAt"`;
@@ -146,6 +181,60 @@ export class NotesRepository {
       [id],
     )) as [unknown, number];
     return affected > 0;
+  }
+
+  /** Whether a note restored from `sourceId` is here already. */
+  async hasSource(sourceId: string): Promise<boolean> {
+    const rows = (await this.db.query(`SELECT 1 FROM posts.notes WHERE source_id = $1`, [
+      sourceId,
+    ])) as unknown[];
+    return rows.length > 0;
+  }
+
+  /**
+   * A restored note, with its id when that is free; null when its source is here already. The id
+   * sequence then starts past every id, so the next note written cannot take a kept one.
+   */
+  async insertRestored(manager: EntityManager, note: RestoredNote): Promise<number | null> {
+    const [row] = (await manager.query(
+      `INSERT INTO posts.notes (id, content, content_html, in_reply_to, mention_actor_uri, mention_handle,
+         created_at, updated_at, deleted_at, source_id)
+       SELECT CASE WHEN $1::int IS NOT NULL AND NOT EXISTS (SELECT 1 FROM posts.notes WHERE id = $1::int)
+                THEN $1::int ELSE nextval(pg_get_serial_sequence('posts.notes', 'id')) END,
+              $2, $3, $4, $5, $6, $7, $8, $9, $10
+        WHERE NOT EXISTS (SELECT 1 FROM posts.notes WHERE source_id = $10)
+       RETURNING id`,
+      [
+        note.id,
+        note.content,
+        note.contentHtml,
+        note.inReplyTo,
+        note.mention?.actorUri ?? null,
+        note.mention?.handle ?? null,
+        note.createdAt,
+        note.updatedAt,
+        note.deletedAt,
+        note.sourceId,
+      ],
+    )) as { id: number }[];
+    if (!row) return null;
+    await manager.query(
+      `SELECT setval(pg_get_serial_sequence('posts.notes', 'id'), (SELECT max(id) FROM posts.notes))`,
+    );
+    return row.id;
+  }
+
+  /** Every note, deleted ones too, oldest first, after the id `afterId` (the archive's walk). */
+  async exportPage(afterId: number, limit: number): Promise<ExportNoteRow[]> {
+    return (await this.db.query(
+      `SELECT n.id, n.content, n.in_reply_to AS "inReplyTo", n.mention_actor_uri AS "mentionActorUri",
+         n.mention_handle AS "mentionHandle", n.created_at AS "createdAt", n.updated_at AS "updatedAt",
+         n.deleted_at AS "deletedAt", (SELECT coalesce(json_agg(json_build_object('position', m.position, 'originalKey', m.original_key,
+            'name', m.name, 'mimeType', m.mime_type, 'alt', m.alt) ORDER BY m.position), '[]'::json)
+            FROM posts.media_items m WHERE m.note_id = n.id) AS pictures
+         FROM posts.notes n WHERE n.id > $1 ORDER BY n.id LIMIT $2`,
+      [afterId, limit],
+    )) as ExportNoteRow[];
   }
 
   /** The note, deleted or not; null when there never was one. */

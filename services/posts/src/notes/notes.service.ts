@@ -22,7 +22,7 @@ import { absoluteHtml } from '../federation/article-html.js';
 import { FederationEventsRepository } from '../federation/federation-events.repository.js';
 import { deleteFiles } from '../media-items/media-keys.js';
 import { POSTS_CONFIG, STORAGE } from '../tokens.js';
-import { NotesRepository, type NotePictureRow, type NoteRow } from './notes.repository.js';
+import { NotesRepository, type NotePictureRow, type NoteRow, type RestoredNote } from './notes.repository.js';
 
 /** The blog's address when SITE_URL is unset: the social service's own default, so the ids agree. */
 const DEFAULT_SITE_URL = 'http://localhost:3000';
@@ -81,6 +81,13 @@ function pictureKeys(row: NotePictureRow): string[] {
   ].filter((k): k is string => !!k);
 }
 
+/** Whom a stored note mentions (the author of what it answers), if anyone. */
+export function mentionOf(row: Pick<NoteRow, 'mentionActorUri' | 'mentionHandle'>): NoteMention | null {
+  return row.mentionActorUri && row.mentionHandle
+    ? { actorUri: row.mentionActorUri, handle: row.mentionHandle }
+    : null;
+}
+
 /** A stored note as the dashboard and its page show it. */
 export function noteView(row: NoteRow): NoteView {
   return {
@@ -89,10 +96,7 @@ export function noteView(row: NoteRow): NoteView {
     html: row.contentHtml,
     url: notePath(row.id),
     inReplyTo: row.inReplyTo,
-    mention:
-      row.mentionActorUri && row.mentionHandle
-        ? { actorUri: row.mentionActorUri, handle: row.mentionHandle }
-        : null,
+    mention: mentionOf(row),
     published: new Date(row.createdAt).toISOString(),
     updated: row.updatedAt ? new Date(row.updatedAt).toISOString() : null,
     pictures: (row.pictures ?? []).map(notePictureView),
@@ -138,6 +142,27 @@ export class NotesService {
       await this.stored.addPictures(manager, row.id, 0, command.pictures);
       await this.events.addForNote(manager, { noteId: row.id }, 'create');
       return noteView((await this.stored.byIdIn(manager, row.id))!);
+    });
+  }
+
+  /** Whether the note of an archive's `sourceId` was restored before. */
+  hasSource(sourceId: string): Promise<boolean> {
+    return this.stored.hasSource(sourceId);
+  }
+
+  /**
+   * A note of the blog's archive, as it was (text, dates, what it answers), with its stored
+   * pictures waiting for the media worker; null when the same archive brought it before. It owes
+   * the followers nothing: they had it when it was written, as an import's posts are not sent.
+   */
+  restore(note: Omit<RestoredNote, 'contentHtml'>, pictures: NotePictureUpload[]): Promise<NoteView | null> {
+    if (pictures.length > NOTE_PICTURES_MAX) throw RpcError.badRequest(NoteErrors.tooManyPictures);
+    const contentHtml = renderMarkdown(note.content).html;
+    return this.stored.transaction(async (manager) => {
+      const id = await this.stored.insertRestored(manager, { ...note, contentHtml });
+      if (id === null) return null;
+      await this.stored.addPictures(manager, id, 0, pictures);
+      return noteView((await this.stored.byIdIn(manager, id))!);
     });
   }
 

@@ -247,6 +247,7 @@ function ImportReportView({ report }: { report: ImportReport }) {
         {report.percent}% · {report.imported} imported, {report.updated} updated, {report.skipped} skipped,{' '}
         {report.failed} failed of {report.total} posts · pictures and videos: {report.media.downloaded}{' '}
         fetched, {report.media.failed} failed · {report.redirects} old addresses redirected
+        {report.notes ? ` · ${report.notes} notes restored` : ''}
       </p>
       {report.reason && <ErrorLine error={report.reason} />}
       {skipped.length > 0 && <p>Skipped: {skipped.map(([why, n]) => `${n} ${why}`).join(', ')}</p>}
