@@ -35,15 +35,7 @@ export interface NotePictureRow {
 }
 
 /** A note as the blog's archive holds it: its text and dates, its pictures' originals in order. */
-export interface ExportNoteRow {
-  id: number;
-  content: string;
-  inReplyTo: string | null;
-  mentionActorUri: string | null;
-  mentionHandle: string | null;
-  createdAt: Date;
-  updatedAt: Date | null;
-  deletedAt: Date | null;
+export type ExportNoteRow = Omit<NoteRow, 'contentHtml' | 'pictures'> & {
   pictures: {
     position: number;
     originalKey: string | null;
@@ -51,7 +43,7 @@ export interface ExportNoteRow {
     mimeType: string | null;
     alt: string | null;
   }[];
-}
+};
 
 /** A note brought back from the blog's archive (ArchiveRestore). */
 export interface RestoredNote {
