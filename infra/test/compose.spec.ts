@@ -48,6 +48,7 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
   const inApp = (...args: string[]) => compose('run', '--rm', '--no-deps', ...args);
   /** Media's working set before the journey's photo and video (MiB). */
   let mediaIdleMib = 0;
+  let mediaIdleDetail = '';
   const mediaMib = () => memory().find((row) => row.name.startsWith('media'))!.workingSet / 1024 ** 2;
 
   test('the images run as non-root users, and the app image ships no dev dependencies, maps or tests', () => {
@@ -77,6 +78,7 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
 
   test('through the compose nginx, a browser signs in and writes a post with a photo and a video in the admin form; it is processed into the bucket and read by a visitor', async () => {
     mediaIdleMib = mediaMib();
+    mediaIdleDetail = project.memoryDetail(container('media'));
     const started = Date.now();
     const token = await writePostInAdminForm(project.browser, project.site, ADMIN, {
       title: 'Through compose',
@@ -172,7 +174,15 @@ composeSuite(`${composeSuiteName}, ${SCALE ? 'the scale override' : 'the small t
     const near = mediaIdleMib * 1.25 + 8;
     const back = await until(
       'media back near idle',
-      async () => (mediaMib() <= near ? mediaMib() : undefined),
+      async () => {
+        const now = mediaMib();
+        if (now > near)
+          throw new Error(
+            `${now.toFixed(1)} MiB, over ${near.toFixed(1)}: ${project.memoryDetail(container('media'))}; ` +
+              `before the journey: ${mediaIdleDetail}`,
+          );
+        return now;
+      },
       600_000,
     );
     console.log(

@@ -73,6 +73,8 @@ export interface ComposeProject {
   mail(match: (message: Json) => boolean): Promise<Json>;
   /** Every container of the project (without the project prefix), by name. */
   memory(): ContainerMemory[];
+  /** What makes up a container's memory (its cgroup's anon, file and shmem, and each process's RSS), for a failure's message. */
+  memoryDetail(name: string): string;
 }
 
 /** Builds the images and brings the project up before the file's tests; takes it down after. */
@@ -124,6 +126,31 @@ export function useComposeProject(): ComposeProject {
     const stat = readFileSync(`${dir}/memory.stat`, 'utf8');
     const inactive = Number(/^(?:total_)?inactive_file (\d+)$/m.exec(stat)?.[1] ?? 0);
     return Math.max(0, usage - inactive);
+  };
+  project.memoryDetail = (name) => {
+    const dir = cgroupOf(name);
+    const stat = readFileSync(`${dir}/memory.stat`, 'utf8');
+    const mib = (key: string) => {
+      const bytes = new RegExp(`^(?:total_)?${key} (\\d+)$`, 'm').exec(stat)?.[1];
+      return bytes === undefined ? '-' : (Number(bytes) / 1024 ** 2).toFixed(1);
+    };
+    const processes = readFileSync(`${dir}/cgroup.procs`, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((pid) => {
+        try {
+          const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+          const rss = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1] ?? 0) / 1024;
+          const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+          return `${command.slice(0, 60)} ${rss.toFixed(1)}`;
+        } catch {
+          return `${pid} gone`;
+        }
+      });
+    return (
+      `anon ${mib('(?:anon|rss)')}, shmem ${mib('shmem')}, active file ${mib('active_file')}, ` +
+      `inactive file ${mib('inactive_file')} MiB; processes (RSS MiB): ${processes.join('; ')}`
+    );
   };
   /** The cgroup's high-water mark since the container started, page cache included. */
   const peakOf = (name: string): number | undefined => {
