@@ -170,8 +170,8 @@ export class ArchiveRestore {
    * After the posts: the notes as they were, each with its pictures from the zip (queued for the
    * media worker). A note the same archive brought before is passed over, so a resumed or repeated
    * import adds none twice; a note keeps its id (its address) when the archive is this blog's own
-   * and the id is free, and a deleted one comes back deleted (its page answers 410). A picture that cannot be brought is named in the report; its note comes
-   * without it.
+   * and the id is free, and a deleted one comes back deleted (its page answers 410), without text
+   * or pictures. A picture that cannot be brought is named in the report; its note comes without it.
    */
   async restoreNotes(
     run: ArchiveRun,
@@ -193,15 +193,17 @@ export class ArchiveRestore {
       const sourceId = `blog:${blog}:note:${note.id}`;
       const item = `note ${note.id}`;
       if (await this.notes.hasSource(sourceId)) continue;
-      const pictures = await this.notePictures(run, importId, sourceId, note, (message) =>
-        reportError(report, item, message),
-      );
+      const pictures = note.deletedAt
+        ? []
+        : await this.notePictures(run, importId, sourceId, note, (message) =>
+            reportError(report, item, message),
+          );
       try {
         const restored = await this.notes.restore(
           {
             sourceId,
             id: run.madeHere ? note.id : null,
-            content: note.content,
+            content: note.deletedAt ? '' : note.content,
             inReplyTo: note.inReplyTo,
             mention: note.mention,
             createdAt: validDate(note.createdAt) ?? new Date(),
