@@ -175,8 +175,11 @@ export async function stackSnapshot(launcher, dataDir) {
   return byRole;
 }
 
-/** Snapshots every SAMPLE_EVERY_MS (skipped while one is still being taken). */
-export function sampleStack(launcher, dataDir) {
+/**
+ * Snapshots every `everyMs` (skipped while one is still being taken). Each reads every process's
+ * stat and the stack's smaps_rollup: tens of ms of this process's CPU, taken from the stack's cores.
+ */
+export function sampleStack(launcher, dataDir, everyMs = SAMPLE_EVERY_MS) {
   const samples = []; // { at, byRole }
   let busy = false;
   const timer = setInterval(async () => {
@@ -187,7 +190,7 @@ export function sampleStack(launcher, dataDir) {
     } finally {
       busy = false;
     }
-  }, SAMPLE_EVERY_MS);
+  }, everyMs);
   return {
     between: (from, to) => samples.filter((s) => s.at >= from && s.at <= to),
     stop: () => clearInterval(timer),

@@ -10,13 +10,15 @@
 // Figures:
 //   1. The Reader's page, GET /api/admin/fediverse/reader: the first page and a page 200 pages in
 //      (its cursor from following `next`), one reader after another and READERS at once, p50/p95.
-//   2. Intake: BENCH_READER_CREATES signed Create{Note} from the followed accounts POSTed to
+//   2. Intake: BENCH_READER_CREATES signed Create{Note} from the followed accounts (signed before
+//      the clock starts: the signing is the sender's work, on the stack's cores) POSTed to
 //      /ap/inbox, CONCURRENCY at a time, X-Forwarded-For from the documentation ranges (so no one
 //      address's allowance is what is measured): POSTs answered 202 per second, and Creates
 //      stored in reader_items per second (first POST to the last row's received_at), with
 //      GET /api/posts?limit=10 (a GET every 100 ms) before and during it.
 //   3. The stack (launcher and every process under it, PostgreSQL included): PSS at rest before
-//      the intake and its peak during it (every 200 ms), CPU ms per stored Create.
+//      the intake and its peak during it (every second: a sample costs this process tens of ms of
+//      CPU), CPU ms per stored Create.
 // BENCH_READER_ACCOUNTS, BENCH_READER_ITEMS and BENCH_READER_CREATES change the sizes.
 import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { once } from 'node:events';
@@ -46,6 +48,8 @@ const SIZES = {
   stallSeconds: env('BENCH_READER_STALL_SECONDS', 60),
 };
 const READERS = 4;
+/** The stack's PSS is sampled this often during the intake (each sample costs this process CPU). */
+const SAMPLE_EVERY_MS = 1000;
 const ADMIN = { username: 'benchadmin', password: 'bench-password-123' };
 const POSTS_PATH = '/api/posts?limit=10';
 const READER_PATH = '/api/admin/fediverse/reader';
@@ -341,23 +345,33 @@ async function measurePages(stack, token) {
   };
 }
 
-/** The Creates, CONCURRENCY at a time; answers by status, with the first POST's time. */
-async function postCreates(baseUrl, accounts) {
+/**
+ * The Creates, signed before the clock starts (the signing is the sender's work, and this process
+ * shares the stack's two cores): each with its body and headers.
+ */
+function signedCreates(baseUrl, accounts) {
   const url = `${baseUrl}/ap/inbox`;
+  return Array.from({ length: SIZES.creates }, (_, i) => {
+    const account = accounts[i % accounts.length];
+    const body = createOf(account, i);
+    const headers = {
+      ...signedHeaders(url, body, account),
+      'x-forwarded-for': FORWARDED_FOR[i % FORWARDED_FOR.length],
+    };
+    return { url, body, headers };
+  });
+}
+
+/** The Creates, CONCURRENCY at a time; answers by status, with the first POST's time. */
+async function postCreates(creates) {
   const statuses = {};
   let next = 0;
   const firstAt = Date.now();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: SIZES.concurrency }, async () => {
-      while (next < SIZES.creates) {
-        const i = next++;
-        const account = accounts[i % accounts.length];
-        const body = createOf(account, i);
-        const headers = {
-          ...signedHeaders(url, body, account),
-          'x-forwarded-for': FORWARDED_FOR[i % FORWARDED_FOR.length],
-        };
+      while (next < creates.length) {
+        const { url, body, headers } = creates[next++];
         const status = await fetch(url, { method: 'POST', headers, body })
           .then(async (r) => (await r.arrayBuffer(), r.status))
           .catch(() => 'error');
@@ -392,8 +406,9 @@ async function storedProgress(db, afterId, expected) {
 }
 
 async function measureIntake(stack, db, accounts) {
+  const creates = signedCreates(stack.baseUrl, accounts);
   const readers = startReaders(stack.baseUrl, [POSTS_PATH]);
-  const samples = sampleStack(stack.child.pid, stack.dataDir);
+  const samples = sampleStack(stack.child.pid, stack.dataDir, SAMPLE_EVERY_MS);
   try {
     const baselineFrom = Date.now();
     await sleep(SIZES.baselineSeconds * 1000);
@@ -403,7 +418,7 @@ async function measureIntake(stack, db, accounts) {
       rows: [{ max }],
     } = await db.query('SELECT coalesce(max(id), 0)::bigint AS max FROM social.reader_items');
     process.stderr.write(`[bench] reader: ${SIZES.creates} Creates to /ap/inbox\n`);
-    const sent = await postCreates(stack.baseUrl, accounts);
+    const sent = await postCreates(creates);
     const { firstAt } = sent;
     const accepted = sent.statuses[202] ?? 0;
     const stored = await storedProgress(db, max, accepted);

@@ -1,9 +1,10 @@
 // The embedded stack's servers in one Node process (what `npm start` runs by default): the five
-// services and the gateway, each its own Nest app with its own config, still talking over TCP
-// on loopback as they do in separate processes. One copy of Node, Nest, TypeORM and the
-// rest instead of six is most of the memory saved; compose and Kubernetes keep one container
-// per service (the same modules). Configuration comes from the environment the launcher gives,
-// as each service's main.js reads it.
+// services and the gateway, each its own Nest app with its own config. They listen on their TCP
+// ports as in separate processes, but call each other without the socket (a server answers the
+// clients of its own process directly, through JSON as on the wire). One copy of Node, Nest,
+// TypeORM and the rest instead of six is most of the memory saved; compose and Kubernetes keep
+// one container per service (the same modules). Configuration comes from the environment the
+// launcher gives, as each service's main.js reads it.
 import { exitOnConfigError } from '@blog/server-kit';
 import { createGateway, loadGatewayConfig } from '../../gateway/dist/index.js';
 import { loadAuthConfig, startAuthService } from '../../services/auth/dist/index.js';

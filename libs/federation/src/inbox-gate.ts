@@ -4,7 +4,8 @@
 // account as its owner would post in that account's name. Here, in order and cheapest first:
 // the body's shape, a signature header that parses (or an object integrity proof in the body),
 // the key on the actor's own origin, the signature itself, and the actor's own document listing
-// the key. Only then does Fedify see the request (and check it again in its own way).
+// the key. Only then is the activity queued for the inbox's listeners (or, when it names a JSON-LD
+// context to fetch, handed to Fedify's inbox handler first).
 import { verifyProof, verifyRequestDetailed, type KeyCache } from '@fedify/fedify';
 import { DataIntegrityProof, type CryptographicKey, type Multikey } from '@fedify/vocab';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
@@ -21,7 +22,7 @@ export type InboxRefusalReason =
   'shape' | 'json' | 'actor' | 'foreign-id' | 'unsigned' | 'foreign-key' | 'signature' | 'not-listed';
 
 export type GateVerdict =
-  | { ok: true; actorId: string; signer: string }
+  | { ok: true; actorId: string; signer: string; activity: Record<string, unknown> }
   | { ok: false; status: 400 | 401; reason: InboxRefusalReason };
 
 const PROOF_CONTEXT = 'https://w3id.org/security/data-integrity/v1';
@@ -123,7 +124,12 @@ export class InboxGate {
       if (!(await this.verifyProof(json as Record<string, unknown>, actor))) return refuse(401, 'signature');
     } else return refuse(401, 'unsigned');
 
-    return { ok: true, actorId: actor.href, signer: actor.hostname.toLowerCase() };
+    return {
+      ok: true,
+      actorId: actor.href,
+      signer: actor.hostname.toLowerCase(),
+      activity: json as Record<string, unknown>,
+    };
   }
 
   /**

@@ -3,7 +3,7 @@
 // (the inbox gate proved who signed before any of this runs).
 import { createHash } from 'node:crypto';
 import type { Context, Federation } from '@fedify/fedify';
-import type { DocumentLoader } from '@fedify/vocab-runtime';
+import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 import { httpUrlOrNull } from '@blog/contracts';
 import {
   Accept,
@@ -330,6 +330,67 @@ export function listenToInbox(
     .on(QuoteRequest, (ctx, request) => answerQuoteRequest(ctx, request, deps.interop))
     .on(Move, (ctx, move) => followerMoved(ctx, move, deps.interop))
     .onError((_ctx, error) => deps.onInboxError?.(error, null));
+}
+
+/**
+ * What Fedify's inbox handler puts on the inbox queue for an activity it took in (its InboxMessage,
+ * which Fedify does not export): the worker that runs the listeners above reads this shape.
+ */
+export interface QueuedInboxActivity {
+  type: 'inbox';
+  id: string;
+  baseUrl: string;
+  activity: unknown;
+  /** The actor whose own inbox it came to; null for the shared inbox. */
+  identifier: string | null;
+  attempt: number;
+  started: string;
+  traceContext: Record<string, string>;
+}
+
+export const queuedInboxActivity = (
+  origin: URL,
+  activity: unknown,
+  identifier: string | null,
+): QueuedInboxActivity => ({
+  type: 'inbox',
+  id: crypto.randomUUID(),
+  baseUrl: origin.href,
+  activity,
+  identifier,
+  attempt: 0,
+  started: new Date().toISOString(),
+  traceContext: {},
+});
+
+/**
+ * Whether each JSON-LD context a document names, at any depth (scoped contexts inside inline ones
+ * too), is built into Fedify or written inline, with no @import: reading it then fetches nothing,
+ * and no context can fail to load.
+ */
+export function contextsAreKnown(json: unknown): boolean {
+  const stack: unknown[] = [json];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null) continue;
+    if (Array.isArray(value)) {
+      stack.push(...value);
+      continue;
+    }
+    for (const [key, inner] of Object.entries(value)) {
+      if (key === '@import') return false;
+      if (key === '@context')
+        for (const context of Array.isArray(inner) ? inner : [inner])
+          if (
+            typeof context === 'string'
+              ? !(context in preloadedContexts)
+              : typeof context !== 'object' || context === null
+          )
+            return false;
+      stack.push(inner);
+    }
+  }
+  return true;
 }
 
 /** Whether an error (or one it was caused by) is a fetch that ran out of time. */

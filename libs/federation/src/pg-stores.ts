@@ -105,17 +105,30 @@ const UPSERT = `INSERT INTO ${FEDIFY_KV_TABLE} (key, value, expires)
   VALUES ($1, $2, CASE WHEN $3::float8 IS NULL THEN NULL ELSE now() + $3::float8 * interval '1 millisecond' END)
   ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires = EXCLUDED.expires`;
 const LIVE = '(expires IS NULL OR expires > now())';
+/**
+ * The statements every inbox activity runs (its idempotency mark read and written, its queueing
+ * and its delete), prepared once per connection by name: PostgreSQL then neither parses nor plans
+ * them again each time.
+ */
+const KV_GET = {
+  name: 'fedify_kv_get',
+  text: `SELECT value FROM ${FEDIFY_KV_TABLE} WHERE key = $1 AND ${LIVE}`,
+};
+const KV_SET = { name: 'fedify_kv_set', text: UPSERT };
 
 export class PgKvStore implements KvStore {
   constructor(private readonly pool: Pool) {}
 
   async get<T = unknown>(key: KvKey): Promise<T | undefined> {
-    const r = await this.pool.query(`SELECT value FROM ${FEDIFY_KV_TABLE} WHERE key = $1 AND ${LIVE}`, [key]);
+    const r = await this.pool.query({ ...KV_GET, values: [key] });
     return r.rows[0]?.value as T | undefined;
   }
 
   async set(key: KvKey, value: unknown, options?: KvStoreSetOptions): Promise<void> {
-    await this.pool.query(UPSERT, [key, JSON.stringify(value), options?.ttl ? ms(options.ttl) : null]);
+    await this.pool.query({
+      ...KV_SET,
+      values: [key, JSON.stringify(value), options?.ttl ? ms(options.ttl) : null],
+    });
   }
 
   async delete(key: KvKey): Promise<void> {
@@ -189,6 +202,15 @@ export function fedifyMessageHost(message: unknown): string | null {
   return (protocol === 'https:' || protocol === 'http:') && host ? host : null;
 }
 
+/**
+ * Makes its statement's transaction commit without waiting for the disk (synchronous_commit off
+ * for that transaction; a value in a deleted row's RETURNING, evaluated for each row). For a
+ * claim's lease and a finished message's delete only: a crash may lose those, and the message then
+ * runs again, as after any crash mid-way (at-least-once); what its handler stored was committed
+ * before, waiting for the disk. Each flush not waited for is milliseconds a worker stood still.
+ */
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`;
+
 export interface PgMessageQueueOptions {
   /** Which queue of the table this is; queues sharing the table never see each other's messages. Default 'default'. */
   name?: string;
@@ -249,7 +271,8 @@ export class PgMessageQueue implements MessageQueue {
     const queue = `'${this.name}'`;
     // An ordered message waits while an earlier one of its key exists (running, failed-and-delayed
     // or due); a message waits while its host has perHost leases live.
-    this.claimSql = `SELECT pg_advisory_xact_lock(hashtext('${FEDIFY_MQ_TABLE}'), hashtext(${queue}));
+    this.claimSql = `SET LOCAL synchronous_commit = off;
+      SELECT pg_advisory_xact_lock(hashtext('${FEDIFY_MQ_TABLE}'), hashtext(${queue}));
       UPDATE ${FEDIFY_MQ_TABLE} SET leased_until = now() + ${Number(this.leaseMs)} * interval '1 millisecond' WHERE id = (
         SELECT m.id FROM ${FEDIFY_MQ_TABLE} m
         WHERE m.queue = ${queue} AND m.run_at <= now() AND (m.leased_until IS NULL OR m.leased_until < now())
@@ -273,8 +296,9 @@ export class PgMessageQueue implements MessageQueue {
     // The k-th message of a host in this batch: one turn after the one before it, and k turns after
     // the last turn its host already has among due messages (a delayed retry does not push it back).
     // The insert and the wake-up in one statement (the notification goes out at its commit).
-    await this.pool.query(
-      `WITH t AS (
+    await this.pool.query({
+      name: 'fedify_mq_enqueue',
+      text: `WITH t AS (
          SELECT m, h, n, now() + $3::float8 * interval '1 millisecond' AS run_at,
                 row_number() OVER (PARTITION BY h ORDER BY n) AS k
          FROM unnest($1::jsonb[], $2::text[]) WITH ORDINALITY AS t(m, h, n)),
@@ -288,7 +312,7 @@ export class PgMessageQueue implements MessageQueue {
          FROM t ORDER BY t.n
          RETURNING 1)
        SELECT pg_notify($7, $4) WHERE EXISTS (SELECT 1 FROM inserted)`,
-      [
+      values: [
         messages.map((m) => JSON.stringify(m)),
         messages.map((m) => this.hostOf(m)),
         ms(options?.delay),
@@ -297,7 +321,7 @@ export class PgMessageQueue implements MessageQueue {
         this.turnMs,
         CHANNEL,
       ],
-    );
+    });
   }
 
   /**
@@ -305,12 +329,13 @@ export class PgMessageQueue implements MessageQueue {
    * transaction (the lock held to its end), each statement with its own snapshot, so the UPDATE
    * sees every lease the previous claim of this queue committed. Without parameters (the simple
    * protocol takes none): the queue's name is checked in the constructor, the rest are numbers.
+   * Its commit does not wait for the disk (see ASYNC_COMMIT).
    */
   private readonly claimSql: string;
 
   private async claim(): Promise<{ id: string; message: unknown } | undefined> {
     const results = (await this.pool.query(this.claimSql)) as unknown as { rows: unknown[] }[];
-    return results[1]?.rows[0] as { id: string; message: unknown } | undefined;
+    return results[2]?.rows[0] as { id: string; message: unknown } | undefined;
   }
 
   /** Runs one claimed message, then deletes it; wakes the host's waiting messages in other processes. */
@@ -324,13 +349,14 @@ export class PgMessageQueue implements MessageQueue {
       this.onError?.(error as Error);
     } finally {
       await this.pool
-        .query(
-          `WITH d AS (DELETE FROM ${FEDIFY_MQ_TABLE} WHERE id = $1 RETURNING queue, host)
+        .query({
+          name: 'fedify_mq_done',
+          text: `WITH d AS (DELETE FROM ${FEDIFY_MQ_TABLE} WHERE id = $1 RETURNING queue, host, ${ASYNC_COMMIT})
            SELECT pg_notify($2, d.queue) FROM d WHERE d.host IS NOT NULL AND EXISTS (
              SELECT 1 FROM ${FEDIFY_MQ_TABLE} w
              WHERE w.queue = d.queue AND w.host = d.host AND w.run_at <= now() AND w.id <> $1)`,
-          [job.id, CHANNEL],
-        )
+          values: [job.id, CHANNEL],
+        })
         .catch((error: unknown) => this.onError?.(error as Error)); // the lease runs out: claimed again
     }
   }

@@ -2,6 +2,7 @@ import {
   ClientProxyFactory,
   Transport,
   type ClientOptions,
+  type CustomClientOptions,
   type ClientProxy,
   type MicroserviceOptions,
 } from '@nestjs/microservices';
@@ -9,6 +10,7 @@ import type { RpcAnswer, RpcEnvelope, RpcRequest, TypedPattern } from '@blog/con
 import { hostname } from 'node:os';
 import { firstValueFrom, timeout } from 'rxjs';
 import { z } from 'zod';
+import { LocalFirstClientTcp, LocalServerTcp } from './local-rpc.js';
 
 /** How the processes talk: TCP to one address per service (embedded mode), or NATS with queue groups. */
 export const transportEnv = {
@@ -53,7 +55,8 @@ function natsConnection(config: TransportConfig, name: string) {
 }
 
 /**
- * The server side. Under NATS every replica of a service joins the queue group named after
+ * The server side: TCP (its clients in this process are answered without the socket: see
+ * local-rpc.ts), or NATS. Under NATS every replica of a service joins the queue group named after
  * the service, so each request goes to exactly one live replica. Patterns are unique across
  * services (see healthPattern), so one subject space serves them all.
  */
@@ -62,7 +65,7 @@ export function serverTransport(
   name: string,
   tcp: { host: string; port: number },
 ): MicroserviceOptions {
-  if (config.TRANSPORT === 'tcp') return { transport: Transport.TCP, options: tcp };
+  if (config.TRANSPORT === 'tcp') return { strategy: new LocalServerTcp(tcp) };
   return {
     transport: Transport.NATS,
     options: {
@@ -77,13 +80,21 @@ export function serverTransport(
   };
 }
 
-/** The client side: TCP to the service's address, or NATS (any replica of the service answers). */
+/**
+ * The client side: TCP to the service's address (straight to the server when it runs in this
+ * process: see local-rpc.ts), or NATS (any replica of the service answers).
+ */
 export function clientTransport(
   config: TransportConfig,
   caller: string,
   tcp: { host: string; port: number },
-): ClientOptions {
-  if (config.TRANSPORT === 'tcp') return { transport: Transport.TCP, options: tcp };
+): ClientOptions | CustomClientOptions {
+  // Nest types a custom client as a ClientProxy of untyped status; the TCP client's is TcpStatus.
+  if (config.TRANSPORT === 'tcp')
+    return {
+      customClass: LocalFirstClientTcp as unknown as CustomClientOptions['customClass'],
+      options: tcp,
+    };
   return { transport: Transport.NATS, options: natsConnection(config, caller) };
 }
 

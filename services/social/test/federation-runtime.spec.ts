@@ -209,6 +209,19 @@ describe('the federation in the social service', () => {
     expect((await followers()).total).toBe(0);
   });
 
+  it('a signed Follow to the inbox of an actor the blog does not have is not taken (the blog’s 404)', async () => {
+    const follow = {
+      '@context': AS,
+      id: `${alice.origin}/follow-to-nobody`,
+      type: 'Follow',
+      actor: alice.actorId,
+      object: `${site}/ap/actor/nobody`,
+    };
+    const answer = await deliver(await alice.signedPost(`${site}/ap/actor/nobody/inbox`, follow));
+    expect(statusOf(answer)).toBe('pass');
+    expect((await followers()).total).toBe(0);
+  });
+
   it('a body past the cap answers 413 without reaching Fedify', async () => {
     const body = Buffer.alloc(FEDERATION_MAX_BODY_BYTES + 1, 0x20).toString('base64');
     const answer = await federation({
