@@ -160,6 +160,13 @@ export interface BlogFederation {
 
 const instant = (date: Date) => Temporal.Instant.fromEpochMilliseconds(date.getTime());
 
+/** The answer to an inbox POST taken onto the queue: Fedify's own words for it. */
+const enqueued = () =>
+  new Response('Activity is enqueued.', {
+    status: 202,
+    headers: { 'content-type': 'text/plain; charset=utf-8' },
+  });
+
 /** An accept-header check for the 410 answer: an ActivityPub client asked. */
 const wantsActivityJson = (request: Request) =>
   /application\/(activity\+json|ld\+json)/i.test(request.headers.get('accept') ?? '');
@@ -597,7 +604,7 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       if (request.method === 'POST') {
         const checked = await admitted(request);
         if ('refused' in checked) return checked.refused;
-        if (await queuedDirectly(request.url, checked.activity)) return new Response(null, { status: 202 });
+        if (await queuedDirectly(request.url, checked.activity)) return enqueued();
         forFedify = checked.request;
       }
       const response = await federation.fetch(forFedify, {

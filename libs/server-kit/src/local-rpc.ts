@@ -46,11 +46,17 @@ export class LocalServerTcp extends ServerTCP {
     const handler = this.getHandlerByPattern(pattern);
     if (!handler) return reply({ id: packet.id, err: NO_HANDLER, isDisposed: true });
     const context = new TcpContext([undefined as never, pattern, undefined]);
-    this.handleRequest(
+    // Typed void, but a promise: a failure before the handler's answer (handleMessage's own catch
+    // over TCP) is logged, and the caller told rather than left to its timeout.
+    const handled = this.handleRequest(
       context,
       async () => this.transformToObservable(await handler(packet.data, context)),
       (data) => reply({ ...data, id: packet.id }),
-    );
+    ) as unknown as Promise<void> | undefined;
+    handled?.catch((error: unknown) => {
+      this.handleError(error instanceof Error ? (error.stack ?? error.message) : String(error));
+      reply({ id: packet.id, err: error instanceof Error ? error.message : String(error), isDisposed: true });
+    });
   }
 }
 
