@@ -6,13 +6,12 @@
 // client once the server has closed (a stopped service is refused as it would be over TCP).
 import type { AddressInfo, Server as NetServer } from 'node:net';
 import { ClientTCP, ServerTCP, TcpContext, type ReadPacket, type WritePacket } from '@nestjs/microservices';
+import { NO_MESSAGE_HANDLER } from '@nestjs/microservices/constants.js';
 
 /** Servers of this process by the port they listen on. */
 const listening = new Map<number, LocalServerTcp>();
 /** Hosts a client may name for a server of its own process. */
 const THIS_MACHINE = new Set(['localhost', '127.0.0.1', '::1', '0.0.0.0', '::']);
-/** What a handler that does not exist answers over TCP (Nest's NO_MESSAGE_HANDLER). */
-const NO_HANDLER = 'There is no matching message handler defined in the remote service.';
 
 /** A copy as the wire would carry it. */
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -44,7 +43,7 @@ export class LocalServerTcp extends ServerTCP {
   answer(packet: Packet, reply: (answer: WritePacket & { id: string }) => void): void {
     const pattern = this.getPatternAsString(packet.pattern);
     const handler = this.getHandlerByPattern(pattern);
-    if (!handler) return reply({ id: packet.id, err: NO_HANDLER, isDisposed: true });
+    if (!handler) return reply({ id: packet.id, err: NO_MESSAGE_HANDLER, isDisposed: true });
     const context = new TcpContext([undefined as never, pattern, undefined]);
     // Typed void, but a promise: a failure before the handler's answer (handleMessage's own catch
     // over TCP) is logged, and the caller told rather than left to its timeout.
