@@ -13,6 +13,7 @@ import { fork } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import pg from 'pg';
 import { seedPosts } from '../seed.mjs';
 import { CLOCK_TICKS, cpuTicks, signInToken } from './measure.mjs';
@@ -197,19 +198,18 @@ export function sampleStack(launcher, dataDir, everyMs = SAMPLE_EVERY_MS) {
   };
 }
 
-/** A visitor per path: a GET every READ_EVERY_MS whatever the last one is doing (no coordinated omission). */
+/**
+ * A visitor per path: a GET every READ_EVERY_MS whatever the last one is doing (no coordinated
+ * omission). The visitors run in a thread of their own: this process also sends the load
+ * (signed POSTs, the remote servers' answers), and a read timed on its event loop would count
+ * the time the sender kept that loop busy, which is no visitor's wait.
+ */
 export function startReaders(baseUrl, paths) {
   const reads = []; // { path, at, ms, ok }
-  const timers = paths.map((path) =>
-    setInterval(() => {
-      const at = Date.now();
-      const t0 = performance.now();
-      fetch(`${baseUrl}${path}`, { signal: AbortSignal.timeout(30_000) })
-        .then(async (r) => (await r.arrayBuffer(), r.ok))
-        .catch(() => false)
-        .then((ok) => reads.push({ path, at, ms: performance.now() - t0, ok }));
-    }, READ_EVERY_MS),
-  );
+  const worker = new Worker(new URL('./visitors.mjs', import.meta.url), {
+    workerData: { baseUrl, paths, everyMs: READ_EVERY_MS },
+  });
+  worker.on('message', (read) => reads.push(read));
   return {
     /** Latency of the reads started in [from, to), per path. */
     stats(from, to) {
@@ -229,8 +229,9 @@ export function startReaders(baseUrl, paths) {
       return Object.fromEntries(paths.map((path) => [path, of(path)]));
     },
     async stop() {
-      timers.forEach(clearInterval);
+      worker.postMessage('stop');
       await sleep(1000); // the last reads answer
+      await worker.terminate();
     },
   };
 }

@@ -15,7 +15,7 @@
 //      /ap/inbox, CONCURRENCY at a time, X-Forwarded-For from the documentation ranges (so no one
 //      address's allowance is what is measured): POSTs answered 202 per second, and Creates
 //      stored in reader_items per second (first POST to the last row's received_at), with
-//      GET /api/posts?limit=10 (a GET every 100 ms) before and during it.
+//      GET /api/posts?limit=10 (a GET every 100 ms, from a thread of its own) before and during it.
 //   3. The stack (launcher and every process under it, PostgreSQL included): PSS at rest before
 //      the intake and its peak during it (every second: a sample costs this process tens of ms of
 //      CPU), CPU ms per stored Create.

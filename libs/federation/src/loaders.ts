@@ -13,6 +13,7 @@ import {
   type RemoteDocument,
 } from '@fedify/vocab-runtime';
 import { webFetch, type OutboundAllowList } from '@blog/server-kit';
+import { ExpiringMap } from './expiring-map.js';
 
 const ACCEPT =
   'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
@@ -80,16 +81,56 @@ export const CONTEXT_FETCH_MS = 1500;
  */
 export const INBOX_FETCH_MS = 2000;
 
+/** How long, and how many, documents a process keeps in memory in front of the KV cache. */
+export const RECENT_DOCUMENT_MS = 60_000;
+const RECENT_DOCUMENTS = 256;
+
+/**
+ * Documents loaded in the last minute, kept in memory in front of the KV cache (a database round
+ * trip each): an inbox POST loads its signer's key and then its actor, and the queued activity
+ * loads the actor again. A key id's fragment is dropped before anything (no server ever sees it,
+ * and the answer's documentUrl is without it), so `…/users/a#main-key` and `…/users/a` are one
+ * fetch and one entry. Requests through one loader for a document already on its way share that
+ * fetch (unless the caller brings its own abort signal, which must not end the others' wait); the
+ * quick loader does not wait on the other's longer deadline. Each caller gets a copy
+ * (a caller may change what it gets).
+ */
+function recentDocuments(recent: ExpiringMap<RemoteDocument>, loader: DocumentLoader): DocumentLoader {
+  const loading = new Map<string, Promise<RemoteDocument>>();
+  return async (url, options) => {
+    if (url in preloadedContexts) return loader(url, options);
+    const hash = url.indexOf('#');
+    const target = hash < 0 ? url : url.slice(0, hash);
+    const known = recent.get(target);
+    if (known) return structuredClone(known);
+    let load = options?.signal ? undefined : loading.get(target);
+    if (!load) {
+      load = loader(target, options);
+      if (!options?.signal) {
+        loading.set(target, load);
+        load.then(
+          () => loading.delete(target),
+          () => loading.delete(target),
+        );
+      }
+    }
+    const document = await load;
+    recent.set(target, document, RECENT_DOCUMENT_MS);
+    return structuredClone(document);
+  };
+}
+
 export function blogLoaders(allow: OutboundAllowList, kv: KvStore, userAgent?: string): BlogLoaders {
   const documentFetch = webFetch(allow, { userAgent, timeoutMs: DOCUMENT_FETCH_MS });
   const contextFetch = webFetch(allow, { userAgent, timeoutMs: CONTEXT_FETCH_MS });
   const quickFetch = webFetch(allow, { userAgent, timeoutMs: INBOX_FETCH_MS });
   const prefix: KvKey = ['_blog', 'document'];
+  const recent = new ExpiringMap<RemoteDocument>(RECENT_DOCUMENTS);
   return {
-    documents: kvCache({ loader: loaderOn(documentFetch), kv, prefix }),
+    documents: recentDocuments(recent, kvCache({ loader: loaderOn(documentFetch), kv, prefix })),
     contexts: kvCache({ loader: loaderOn(contextFetch), kv, prefix: ['_blog', 'context'] }),
     freshDocuments: loaderOn(documentFetch),
-    quickDocuments: kvCache({ loader: loaderOn(quickFetch), kv, prefix }),
+    quickDocuments: recentDocuments(recent, kvCache({ loader: loaderOn(quickFetch), kv, prefix })),
   };
 }
 

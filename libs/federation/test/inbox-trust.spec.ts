@@ -577,4 +577,40 @@ describe('document fetches follow redirects through the outbound policy', () => 
     peer.serve('/to-private', { status: 301, headers: { location: 'http://10.20.30.40/doc' } });
     await expect(loaders.freshDocuments(`${peer.origin}/to-private`)).rejects.toThrow();
   });
+
+  it("fetches a key id's actor once for the key and the actor, shares a fetch under way, and hands each caller a copy", async () => {
+    const loaders = blogLoaders(LOOPBACK, new MemoryKvStore());
+    const doc = { '@context': AS, id: `${peer.origin}/people/dana`, type: 'Person', name: 'Dana' };
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    peer.serve('/people/dana', async () => {
+      await held;
+      return { body: doc };
+    });
+    const fetches = () => peer.asked.filter((a) => a === 'GET /people/dana').length;
+    // The gate's key and its actor at once: one fetch.
+    const loads = [
+      loaders.documents(`${peer.origin}/people/dana#main-key`),
+      loaders.documents(`${peer.origin}/people/dana`),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    const [key, actor] = await Promise.all(loads);
+    expect(fetches()).toBe(1);
+    // The queued activity's actor, soon after (the inbox handler's loader): from memory.
+    const quick = await loaders.quickDocuments(`${peer.origin}/people/dana`);
+    expect(fetches()).toBe(1);
+    for (const loaded of [key, actor, quick]) {
+      expect(loaded.document).toEqual(doc);
+      expect(loaded.documentUrl).toBe(`${peer.origin}/people/dana`);
+    }
+    // Later loads come from memory: no fetch, and no caller's change reaches another.
+    (actor.document as { name: string }).name = 'changed';
+    const again = await loaders.documents(`${peer.origin}/people/dana#other-key`);
+    expect((again.document as { name: string }).name).toBe('Dana');
+    expect(fetches()).toBe(1);
+    // The uncached loader still asks the server.
+    await loaders.freshDocuments(`${peer.origin}/people/dana`);
+    expect(fetches()).toBe(2);
+  });
 });

@@ -16,3 +16,4 @@ export * from './ffmpeg.js';
 export * from './rate-window.js';
 export * from './outbound/index.js';
 export * from './idle-memory.js';
+export * from './taking-turns.js';
