@@ -32,7 +32,7 @@ import {
   type Recipient,
 } from '@fedify/vocab';
 import { FOLLOWERS_FIRST_CURSOR, followersCursorSchema } from '@blog/contracts';
-import type { OutboundAllowList } from '@blog/server-kit';
+import type { OutboundAllowList, TakingTurns } from '@blog/server-kit';
 import { blogLoaders, loaderFactories } from './loaders.js';
 import { InboxGate, type InboxRefusalReason } from './inbox-gate.js';
 import {
@@ -107,6 +107,11 @@ export interface BlogFederationOptions {
   onInboxError?: (error: Error, activityId: string | null) => void;
   /** An inbox POST the gate refused (before any JSON-LD work), and why. */
   onInboxRefused?: (reason: InboxRefusalReason) => void;
+  /**
+   * Inbox POSTs verified and queued a few at a time (after their signer's key is fetched, which
+   * holds no turn); one that gets no turn is answered 503 with Retry-After. Unset: no limit.
+   */
+  inboxTurns?: TakingTurns;
   software?: { name: string; version: string };
 }
 
@@ -161,6 +166,9 @@ export interface BlogFederation {
 const instant = (date: Date) => Temporal.Instant.fromEpochMilliseconds(date.getTime());
 
 /** The answer to an inbox POST taken onto the queue: Fedify's own words for it. */
+/** A sender told "busy" tries again after this long (Mastodon retries a delivery anyway). */
+const BUSY_RETRY_AFTER_SECONDS = '5';
+
 const enqueued = () =>
   new Response('Activity is enqueued.', {
     status: 202,
@@ -535,24 +543,39 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
   /**
    * An inbox POST passes the gate (shape, signature, the key on the actor's own origin and in
    * its document) before Fedify parses it; else the gate's 400 or 401, with nothing fetched for
-   * a signature header that does not parse, and no JSON-LD work at all.
+   * a signature header that does not parse, and no JSON-LD work at all. The checks that cost no
+   * fetch come first, then the signer's key is fetched when it is not known, and only then is a
+   * turn taken (inboxTurns) for the signature, the queueing and Fedify's part.
    */
-  const admitted = async (
-    request: Request,
-  ): Promise<{ refused: Response } | { request: Request; activity: Record<string, unknown> }> => {
+  const answerPost = async (request: Request): Promise<Response | null> => {
     const body = new Uint8Array(await request.arrayBuffer());
     const copy = new Request(request, { body });
-    const verdict = await gate.admit(copy.clone(), body);
-    if (!verdict.ok) {
-      options.onInboxRefused?.(verdict.reason);
-      const refused = new Response(JSON.stringify({ error: `refused: ${verdict.reason}` }), {
-        status: verdict.status,
-        headers: { 'content-type': 'application/json' },
+    const post = gate.read(copy, body);
+    if (!('json' in post)) return refusal(post.status, post.reason);
+    await gate.warm(post);
+    const endTurn = options.inboxTurns ? await options.inboxTurns.turn() : () => undefined;
+    if (!endTurn)
+      return new Response(JSON.stringify({ error: 'busy' }), {
+        status: 503,
+        headers: { 'content-type': 'application/json', 'retry-after': BUSY_RETRY_AFTER_SECONDS },
       });
-      return { refused };
+    try {
+      const verdict = await gate.verify(copy.clone(), post);
+      if (!verdict.ok) return refusal(verdict.status, verdict.reason);
+      signers.set(request, verdict.signer);
+      if (await queuedDirectly(request.url, verdict.activity)) return enqueued();
+      return await answerWithFedify(copy);
+    } finally {
+      endTurn();
     }
-    signers.set(request, verdict.signer);
-    return { request: copy, activity: verdict.activity };
+  };
+
+  const refusal = (status: number, reason: InboxRefusalReason) => {
+    options.onInboxRefused?.(reason);
+    return new Response(JSON.stringify({ error: `refused: ${reason}` }), {
+      status,
+      headers: { 'content-type': 'application/json' },
+    });
   };
 
   /** The inbox queue, when there is one (without, Fedify runs the listeners inside the request). */
@@ -571,6 +594,27 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
       return false;
     await inboxQueue.enqueue(queuedInboxActivity(origin, activity, route.identifier ?? null));
     return true;
+  };
+
+  /** Fedify's answer, or null when the blog's own routes answer (HTML, unknown paths). */
+  const answerWithFedify = async (request: Request): Promise<Response | null> => {
+    let passed = false;
+    const pass = () => {
+      passed = true;
+      return new Response(null, { status: 404 });
+    };
+    const response = await federation.fetch(request, {
+      contextData: undefined,
+      onNotFound: pass,
+      onNotAcceptable: pass,
+    });
+    if (!passed) return response;
+    if (gone.has(request) && wantsActivityJson(request))
+      return new Response(JSON.stringify({ error: 'gone' }), {
+        status: 410,
+        headers: { 'content-type': 'application/json', vary: 'Accept' },
+      });
+    return null;
   };
 
   const context = () => federation.createContext(origin, undefined);
@@ -593,32 +637,9 @@ export function createBlogFederation(options: BlogFederationOptions): BlogFedera
     }),
     signerOf: (request) => signers.get(request) ?? null,
     async respond(request) {
-      let passed = false;
-      const pass = () => {
-        passed = true;
-        return new Response(null, { status: 404 });
-      };
-      let forFedify = request;
       // Every POST, not only the inbox paths as written: Fedify takes only inbox POSTs, and an
       // inbox reached by another spelling of its path must not skip the gate.
-      if (request.method === 'POST') {
-        const checked = await admitted(request);
-        if ('refused' in checked) return checked.refused;
-        if (await queuedDirectly(request.url, checked.activity)) return enqueued();
-        forFedify = checked.request;
-      }
-      const response = await federation.fetch(forFedify, {
-        contextData: undefined,
-        onNotFound: pass,
-        onNotAcceptable: pass,
-      });
-      if (!passed) return response;
-      if (gone.has(forFedify) && wantsActivityJson(request))
-        return new Response(JSON.stringify({ error: 'gone' }), {
-          status: 410,
-          headers: { 'content-type': 'application/json', vary: 'Accept' },
-        });
-      return null;
+      return request.method === 'POST' ? answerPost(request) : answerWithFedify(request);
     },
     async publish(kind, article) {
       const style = kind === 'delete' ? {} : await ports.site();

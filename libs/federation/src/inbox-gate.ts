@@ -27,7 +27,14 @@ export type GateVerdict =
 
 const PROOF_CONTEXT = 'https://w3id.org/security/data-integrity/v1';
 
-const refuse = (status: 400 | 401, reason: InboxRefusalReason): GateVerdict => ({
+/** An inbox POST whose cheap checks passed: its body, its actor, and the key its signature names (null: a proof). */
+export interface ReadPost {
+  json: Record<string, unknown>;
+  actor: URL;
+  keyId: string | null;
+}
+
+const refuse = (status: 400 | 401, reason: InboxRefusalReason): Extract<GateVerdict, { ok: false }> => ({
   ok: false,
   status,
   reason,
@@ -88,6 +95,15 @@ export class InboxGate {
 
   /** Who sent this inbox POST (whose body is `body`), or why it is refused. */
   async admit(request: Request, body: Uint8Array): Promise<GateVerdict> {
+    const post = this.read(request, body);
+    return 'json' in post ? this.verify(request, post) : post;
+  }
+
+  /**
+   * The checks that cost no fetch and no key: the body's shape and JSON, its actor and id, and
+   * the signature header's key on the actor's own origin. A refusal, or what `verify` goes on with.
+   */
+  read(request: Request, body: Uint8Array): Extract<GateVerdict, { ok: false }> | ReadPost {
     if (jsonShapeRefusal(body, FEDERATION_MAX_JSON_DEPTH, FEDERATION_MAX_JSON_VALUES))
       return refuse(400, 'shape');
     let json: unknown;
@@ -107,29 +123,38 @@ export class InboxGate {
     // An activity speaks for its actor's server only: ids elsewhere would take another's name.
     if (activity.id !== undefined && httpUrl(activity.id)?.origin !== actor.origin)
       return refuse(401, 'foreign-id');
-
     const claim = signatureClaim((name) => request.headers.get(name));
-    if (claim) {
-      // Before any fetch: a key elsewhere than the actor's own server is never the actor's.
-      if (httpUrl(claim.keyId)?.origin !== actor.origin) return refuse(401, 'foreign-key');
+    // Before any fetch: a key elsewhere than the actor's own server is never the actor's.
+    if (claim && httpUrl(claim.keyId)?.origin !== actor.origin) return refuse(401, 'foreign-key');
+    if (!claim && !carriesProof(json)) return refuse(401, 'unsigned');
+    return { json: json as Record<string, unknown>, actor, keyId: claim?.keyId ?? null };
+  }
+
+  /**
+   * Loads the signing key's document (the actor's, on its own origin) when the key is not known
+   * yet, so that `verify` then waits on no other server: a caller that verifies a few POSTs at a
+   * time need not hold a turn through a fetch. What it loads is the loader's to keep.
+   */
+  async warm(post: ReadPost): Promise<void> {
+    if (post.keyId === null || this.keys.get(post.keyId) !== undefined) return;
+    // A key that cannot be fetched is none for a while, as Fedify's own check would have it.
+    await this.options.documentLoader(post.keyId).catch(() => this.keys.set(post.keyId!, null, DISTRUST_MS));
+  }
+
+  /** The signature (or proof) of a POST `read` passed, by a key its actor's own document lists. */
+  async verify(request: Request, post: ReadPost): Promise<GateVerdict> {
+    const { json, actor, keyId } = post;
+    if (keyId !== null) {
       const verification = await verifyRequestDetailed(request, {
         documentLoader: this.options.documentLoader,
         contextLoader: this.options.contextLoader,
         keyCache: this.keyCache,
       });
-      if (!verification.verified || verification.key.id?.href !== claim.keyId)
-        return refuse(401, 'signature');
-      if (!(await this.actorListsKey(actor.href, claim.keyId))) return refuse(401, 'not-listed');
-    } else if (carriesProof(json)) {
-      if (!(await this.verifyProof(json as Record<string, unknown>, actor))) return refuse(401, 'signature');
-    } else return refuse(401, 'unsigned');
+      if (!verification.verified || verification.key.id?.href !== keyId) return refuse(401, 'signature');
+      if (!(await this.actorListsKey(actor.href, keyId))) return refuse(401, 'not-listed');
+    } else if (!(await this.verifyProof(json, actor))) return refuse(401, 'signature');
 
-    return {
-      ok: true,
-      actorId: actor.href,
-      signer: actor.hostname.toLowerCase(),
-      activity: json as Record<string, unknown>,
-    };
+    return { ok: true, actorId: actor.href, signer: actor.hostname.toLowerCase(), activity: json };
   }
 
   /**

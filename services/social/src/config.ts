@@ -28,7 +28,7 @@ export const socialConfigSchema = z
     FEDERATION_POLL_MS: envSchemas.positiveInt(5000),
     /** Inbox activities handled at once; one remote server never has more than one of them. */
     FEDERATION_INBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),
-    /** Inbox POSTs checked at once (signature, keys) and queued; more wait their turn, up to 3 s. */
+    /** Inbox POSTs verified and queued at once (after their signer's key is fetched); more wait their turn. */
     FEDERATION_INBOX_AT_ONCE: envSchemas.positiveInt(4).pipe(z.number().max(64)),
     /** Deliveries (and fanouts) sent at once; one remote server never has more than one of them. */
     FEDERATION_OUTBOX_WORKERS: envSchemas.positiveInt(4).pipe(z.number().max(64)),

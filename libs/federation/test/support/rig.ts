@@ -193,7 +193,9 @@ export interface BlogInstance {
 
 /** A blog on 127.0.0.1: the middleware first, then a stand-in for the blog's own routes. */
 export async function startBlog(
-  options: Partial<Pick<BlogFederationOptions, 'allow' | 'queue' | 'retryHours' | 'onDeliveryGivenUp'>> & {
+  options: Partial<
+    Pick<BlogFederationOptions, 'allow' | 'queue' | 'retryHours' | 'onDeliveryGivenUp' | 'inboxTurns'>
+  > & {
     maxInboxBytes?: number;
   } = {},
 ): Promise<BlogInstance> {
@@ -219,6 +221,7 @@ export async function startBlog(
     retryHours: options.retryHours,
     onDeliveryGivenUp: options.onDeliveryGivenUp,
     allow: options.allow ?? LOOPBACK,
+    inboxTurns: options.inboxTurns,
   });
   const workers = new AbortController();
   const working = options.queue

@@ -8,7 +8,7 @@ import {
   PgMessageQueue,
   type BlogFederation,
 } from '@blog/federation';
-import { JsonLogger } from '@blog/server-kit';
+import { JsonLogger, TakingTurns } from '@blog/server-kit';
 import pg from 'pg';
 import { SOCIAL_CONFIG, type SocialConfig } from '../config.js';
 import { DeliveryFailuresService } from '../deliveries/delivery-failures.service.js';
@@ -32,6 +32,15 @@ const REQUEST_CONNECTIONS = 2;
 export const federationPoolSize = (
   config: Pick<SocialConfig, 'FEDERATION_INBOX_WORKERS' | 'FEDERATION_OUTBOX_WORKERS'>,
 ) => 2 * 2 + config.FEDERATION_INBOX_WORKERS + config.FEDERATION_OUTBOX_WORKERS + REQUEST_CONNECTIONS;
+/**
+ * Inbox POSTs verified and queued at once (FEDERATION_INBOX_AT_ONCE); more wait their turn, at
+ * most this many, for at most this long (under the gateway's RPC wait), then hear 503. Taken in
+ * faster than the queue is worked, they would only lengthen the queue, and under `npm start`
+ * a process busy with nothing else makes its visitors wait.
+ */
+const INBOX_MAX_WAITING = 64;
+const INBOX_MAX_WAIT_MS = 3000;
+
 /** How long shutdown waits for the queue workers' messages in hand. */
 const WORKER_STOP_MS = 5_000;
 
@@ -125,6 +134,7 @@ export class FederationRuntime
       onInboxError: (error, activityId) =>
         this.logger.event('warn', 'federation inbox activity failed', { error: error.message, activityId }),
       onInboxRefused: (reason) => this.refusals.refused(reason),
+      inboxTurns: new TakingTurns(config.FEDERATION_INBOX_AT_ONCE, INBOX_MAX_WAITING, INBOX_MAX_WAIT_MS),
     });
     const blog = this.started;
     // The workers and the delivery poller run in the policy's scope: their deliveries obey it.
