@@ -75,6 +75,11 @@ export interface ComposeProject {
   memory(): ContainerMemory[];
   /** What makes up a container's memory (its cgroup's anon, file and shmem, and each process's RSS), for a failure's message. */
   memoryDetail(name: string): string;
+  /**
+   * The memory a container's processes hold themselves (its cgroup's anon and shmem, bytes): the
+   * working set less the page cache of files they read, which the kernel takes back under pressure.
+   */
+  ownMemory(name: string): number;
 }
 
 /** Builds the images and brings the project up before the file's tests; takes it down after. */
@@ -127,12 +132,21 @@ export function useComposeProject(): ComposeProject {
     const inactive = Number(/^(?:total_)?inactive_file (\d+)$/m.exec(stat)?.[1] ?? 0);
     return Math.max(0, usage - inactive);
   };
+  /** One figure of a cgroup's memory.stat (v1 keys with their total_ form), in bytes; undefined when absent. */
+  const statBytes = (stat: string, key: string): number | undefined => {
+    const bytes = new RegExp(`^(?:total_)?${key} (\\d+)$`, 'm').exec(stat)?.[1];
+    return bytes === undefined ? undefined : Number(bytes);
+  };
+  project.ownMemory = (name) => {
+    const stat = readFileSync(`${cgroupOf(name)}/memory.stat`, 'utf8');
+    return (statBytes(stat, '(?:anon|rss)') ?? 0) + (statBytes(stat, 'shmem') ?? 0);
+  };
   project.memoryDetail = (name) => {
     const dir = cgroupOf(name);
     const stat = readFileSync(`${dir}/memory.stat`, 'utf8');
     const mib = (key: string) => {
-      const bytes = new RegExp(`^(?:total_)?${key} (\\d+)$`, 'm').exec(stat)?.[1];
-      return bytes === undefined ? '-' : (Number(bytes) / 1024 ** 2).toFixed(1);
+      const bytes = statBytes(stat, key);
+      return bytes === undefined ? '-' : (bytes / 1024 ** 2).toFixed(1);
     };
     const processes = readFileSync(`${dir}/cgroup.procs`, 'utf8')
       .split('\n')
