@@ -84,13 +84,18 @@ export const INBOX_FETCH_MS = 2000;
 /** How long, and how many, documents a process keeps in memory in front of the KV cache. */
 export const RECENT_DOCUMENT_MS = 60_000;
 const RECENT_DOCUMENTS = 256;
+/**
+ * Only documents this small (as JSON) are kept in memory: an actor is a few KB, and a stranger's
+ * servers may answer up to the fetcher's 1 MB each, which would make 256 of them hundreds of MB.
+ */
+export const RECENT_DOCUMENT_MAX_CHARS = 32 * 1024;
 
 /**
  * Documents loaded in the last minute, kept in memory in front of the KV cache (a database round
  * trip each): an inbox POST loads its signer's key and then its actor, and the queued activity
  * loads the actor again. A key id's fragment is dropped before anything (no server ever sees it,
  * and the answer's documentUrl is without it), so `…/users/a#main-key` and `…/users/a` are one
- * fetch and one entry. Requests through one loader for a document already on its way share that
+ * fetch and one entry (a large document stays in the database cache only). Requests through one loader for a document already on its way share that
  * fetch (unless the caller brings its own abort signal, which must not end the others' wait); the
  * quick loader does not wait on the other's longer deadline. Each caller gets a copy
  * (a caller may change what it gets).
@@ -115,7 +120,8 @@ function recentDocuments(recent: ExpiringMap<RemoteDocument>, loader: DocumentLo
       }
     }
     const document = await load;
-    recent.set(target, document, RECENT_DOCUMENT_MS);
+    if (JSON.stringify(document.document).length <= RECENT_DOCUMENT_MAX_CHARS)
+      recent.set(target, document, RECENT_DOCUMENT_MS);
     return structuredClone(document);
   };
 }

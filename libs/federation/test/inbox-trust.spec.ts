@@ -8,7 +8,7 @@
 import '../src/temporal.js';
 import { MemoryKvStore } from '@fedify/fedify';
 import { encodeMultibase } from '@fedify/vocab-runtime';
-import { blogLoaders, MAX_DOCUMENT_REDIRECTS } from '../src/index.js';
+import { blogLoaders, MAX_DOCUMENT_REDIRECTS, RECENT_DOCUMENT_MAX_CHARS } from '../src/index.js';
 import { article, LOOPBACK, startBlog, type BlogInstance } from './support/rig.js';
 import { startPeer, type Peer, type PeerAccount } from './support/peer.js';
 
@@ -612,5 +612,24 @@ describe('document fetches follow redirects through the outbound policy', () => 
     // The uncached loader still asks the server.
     await loaders.freshDocuments(`${peer.origin}/people/dana`);
     expect(fetches()).toBe(2);
+  });
+
+  it('keeps no large document in memory: each load of one comes from the database cache', async () => {
+    const kv = new MemoryKvStore();
+    const loaders = blogLoaders(LOOPBACK, kv);
+    const big = {
+      '@context': AS,
+      id: `${peer.origin}/people/big`,
+      type: 'Person',
+      summary: 'x'.repeat(RECENT_DOCUMENT_MAX_CHARS),
+    };
+    peer.serve('/people/big', { body: big });
+    let reads = 0;
+    const get = kv.get.bind(kv);
+    kv.get = (key) => (reads++, get(key));
+    expect((await loaders.documents(`${peer.origin}/people/big`)).document).toEqual(big);
+    expect((await loaders.documents(`${peer.origin}/people/big#main-key`)).document).toEqual(big);
+    expect(peer.asked.filter((a) => a === 'GET /people/big')).toHaveLength(1);
+    expect(reads).toBe(2); // each load asked the database cache: nothing came from memory
   });
 });
