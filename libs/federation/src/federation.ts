@@ -165,10 +165,10 @@ export interface BlogFederation {
 
 const instant = (date: Date) => Temporal.Instant.fromEpochMilliseconds(date.getTime());
 
-/** The answer to an inbox POST taken onto the queue: Fedify's own words for it. */
 /** A sender told "busy" tries again after this long (Mastodon retries a delivery anyway). */
 const BUSY_RETRY_AFTER_SECONDS = '5';
 
+/** The answer to an inbox POST taken onto the queue: Fedify's own words for it. */
 const enqueued = () =>
   new Response('Activity is enqueued.', {
     status: 202,
